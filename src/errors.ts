@@ -1,0 +1,19 @@
+/**
+ * One error type for every failure the verifier reports. `code` is a stable, machine-readable
+ * identifier (used in metrics and by API clients); `message` is the precise human-readable reason
+ * that ends up in `errorString`. Each domain declares its own closed set of codes next to its code
+ * (e.g. `src/ledger/errors.ts`); `src/errorCodes.ts` gathers them.
+ */
+export class VerifierError<C extends string = string> extends Error {
+  override readonly name = 'VerifierError';
+  readonly code: C;
+
+  constructor(code: C, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+export function isVerifierError(e: unknown): e is VerifierError {
+  return e instanceof VerifierError;
+}
