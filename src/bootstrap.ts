@@ -1,0 +1,109 @@
+/**
+ * Startup: config → targets (configured, or from the reproducible build) → ledger live check →
+ * trust roots → verification service → Fastify app. Each step fails with a VerifierError whose
+ * message is printed as is by main.ts.
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config/load.js';
+import { needsReproducibleBuild } from './config/load.js';
+import { DEFAULT_TRUST_ROOTS } from './config/packageRoot.js';
+import { VerifierError } from './errors.js';
+import type { ConfigCode } from './config/errors.js';
+import { loadTrustRoot } from './attestation/trustRoots.js';
+import { ChainCache } from './attestation/x509/chainCache.js';
+import { runReproducibleBuild } from './startup/reproducibleBuild.js';
+import { liveCheck } from './startup/liveCheck.js';
+import { buildApp } from './server/app.js';
+import { buildInfoRecord } from './server/info.js';
+import { createInProcessService } from './verify/service.js';
+import type { Policy } from './verify/types.js';
+
+export interface Targets {
+  uniqueId: Uint8Array;
+  pcrs: Uint8Array[];
+  source: 'config' | 'reproducible-build';
+}
+
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+}
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+export async function resolveTargets(config: Config, log: Logger): Promise<Targets> {
+  if (!needsReproducibleBuild(config)) {
+    return { uniqueId: config.uniqueIdTarget!, pcrs: config.pcrValuesTarget!, source: 'config' };
+  }
+  log.info({ script: config.reproducibleBuildScript }, 'targets incomplete in config: running the reproducible build');
+  const r = await runReproducibleBuild({ script: config.reproducibleBuildScript, cwd: process.cwd(), timeoutMs: config.reproducibleBuildTimeoutMs });
+  log.info({ uniqueId: hex(r.uniqueId), pcrs: r.pcrs.map(hex) }, 'targets from the reproducible build');
+  return { uniqueId: r.uniqueId, pcrs: r.pcrs, source: 'reproducible-build' };
+}
+
+export async function checkLive(config: Config, targets: Targets, log: Logger): Promise<void> {
+  const lc = config.liveCheck;
+  if (lc.skip) {
+    log.warn('liveCheck.skip is true: the targets are not compared with the ledger program');
+    return;
+  }
+  await liveCheck({
+    apiBaseUrl: lc.apiBaseUrl!,
+    contractName: lc.contractName!,
+    uniqueIdMapping: lc.uniqueIdMapping,
+    pcrValuesMapping: lc.pcrValuesMapping,
+    timeoutMs: lc.timeoutMs,
+    expected: { uniqueId: targets.uniqueId, pcrs: targets.pcrs },
+  });
+  log.info({ program: lc.contractName }, 'live check passed: the ledger program holds the target measurements');
+}
+
+function readTls(config: Config): { key: Buffer; cert: Buffer } | undefined {
+  if (!config.tls) return undefined;
+  const read = (key: 'tlsKey' | 'tlsCert', file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (e) {
+      throw new VerifierError<ConfigCode>('CONFIG_BAD_TLS', `config: ${key} = ${JSON.stringify(file)}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    }
+  };
+  return { key: read('tlsKey', config.tls.keyFile), cert: read('tlsCert', config.tls.certFile) };
+}
+
+export interface Started {
+  app: FastifyInstance;
+  targets: Targets;
+}
+
+export async function bootstrap(config: Config, log: Logger, opts: { logger?: object | boolean } = {}): Promise<Started> {
+  const tls = readTls(config);
+  const targets = await resolveTargets(config, log);
+  await checkLive(config, targets, log);
+  const roots = {
+    typeA: loadTrustRoot('typeA', config.trustedRoots.typeA, { pinned: config.trustedRoots.typeA === DEFAULT_TRUST_ROOTS.typeA }),
+    typeB: loadTrustRoot('typeB', config.trustedRoots.typeB, { pinned: config.trustedRoots.typeB === DEFAULT_TRUST_ROOTS.typeB }),
+  };
+  log.info({ typeA: roots.typeA.subjectText, typeA_sha256: roots.typeA.fingerprint256, typeB: roots.typeB.subjectText, typeB_sha256: roots.typeB.fingerprint256 }, 'trust roots loaded');
+  const policy: Policy = {
+    uniqueIdTarget: targets.uniqueId,
+    pcrValuesTarget: targets.pcrs,
+    acceptedTcbStatuses: config.acceptedTcbStatuses,
+    allowDebugEnclaves: config.allowDebugEnclaves,
+  };
+  const service = createInProcessService(policy, {
+    roots,
+    chainCache: new ChainCache(),
+    ...(config.verificationTime !== undefined ? { typeATime: config.verificationTime } : {}),
+  });
+  const program = config.liveCheck.contractName ?? '';
+  const info = buildInfoRecord(targets, program.endsWith('.aleo') || program === '' ? program : `${program}.aleo`, Date.now());
+  const app = await buildApp({
+    service,
+    info,
+    bodyLimit: config.bodyLimit,
+    logger: opts.logger ?? { level: config.logLevel },
+    ...(tls ? { https: tls } : {}),
+  });
+  return { app, targets };
+}

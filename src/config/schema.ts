@@ -1,0 +1,105 @@
+/**
+ * The JSON schema of config.json. Keys of the user's spec (`port`, `useTls`, `tlsKey`, `tlsCert`,
+ * `uniqueIdTarget`, `pcrValuesTarget`, `liveCheck`) plus the verifier's own settings. Unknown keys
+ * are errors: a misspelt key must never silently fall back to a default.
+ */
+export const TCB_STATUSES = [
+  'UpToDate',
+  'OutOfDate',
+  'Revoked',
+  'ConfigurationNeeded',
+  'OutOfDateConfigurationNeeded',
+  'SWHardeningNeeded',
+  'ConfigurationAndSWHardeningNeeded',
+] as const;
+export type TcbStatusName = (typeof TCB_STATUSES)[number];
+
+/** Intel's Provisioning Certification Service, API v4. */
+export const DEFAULT_PCCS_URL = 'https://api.trustedservices.intel.com/sgx/certification/v4/';
+
+export const configSchema = {
+  $id: 'config.json',
+  type: 'object',
+  additionalProperties: false,
+  required: ['port', 'liveCheck'],
+  properties: {
+    $schema: { type: 'string' },
+    port: { type: 'integer', minimum: 0, maximum: 65535 },
+    host: { type: 'string', minLength: 1, default: '0.0.0.0' },
+    useTls: { type: 'boolean', default: false },
+    tlsKey: { type: 'string', minLength: 1 },
+    tlsCert: { type: 'string', minLength: 1 },
+    uniqueIdTarget: { type: 'string' },
+    pcrValuesTarget: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+    liveCheck: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['skip'],
+      properties: {
+        skip: { type: 'boolean' },
+        apiBaseUrl: { type: 'string', format: 'uri', pattern: '^https?://' },
+        contractName: { type: 'string', pattern: '^[a-z][a-z0-9_]*(\\.aleo)?$' },
+        uniqueIdMapping: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', default: 'sgx_unique_id' },
+        pcrValuesMapping: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', default: 'nitro_pcr_values' },
+        timeoutMs: { type: 'integer', minimum: 100, maximum: 600000, default: 30000 },
+      },
+      if: { properties: { skip: { const: false } } },
+      then: { required: ['skip', 'apiBaseUrl', 'contractName'] },
+    },
+    pccsUrl: { type: 'string', format: 'uri', pattern: '^https?://', default: DEFAULT_PCCS_URL },
+    trustedRoots: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        typeA: { type: 'string', minLength: 1 },
+        typeB: { type: 'string', minLength: 1 },
+      },
+      default: {},
+    },
+    acceptedTcbStatuses: {
+      type: 'array',
+      items: { type: 'string', enum: [...TCB_STATUSES] },
+      minItems: 1,
+      uniqueItems: true,
+      default: ['UpToDate', 'SWHardeningNeeded'],
+    },
+    allowDebugEnclaves: { type: 'boolean', default: false },
+    workers: { type: 'integer', minimum: 1, maximum: 256 },
+    reproducibleBuildScript: { type: 'string', minLength: 1, default: './get-enclave-id.sh' },
+    reproducibleBuildTimeoutMs: { type: 'integer', minimum: 1000, default: 7_200_000 },
+    verificationTime: { type: 'string', format: 'date-time' },
+    logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    bodyLimit: { type: 'integer', minimum: 16384, maximum: 16777216, default: 262144 },
+  },
+  if: { properties: { useTls: { const: true } }, required: ['useTls'] },
+  then: { required: ['tlsKey', 'tlsCert'] },
+} as const;
+
+/** config.json as written by the user, after defaults were applied by the schema validator. */
+export interface RawConfig {
+  port: number;
+  host: string;
+  useTls: boolean;
+  tlsKey?: string;
+  tlsCert?: string;
+  uniqueIdTarget?: string;
+  pcrValuesTarget?: string[];
+  liveCheck: {
+    skip: boolean;
+    apiBaseUrl?: string;
+    contractName?: string;
+    uniqueIdMapping: string;
+    pcrValuesMapping: string;
+    timeoutMs: number;
+  };
+  pccsUrl: string;
+  trustedRoots: { typeA?: string; typeB?: string };
+  acceptedTcbStatuses: TcbStatusName[];
+  allowDebugEnclaves: boolean;
+  workers?: number;
+  reproducibleBuildScript: string;
+  reproducibleBuildTimeoutMs: number;
+  verificationTime?: string;
+  logLevel: string;
+  bodyLimit: number;
+}

@@ -1,0 +1,33 @@
+/**
+ * The oracle binding hash: Poseidon8 ("AleoPoseidon8" domain, snarkVM `hash.psd8`) over
+ * `to_fields` of the chunked u128 struct holding the message bytes, cast to u128.
+ * The enclave report carries its 16-byte little-endian form.
+ */
+import { ALEO_POSEIDON8_DOMAIN } from './domain.js';
+import { fieldToU128, u128ToLeBytes } from './field.js';
+import { poseidon8Kernel } from './kernel.js';
+import { structFieldElements } from './structFields.js';
+
+export { HashCodes, type HashCode } from './errors.js';
+export { ALEO_POSEIDON8_DOMAIN } from './domain.js';
+export { FIELD_MODULUS } from './field.js';
+export { poseidon8 } from './poseidon8-reference.js';
+export { structFieldElements, structFieldCount, STRUCT_CHUNK_BYTES } from './structFields.js';
+
+/**
+ * Full field-element hash of the struct holding `bytes` (length a positive multiple of 512;
+ * 4096 for userData, 5120 for a report). Throws VerifierError HASH_INPUT_* on bad lengths.
+ */
+export function hashReportDataField(bytes: Uint8Array): bigint {
+  return poseidon8Kernel(ALEO_POSEIDON8_DOMAIN, structFieldElements(bytes));
+}
+
+/** The hash as the ledger's u128 (`hash.psd8 … as u128`: lowest 128 bits). */
+export function hashReportDataU128(bytes: Uint8Array): bigint {
+  return fieldToU128(hashReportDataField(bytes));
+}
+
+/** The 16 bytes (u128 little-endian) the enclave puts at the start of its report user data. */
+export function hashReportData(bytes: Uint8Array): Uint8Array {
+  return u128ToLeBytes(hashReportDataU128(bytes));
+}

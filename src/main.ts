@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * Service entry point: `node dist/src/main.js [--config PATH]` (default ./config.json).
+ * Exit codes: 0 clean shutdown, 1 startup check failed (config, targets, live check, trust roots).
+ */
+import { pino } from 'pino';
+import { loadConfig } from './config/load.js';
+import { isVerifierError } from './errors.js';
+import { bootstrap } from './bootstrap.js';
+
+const USAGE = `usage: oracle-verifier-server [--config PATH]
+
+Starts the verification backend. PATH defaults to ./config.json (read from the working directory).`;
+
+function parseArgs(argv: string[]): { config: string } {
+  let config = 'config.json';
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-h' || a === '--help') {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    } else if (a === '--config' || a === '-c') {
+      const v = argv[++i];
+      if (!v) {
+        process.stderr.write(`--config needs a path\n${USAGE}\n`);
+        process.exit(1);
+      }
+      config = v;
+    } else if (a.startsWith('--config=')) config = a.slice('--config='.length);
+    else {
+      process.stderr.write(`unknown argument ${JSON.stringify(a)}\n${USAGE}\n`);
+      process.exit(1);
+    }
+  }
+  return { config };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  let config;
+  try {
+    config = loadConfig(args.config);
+  } catch (e) {
+    process.stderr.write(`${isVerifierError(e) ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
+  const log = pino({ level: config.logLevel });
+  let started;
+  try {
+    started = await bootstrap(config, log, { logger: log });
+  } catch (e) {
+    if (isVerifierError(e)) {
+      log.fatal({ code: e.code }, e.message);
+      process.stderr.write(`startup failed: ${e.message}\n`);
+    } else {
+      log.fatal({ err: e }, 'startup failed');
+      process.stderr.write(`startup failed: ${String(e)}\n`);
+    }
+    process.exit(1);
+  }
+  const { app } = started;
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down: draining in-flight requests');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  const address = await app.listen({ port: config.port, host: config.host });
+  log.info({ address, tls: Boolean(config.tls) }, 'verifier listening');
+}
+
+void main();

@@ -1,0 +1,83 @@
+/**
+ * The Fastify application: routes as encapsulated plugins, strict JSON parsing (no type coercion),
+ * one error mapping for unreadable requests, 405 for known paths with another method.
+ */
+import type https from 'node:https';
+import type { FastifyError, FastifyHttpsOptions, FastifyInstance, FastifyServerOptions } from 'fastify';
+import Fastify from 'fastify';
+import swagger from '@fastify/swagger';
+import type { InfoRecord } from './info.js';
+import type { VerifierService } from '../verify/types.js';
+import { classifyHttpError } from './httpErrors.js';
+import { infoRoute } from './routes/info.js';
+import { decodeRoute } from './routes/decode.js';
+import { decodeReportRoute } from './routes/decodeReport.js';
+import { healthRoutes } from './routes/health.js';
+
+export interface AppOptions {
+  service: VerifierService;
+  info: InfoRecord;
+  bodyLimit?: number;
+  logger?: FastifyServerOptions['logger'];
+  https?: { key: Buffer; cert: Buffer };
+  isReady?: () => boolean;
+}
+
+const ALLOWED: Record<string, string> = {
+  '/info': 'GET, HEAD',
+  '/decode': 'POST',
+  '/decodeReport': 'POST',
+  '/healthz': 'GET, HEAD',
+  '/readyz': 'GET, HEAD',
+  '/docs/json': 'GET, HEAD',
+};
+
+function failureBody(url: string | undefined, code: string, message: string): Record<string, unknown> {
+  if (url === '/decode') return { success: false, errorString: message, errorCode: code };
+  if (url === '/decodeReport') return { reportValid: false, errorString: message, errorCode: code };
+  return { errorString: message, errorCode: code };
+}
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const base: FastifyServerOptions = {
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimit ?? 262_144,
+    requestTimeout: 60_000,
+    connectionTimeout: 60_000,
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  };
+  const app: FastifyInstance = opts.https
+    ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2' } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)
+    : Fastify(base);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Enclave report verifier', version: '0.1.0', description: 'Decode and verify typeA (SGX DCAP) and typeB (AWS Nitro) oracle reports' },
+    },
+  });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const f = classifyHttpError(err);
+    if (f.status >= 500) req.log.error({ err }, 'request failed');
+    return reply.code(f.status).send(failureBody(req.routeOptions.url ?? req.url.split('?')[0], f.code, f.message));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '';
+    const allow = ALLOWED[path];
+    if (allow) {
+      return reply
+        .code(405)
+        .header('allow', allow)
+        .send(failureBody(path, 'HTTP_METHOD_NOT_ALLOWED', `method ${req.method} is not allowed on ${path}; use ${allow}`));
+    }
+    return reply.code(404).send({ errorString: `no route ${req.method} ${path}`, errorCode: 'HTTP_NOT_FOUND' });
+  });
+
+  app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(healthRoutes(opts.isReady ?? (() => true)));
+  await app.register(infoRoute(opts.info));
+  await app.register(decodeRoute(opts.service));
+  await app.register(decodeReportRoute(opts.service));
+  return app;
+}

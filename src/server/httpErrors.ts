@@ -1,0 +1,42 @@
+/**
+ * HTTP status mapping for requests that could not be read (documented in README "Status codes"):
+ * 400 invalid JSON or body shape, 413 body over the limit, 415 content type not JSON,
+ * 405 known path with another method. A request that was read but does not decode or verify
+ * answers 200 with the failure in the body.
+ */
+import type { FastifyError } from 'fastify';
+
+export interface HttpFailure {
+  status: number;
+  code: string;
+  message: string;
+}
+
+export function classifyHttpError(err: FastifyError): HttpFailure {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: 'HTTP_UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, code: 'HTTP_BAD_CONTENT_LENGTH', message: 'Content-Length does not match the body' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'HTTP_BODY_TOO_LARGE', message: 'request body is larger than the limit' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'HTTP_EMPTY_BODY', message: 'request body is empty; expected a JSON object' };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, code: 'HTTP_INVALID_JSON', message: `request body is not valid JSON: ${err.message}` };
+    default:
+      break;
+  }
+  if (err.validation) {
+    const v = err.validation[0];
+    const where = v?.instancePath ? v.instancePath.slice(1).replace(/\//g, '.') : (v?.params as { missingProperty?: string } | undefined)?.missingProperty;
+    let message: string;
+    if (v?.keyword === 'required') message = `missing field "${where}"`;
+    else if (v?.keyword === 'type') message = `field "${where}" must be a ${(v.params as { type: string }).type}`;
+    else message = `invalid request body: ${err.message}`;
+    return { status: 400, code: 'HTTP_INVALID_BODY', message };
+  }
+  if (err instanceof SyntaxError) return { status: 400, code: 'HTTP_INVALID_JSON', message: `request body is not valid JSON: ${err.message}` };
+  const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+  return { status, code: status === 500 ? 'INTERNAL_ERROR' : 'HTTP_BAD_REQUEST', message: status === 500 ? 'internal error' : err.message };
+}

@@ -1,0 +1,26 @@
+/** The verifier info record served by GET /info (service-spec "Verifier info record"). */
+import { formatPcrStruct, formatUniqueId } from '../ledger/ids.js';
+
+export interface InfoRecord {
+  targetUniqueId: { hexEncoded: string; base64Encoded: string; ledgerEncoded: string };
+  targetPcrValues: { hexEncoded: string[]; base64Encoded: string[]; ledgerEncoded: string };
+  liveCheckProgram: string;
+  startTimeUTC: string;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC. */
+export function formatStartTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
+
+export function buildInfoRecord(t: { uniqueId: Uint8Array; pcrs: readonly Uint8Array[] }, program: string, startMs: number): InfoRecord {
+  return {
+    targetUniqueId: { hexEncoded: hex(t.uniqueId), base64Encoded: b64(t.uniqueId), ledgerEncoded: formatUniqueId(t.uniqueId) },
+    targetPcrValues: { hexEncoded: t.pcrs.map(hex), base64Encoded: t.pcrs.map(b64), ledgerEncoded: formatPcrStruct(t.pcrs) },
+    liveCheckProgram: program,
+    startTimeUTC: formatStartTime(startMs),
+  };
+}

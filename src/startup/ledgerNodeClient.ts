@@ -1,0 +1,189 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { VerifierError } from '../errors.js';
+import type { StartupCode } from './errors.js';
+
+/**
+ * Small client for a snarkOS ledger node's REST API (`GET {base}/program/…/mapping/…`,
+ * `/blocks?start&end`, `/transaction/{id}`…): per-request timeout, an overall deadline, bounded
+ * retries with exponential backoff on network errors, timeouts, 5xx and rate limiting (429 with
+ * Retry-After honoured up to a cap, or an old node's plain-text rate-limit answer with status 200).
+ */
+export interface LedgerNodeClientOptions {
+  /** Node base URL including the network, e.g. `https://api.explorer.provable.com/v1/mainnet`. */
+  baseUrl: string;
+  /** Time limit of one request, body included. */
+  timeoutMs: number;
+  /** Further attempts after the first. Default 3. */
+  retries?: number;
+  /** First backoff; doubled for each further retry. Default 500 ms. */
+  backoffMs?: number;
+  /** Cap on one backoff and on an honoured Retry-After. Default 10 000 ms. */
+  maxBackoffMs?: number;
+  /** Budget of one call over all its attempts and waits. Default: every attempt's timeout plus every capped backoff. */
+  deadlineMs?: number;
+  /** Largest accepted response body. Default 32 MiB. */
+  maxBodyBytes?: number;
+  fetchImpl?: typeof fetch;
+}
+
+export interface LedgerNodeClient {
+  /** The base URL without trailing slashes. */
+  readonly baseUrl: string;
+  /** GETs `{baseUrl}{pathAndQuery}` and returns the JSON-decoded body. */
+  getJson(pathAndQuery: string): Promise<unknown>;
+}
+
+/** `/seg1/seg2/…` with every segment URL-encoded. */
+export function ledgerPath(...segments: string[]): string {
+  return segments.map((s) => `/${encodeURIComponent(s)}`).join('');
+}
+
+const DEFAULT_RETRIES = 3;
+const DEFAULT_BACKOFF_MS = 500;
+const DEFAULT_MAX_BACKOFF_MS = 10_000;
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+const ERROR_BODY_BYTES = 4096;
+const SHOWN_BODY_CHARS = 200;
+const RATE_LIMIT_TEXT = /rate[\s_-]*limit|too many requests/i;
+
+interface Failure {
+  code: StartupCode;
+  reason: string;
+  retryable: boolean;
+  retryAfterMs?: number;
+}
+
+type Attempt = { ok: true; value: unknown } | { ok: false; failure: Failure };
+
+function excerpt(text: string): string {
+  const t = text.trim();
+  return JSON.stringify(t.length > SHOWN_BODY_CHARS ? `${t.slice(0, SHOWN_BODY_CHARS)}…` : t);
+}
+
+/** Retry-After as delta-seconds or HTTP date, in ms from now; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const v = value.trim();
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** Reads at most `limit` bytes of the body; `truncated` tells whether more was there. */
+async function readBody(res: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
+  if (!res.body) return { text: '', truncated: false };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.length > limit) {
+      chunks.push(value.subarray(0, limit - size));
+      size = limit;
+      truncated = true;
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+    chunks.push(value);
+    size += value.length;
+  }
+  return { text: Buffer.concat(chunks, size).toString('utf8'), truncated };
+}
+
+function isTimeout(e: unknown): boolean {
+  return e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
+}
+
+function networkReason(e: unknown): string {
+  const err = e as Error & { cause?: { code?: string; message?: string } };
+  const cause = err.cause?.code ?? err.cause?.message;
+  return cause ? `${err.message} (${cause})` : String(err.message ?? e);
+}
+
+export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNodeClient {
+  const baseUrl = opts.baseUrl.replace(/\/+$/, '');
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    throw new VerifierError<StartupCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(opts.baseUrl)} is not a URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new VerifierError<StartupCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(opts.baseUrl)} must be http or https`);
+  }
+  const retries = Math.max(0, Math.floor(opts.retries ?? DEFAULT_RETRIES));
+  const backoffMs = Math.max(0, opts.backoffMs ?? DEFAULT_BACKOFF_MS);
+  const maxBackoffMs = Math.max(0, opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const fetchImpl = opts.fetchImpl ?? fetch;
+  const backoff = (retry: number): number => Math.min(backoffMs * 2 ** retry, maxBackoffMs);
+  let defaultDeadline = opts.timeoutMs * (retries + 1);
+  for (let r = 0; r < retries; r++) defaultDeadline += backoff(r);
+  const deadlineMs = opts.deadlineMs ?? defaultDeadline;
+
+  async function attempt(url: string, timeoutMs: number): Promise<Attempt> {
+    const fail = (code: StartupCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
+      ok: false,
+      failure: retryAfterMs === undefined ? { code, reason, retryable } : { code, reason, retryable, retryAfterMs },
+    });
+    try {
+      const res = await fetchImpl(url, {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (res.status === 429) {
+        const { text } = await readBody(res, ERROR_BODY_BYTES);
+        const after = parseRetryAfter(res.headers.get('retry-after'));
+        const hint = after === undefined ? '' : ` (Retry-After ${after} ms)`;
+        return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 429${hint}, body ${excerpt(text)}`, true, after);
+      }
+      if (res.status !== 200) {
+        const { text } = await readBody(res, ERROR_BODY_BYTES);
+        return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text)}`, res.status >= 500);
+      }
+      const { text, truncated } = await readBody(res, maxBodyBytes);
+      if (truncated) {
+        return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBodyBytes} bytes`, false);
+      }
+      try {
+        return { ok: true, value: JSON.parse(text) as unknown };
+      } catch {
+        if (RATE_LIMIT_TEXT.test(text)) {
+          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text)}`, true);
+        }
+        return fail('LEDGER_NODE_BAD_RESPONSE', `status 200 but the body is not JSON: ${excerpt(text)}`, false);
+      }
+    } catch (e) {
+      if (isTimeout(e)) return fail('LEDGER_NODE_TIMEOUT', `no complete answer within ${timeoutMs} ms`, true);
+      return fail('LEDGER_NODE_UNREACHABLE', `request failed: ${networkReason(e)}`, true);
+    }
+  }
+
+  async function getJson(pathAndQuery: string): Promise<unknown> {
+    const url = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
+    const deadline = Date.now() + deadlineMs;
+    const giveUp = (f: Failure, attempts: number, extra = ''): never => {
+      throw new VerifierError<StartupCode>(
+        f.code,
+        `ledger node: GET ${url} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${f.reason}${extra}`,
+      );
+    };
+    for (let n = 0; ; n++) {
+      const remaining = deadline - Date.now();
+      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)));
+      if (result.ok) return result.value;
+      const f = result.failure;
+      if (!f.retryable || n >= retries) giveUp(f, n + 1);
+      const wait = f.retryAfterMs !== undefined ? Math.min(f.retryAfterMs, maxBackoffMs) : backoff(n);
+      if (Date.now() + wait >= deadline) {
+        giveUp(f, n + 1, `; the overall deadline of ${deadlineMs} ms leaves no time for another attempt`);
+      }
+      await sleep(wait);
+    }
+  }
+
+  return { baseUrl, getJson };
+}

@@ -1,0 +1,36 @@
+/** Inputs and outputs of the verification core (free of HTTP, workers and CLI). */
+import type { DecodedData } from '../encoding/types.js';
+
+export type ReportType = 'typeA' | 'typeB';
+
+export interface FailureInfo {
+  /** Stable machine-readable code (metrics, clients). */
+  code: string;
+  /** Precise human-readable reason (`errorString`). */
+  message: string;
+}
+
+export type DecodeOutcome = { decodedData: DecodedData; error?: undefined } | { decodedData?: undefined; error: FailureInfo };
+
+export interface VerifyOutcome {
+  reportType?: ReportType;
+  decodedData?: DecodedData;
+  decodedReport?: Record<string, unknown>;
+  reportValid: boolean;
+  /** The first failed check, present exactly when reportValid is false. */
+  error?: FailureInfo;
+}
+
+/** The oracle policy applied after the cryptographic verification. */
+export interface Policy {
+  uniqueIdTarget: Uint8Array;
+  pcrValuesTarget: readonly Uint8Array[];
+  acceptedTcbStatuses: readonly string[];
+  allowDebugEnclaves: boolean;
+}
+
+/** What front ends (HTTP server, CLI) need: decoding and decode-and-verify of ledger struct texts. */
+export interface VerifierService {
+  decode(userData: string): DecodeOutcome | Promise<DecodeOutcome>;
+  decodeReport(userData: string, report: string, opts?: { nonce?: string }): Promise<VerifyOutcome>;
+}

@@ -1,0 +1,229 @@
+/**
+ * A real HTTP server imitating a snarkOS ledger node's REST API, for tests. Bound to 127.0.0.1 on
+ * a free port. Routes live in a table (see `addRoute`); the built-in one is
+ * `GET {prefix}/program/{id}/mapping/{name}/{key}`. Any path can be scripted with a queue of
+ * behaviours (errors, rate limits, delays…) consumed one per request before the route answers.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** What the server sends for one request. */
+export interface Answer {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+export interface RouteRequest {
+  /** Capture groups of the route pattern, URL-decoded. */
+  params: string[];
+  query: URLSearchParams;
+}
+
+export type RouteHandler = (req: RouteRequest) => Answer;
+
+/** One scripted reaction to a request. */
+export type Behaviour =
+  /** Let the route table answer (optionally after a delay). */
+  | { kind: 'route'; delayMs?: number }
+  /** A fixed answer (optionally after a delay). */
+  | { kind: 'answer'; answer: Answer; delayMs?: number }
+  /** Close the connection without answering. */
+  | { kind: 'hangUp' };
+
+export type LeoStyle = 'pretty' | 'single';
+
+/** Behaviour constructors. */
+export const reply = {
+  route: (delayMs?: number): Behaviour => (delayMs === undefined ? { kind: 'route' } : { kind: 'route', delayMs }),
+  /** The route's normal answer, but only after `delayMs`. */
+  slow: (delayMs: number): Behaviour => ({ kind: 'route', delayMs }),
+  json: (value: unknown, status = 200): Behaviour => ({ kind: 'answer', answer: jsonAnswer(value, status) }),
+  text: (status: number, body: string, headers?: Record<string, string>): Behaviour => ({
+    kind: 'answer',
+    answer: { status, body, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } },
+  }),
+  /** A v1 snarkOS error: status 500 with a plain-text reason. */
+  serverError: (body = 'Something went wrong: internal error'): Behaviour => reply.text(500, body),
+  /** A newer node's rate limit: 429, optionally with Retry-After. */
+  tooManyRequests: (retryAfter?: string): Behaviour =>
+    reply.text(429, 'Too Many Requests', retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
+  /** An old (2024) node's rate limit: status 200 with the limiter's plain text. */
+  rateLimitText: (): Behaviour => reply.text(200, 'Too Many Requests! Wait for 1s (rate limit exceeded)'),
+  hangUp: (): Behaviour => ({ kind: 'hangUp' }),
+};
+
+export function jsonAnswer(value: unknown, status = 200): Answer {
+  return { status, body: JSON.stringify(value), headers: { 'content-type': 'application/json' } };
+}
+
+/** Leo struct text the way snarkOS prints it: one field per line, 2-space indent per depth. */
+export function prettyLeo(text: string): string {
+  const tokens = text.match(/[{},]|[^{},]+/g) ?? [];
+  let out = '';
+  let depth = 0;
+  const indent = (): string => '  '.repeat(depth);
+  for (const raw of tokens) {
+    const t = raw.trim();
+    if (t === '') continue;
+    if (t === '{') {
+      depth++;
+      out += `{\n${indent()}`;
+    } else if (t === '}') {
+      depth--;
+      out += `\n${indent()}}`;
+    } else if (t === ',') {
+      out += `,\n${indent()}`;
+    } else {
+      out += t.replace(/\s*:\s*/, ': ');
+    }
+  }
+  return out;
+}
+
+/** Leo struct text on one line: `{ a: 1u128, b: { c: 2u128 } }`. */
+export function singleLineLeo(text: string): string {
+  const tokens = text.match(/[{},]|[^{},]+/g) ?? [];
+  return tokens
+    .map((raw) => raw.trim())
+    .filter((t) => t !== '')
+    .map((t) => (t === '{' ? '{ ' : t === '}' ? ' }' : t === ',' ? ', ' : t.replace(/\s*:\s*/, ': ')))
+    .join('');
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query as received, prefix included. */
+  path: string;
+  at: number;
+}
+
+export interface LedgerNodeOptions {
+  /** Path prefix of the API, e.g. `/v1/mainnet` (default) or `/mainnet`. */
+  prefix?: string;
+}
+
+export interface LedgerNode {
+  /** Base URL including the prefix, e.g. `http://127.0.0.1:41234/v1/mainnet`. */
+  url: string;
+  /** Stores a mapping value (Leo struct text), served as a JSON string in `style`; null serves JSON null. */
+  setMapping(program: string, mapping: string, key: string, value: string | null, style?: LeoStyle): void;
+  /** Queues behaviours for requests to `path` (below the prefix, no query), consumed one per request. */
+  script(path: string, behaviours: Behaviour[]): void;
+  /** Adds a route (checked after the built-in ones); `pattern` is matched against the path below the prefix. */
+  addRoute(method: string, pattern: RegExp, handler: RouteHandler): void;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /** Requests whose path below the prefix (no query) equals `path`. */
+  requestsTo(path: string): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  handler: RouteHandler;
+}
+
+export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<LedgerNode> {
+  const prefix = (opts.prefix ?? '/v1/mainnet').replace(/\/+$/, '');
+  const mappings = new Map<string, { value: string | null; style: LeoStyle }>();
+  const programs = new Set<string>();
+  const scripts = new Map<string, Behaviour[]>();
+  const requests: RecordedRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const sockets = new Set<Socket>();
+  const routes: Route[] = [];
+
+  const mappingKey = (program: string, mapping: string, key: string): string => `${program}\u0000${mapping}\u0000${key}`;
+
+  routes.push({
+    method: 'GET',
+    pattern: /^\/program\/([^/]+)\/mapping\/([^/]+)\/([^/]+)$/,
+    handler: ({ params: [program = '', mapping = '', key = ''] }) => {
+      if (!programs.has(program)) {
+        return { status: 500, body: `Invalid URL - Program '${program}' does not exist`, headers: { 'content-type': 'text/plain' } };
+      }
+      const entry = mappings.get(mappingKey(program, mapping, key));
+      if (!entry || entry.value === null) return jsonAnswer(null);
+      return jsonAnswer(entry.style === 'pretty' ? prettyLeo(entry.value) : singleLineLeo(entry.value));
+    },
+  });
+
+  const send = (res: ServerResponse, a: Answer): void => {
+    if (res.destroyed) return;
+    res.writeHead(a.status, { 'content-length': String(Buffer.byteLength(a.body)), ...a.headers });
+    res.end(a.body);
+  };
+
+  const routeAnswer = (method: string, path: string, query: URLSearchParams): Answer => {
+    for (const r of routes) {
+      if (r.method !== method) continue;
+      const m = r.pattern.exec(path);
+      if (!m) continue;
+      return r.handler({ params: m.slice(1).map((p) => decodeURIComponent(p ?? '')), query });
+    }
+    return { status: 404, body: `no route for ${method} ${path}`, headers: { 'content-type': 'text/plain' } };
+  };
+
+  const later = (ms: number, fn: () => void): void => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const method = req.method ?? 'GET';
+    const raw = req.url ?? '/';
+    requests.push({ method, path: raw, at: Date.now() });
+    const u = new URL(raw, 'http://ledger.invalid');
+    if (!u.pathname.startsWith(`${prefix}/`)) {
+      send(res, { status: 404, body: `not under ${prefix}`, headers: { 'content-type': 'text/plain' } });
+      return;
+    }
+    const path = u.pathname.slice(prefix.length);
+    const behaviour = scripts.get(path)?.shift() ?? reply.route();
+    if (behaviour.kind === 'hangUp') {
+      req.socket.destroy();
+      return;
+    }
+    const answer = (): Answer => (behaviour.kind === 'answer' ? behaviour.answer : routeAnswer(method, path, u.searchParams));
+    if (behaviour.delayMs) later(behaviour.delayMs, () => send(res, answer()));
+    else send(res, answer());
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}${prefix}`,
+    setMapping(program, mapping, key, value, style = 'pretty') {
+      programs.add(program);
+      mappings.set(mappingKey(program, mapping, key), { value, style });
+    },
+    script(path, behaviours) {
+      scripts.set(path, [...(scripts.get(path) ?? []), ...behaviours]);
+    },
+    addRoute(method, pattern, handler) {
+      routes.push({ method, pattern, handler });
+    },
+    requests,
+    requestsTo(path) {
+      return requests.filter((r) => new URL(r.path, 'http://ledger.invalid').pathname === `${prefix}${path}`);
+    },
+    close() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

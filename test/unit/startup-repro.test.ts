@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VerifierError } from '../../src/errors.js';
+import { runReproducibleBuild } from '../../src/startup/reproducibleBuild.js';
+import targets from '../../../shared/vectors/production-targets.json' with { type: 'json' };
+
+const FIXTURES = 'test/fixtures/enclave-id';
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+
+async function rejection(p: Promise<unknown>): Promise<VerifierError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(VerifierError);
+    return e as VerifierError;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** True while `pid` exists and is not a zombie (an orphan's reaping is up to PID 1). */
+async function isRunning(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+const run = (script: string, extra: Partial<Parameters<typeof runReproducibleBuild>[0]> = {}) =>
+  runReproducibleBuild({ script: `${FIXTURES}/${script}`, cwd: process.cwd(), timeoutMs: 10_000, ...extra });
+
+describe('runReproducibleBuild', () => {
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await mkdtemp(join(tmpdir(), 'startup-repro-'));
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('reads the real output format and normalises mixed-case hex', async () => {
+    const m = await run('valid.sh');
+    expect(m.uniqueId).toBeInstanceOf(Uint8Array);
+    expect(m.uniqueId.length).toBe(32);
+    expect(hex(m.uniqueId)).toBe(targets.uniqueIdTargetHex);
+    expect(m.pcrs.map((p) => p.length)).toEqual([48, 48, 48]);
+    expect(m.pcrs.map(hex)).toEqual(targets.pcrValuesTargetHex);
+  });
+
+  it('accepts an absolute script path', async () => {
+    const m = await run('valid.sh', { script: join(process.cwd(), FIXTURES, 'valid.sh'), cwd: tmp });
+    expect(hex(m.uniqueId)).toBe(targets.uniqueIdTargetHex);
+  });
+
+  it('passes the environment through (ORACLE_REVISION decides the output)', async () => {
+    for (const rev of ['v1.2.3', 'deadbeef']) {
+      const m = await run('env-revision.sh', { env: { ...process.env, ORACLE_REVISION: rev } });
+      expect(hex(m.uniqueId)).toBe(createHash('sha256').update(rev).digest('hex'));
+      expect(m.pcrs.map(hex)).toEqual(
+        [0, 1, 2].map((i) => createHash('sha384').update(`${rev}/pcr${i}`).digest('hex')),
+      );
+    }
+  });
+
+  it('runs in cwd and inherits process.env by default', async () => {
+    const before = process.env.ORACLE_REVISION;
+    process.env.ORACLE_REVISION = 'from-process-env';
+    try {
+      const m = await runReproducibleBuild({ script: join(process.cwd(), FIXTURES, 'env-revision.sh'), cwd: tmp, timeoutMs: 10_000 });
+      expect(hex(m.uniqueId)).toBe(createHash('sha256').update('from-process-env').digest('hex'));
+    } finally {
+      if (before === undefined) delete process.env.ORACLE_REVISION;
+      else process.env.ORACLE_REVISION = before;
+    }
+  });
+
+  it('fails when the script does not exist', async () => {
+    const e = await rejection(run('no-such-script.sh'));
+    expect(e.code).toBe('REPRO_BUILD_SCRIPT_NOT_FOUND');
+    expect(e.message).toContain('no-such-script.sh');
+  });
+
+  it('fails when the script path is a directory', async () => {
+    const e = await rejection(run('', { script: FIXTURES }));
+    expect(e.code).toBe('REPRO_BUILD_SCRIPT_NOT_FOUND');
+  });
+
+  it('reports a non-zero exit with the exit code and the last lines of stderr', async () => {
+    const e = await rejection(run('exit-nonzero.sh'));
+    expect(e.code).toBe('REPRO_BUILD_FAILED');
+    expect(e.message).toContain('exited with code 3');
+    expect(e.message).toContain("Failed to obtain Oracle's unique ID");
+    expect(e.message).toContain('permission denied');
+  });
+
+  it('fails on a missing marker, naming it', async () => {
+    const e = await rejection(run('missing-pcr-marker.sh'));
+    expect(e.code).toBe('REPRO_BUILD_MISSING_MARKER');
+    expect(e.message).toContain('"Oracle Nitro PCR:"');
+  });
+
+  it('fails on a marker printed twice', async () => {
+    const e = await rejection(run('duplicate-marker.sh'));
+    expect(e.code).toBe('REPRO_BUILD_DUPLICATE_MARKER');
+    expect(e.message).toContain('2 times');
+  });
+
+  it('fails on a short value', async () => {
+    const e = await rejection(run('short-value.sh'));
+    expect(e.code).toBe('REPRO_BUILD_BAD_VALUE');
+    expect(e.message).toContain('must be 64 hex characters');
+    expect(e.message).toContain('got 62');
+  });
+
+  it('fails when the output ends before the third PCR', async () => {
+    const e = await rejection(run('missing-pcr-line.sh'));
+    expect(e.code).toBe('REPRO_BUILD_BAD_VALUE');
+    expect(e.message).toContain('PCR2');
+  });
+
+  it('fails on a non-hex value, naming the character', async () => {
+    const e = await rejection(run('non-hex.sh'));
+    expect(e.code).toBe('REPRO_BUILD_BAD_VALUE');
+    expect(e.message).toContain('PCR1');
+    expect(e.message).toContain('"g"');
+  });
+
+  it('fails on an all-zero value', async () => {
+    const e = await rejection(run('all-zero.sh'));
+    expect(e.code).toBe('REPRO_BUILD_BAD_VALUE');
+    expect(e.message).toContain('PCR2');
+    expect(e.message).toContain('all zeros');
+  });
+
+  it('stops a hanging script after the timeout, killing its whole process group', async () => {
+    const pidFile = join(tmp, 'child.pid');
+    const started = Date.now();
+    const e = await rejection(
+      run('sleep.sh', { timeoutMs: 400, killGraceMs: 300, env: { ...process.env, CHILD_PID_FILE: pidFile } }),
+    );
+    expect(e.code).toBe('REPRO_BUILD_TIMEOUT');
+    expect(e.message).toContain('400 ms');
+    expect(e.message).toContain('waiting for the build');
+    expect(Date.now() - started).toBeLessThan(5000);
+    const childPid = Number((await readFile(pidFile, 'utf8')).trim());
+    expect(childPid).toBeGreaterThan(0);
+    let alive = true;
+    for (let i = 0; i < 50 && alive; i++) {
+      alive = await isRunning(childPid);
+      if (alive) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(alive).toBe(false);
+  });
+
+  it('stops a script whose output exceeds the bound', async () => {
+    const e = await rejection(run('huge-output.sh', { maxStdoutBytes: 256 * 1024, killGraceMs: 300 }));
+    expect(e.code).toBe('REPRO_BUILD_OUTPUT_TOO_LARGE');
+    expect(e.message).toContain('262144 bytes');
+  });
+});
