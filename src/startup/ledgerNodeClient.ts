@@ -19,7 +19,7 @@ export interface LedgerNodeClientOptions {
   backoffMs?: number;
   /** Cap on one backoff and on an honoured Retry-After. Default 10 000 ms. */
   maxBackoffMs?: number;
-  /** Budget of one call over all its attempts and waits. Default: every attempt's timeout plus every capped backoff. */
+  /** Budget of one call over all its attempts and waits. Default: every attempt's timeout plus `maxBackoffMs` per retry. */
   deadlineMs?: number;
   /** Largest accepted response body. Default 32 MiB. */
   maxBodyBytes?: number;
@@ -119,9 +119,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const fetchImpl = opts.fetchImpl ?? fetch;
   const backoff = (retry: number): number => Math.min(backoffMs * 2 ** retry, maxBackoffMs);
-  let defaultDeadline = opts.timeoutMs * (retries + 1);
-  for (let r = 0; r < retries; r++) defaultDeadline += backoff(r);
-  const deadlineMs = opts.deadlineMs ?? defaultDeadline;
+  const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
 
   async function attempt(url: string, timeoutMs: number): Promise<Attempt> {
     const fail = (code: StartupCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({

@@ -23,7 +23,7 @@ export interface LiveCheckOptions {
   backoffMs?: number;
   /** Cap on one backoff / Retry-After (default 10 s). */
   maxBackoffMs?: number;
-  /** Overall budget of each mapping query over all attempts (default: all timeouts plus all backoffs). */
+  /** Overall budget of each mapping query over all attempts (default: all timeouts plus maxBackoffMs per retry). */
   deadlineMs?: number;
   fetchImpl?: typeof fetch;
 }

@@ -54,7 +54,7 @@ describe('liveCheck against a ledger-node simulator', () => {
     await node.close();
   });
   const reset = (): void => {
-    node.requests.length = 0;
+    node.reset();
     node.setMapping(PROGRAM, UID, '0u8', targets.ledgerEncoded.uniqueId, 'pretty');
     node.setMapping(PROGRAM, PCR, '0u8', targets.ledgerEncoded.pcrs, 'pretty');
     opts = {

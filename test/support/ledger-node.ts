@@ -112,6 +112,8 @@ export interface LedgerNode {
   script(path: string, behaviours: Behaviour[]): void;
   /** Adds a route (checked after the built-in ones); `pattern` is matched against the path below the prefix. */
   addRoute(method: string, pattern: RegExp, handler: RouteHandler): void;
+  /** Drops every queued behaviour and recorded request (stored mapping values stay). */
+  reset(): void;
   /** Every request received, in order. */
   requests: RecordedRequest[];
   /** Requests whose path below the prefix (no query) equals `path`. */
@@ -214,6 +216,10 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
     },
     addRoute(method, pattern, handler) {
       routes.push({ method, pattern, handler });
+    },
+    reset() {
+      scripts.clear();
+      requests.length = 0;
     },
     requests,
     requestsTo(path) {

@@ -1,0 +1,398 @@
+/**
+ * typeA verification as one ordered list of checks (spec typeA-sgx-dcap.md §3–§12):
+ *
+ *   verifyCollateral(collateral, { root, time })  — everything that does not depend on the quote;
+ *     the result is cacheable until `validUntil` (and is re-checked against the time on each use).
+ *   verifyQuote(quote, verifiedCollateral, { root, time })  — the per-quote checks; warm cost with
+ *     a ChainCache and a key cache: 2 P-256 verifies (QE report, ISV report) + one SHA-256.
+ *
+ * TCB level status "Revoked" (platform or QE) is RETURNED as the verdict's tcbStatus (EGo code 2)
+ * so that callers can show why a report is refused; the oracle policy rejects it. Revoked
+ * CERTIFICATES (a serial on a CRL) are hard failures and throw.
+ */
+import { createHash, createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import type { LRUCache } from 'lru-cache';
+import { parsePemChain, type Certificate } from '../x509/certificate.js';
+import { parseChainDer, verifyChain, type ChainPolicy } from '../x509/chain.js';
+import type { ChainCache } from '../x509/chainCache.js';
+import { checkCrlTime, isRevoked, parseCrl, verifyCrl, type Crl } from '../x509/crl.js';
+import type { Collateral } from './collateral.js';
+import { typeAError } from './errors.js';
+import { iso } from './json.js';
+import { pckExtension, type PckExtension, type SgxType } from './pckExtension.js';
+import { checkQeIdentityTime, checkQeReport, parseQeIdentity, type QeIdentity } from './qeIdentity.js';
+import type { Quote } from './quote.js';
+import { checkTcbInfoTime, matchTcbLevel, parseTcbInfo, type TcbInfo } from './tcbInfo.js';
+import { combineTcbStatus, egoTcbStatus, type QeTcbStatus, type TcbStatus } from './tcbStatus.js';
+
+export interface VerifyOptions {
+  /** The pinned Intel SGX Root CA. */
+  readonly root: Certificate;
+  /** Verification time, epoch milliseconds. Every validity bound is inclusive. */
+  readonly time: number;
+}
+
+export interface QuoteVerifyOptions extends VerifyOptions {
+  /** Caches validated PCK chains (keyed by their exact bytes); warm hits only re-check validity. */
+  readonly chainCache?: ChainCache;
+  /** Caches imported attestation keys by their 64-byte hex (x‖y). */
+  readonly keyCache?: LRUCache<string, KeyObject>;
+}
+
+/** Collateral whose signatures, chains, CRLs and dates were verified. Immutable; cacheable. */
+export interface VerifiedCollateral {
+  readonly rootFingerprint: string;
+  readonly tcbInfo: TcbInfo;
+  readonly qeIdentity: QeIdentity;
+  readonly rootCaCrl: Crl;
+  readonly pckCrl: Crl;
+  /** The PCK CA that signed `pckCrl` (validated up to the root). */
+  readonly pckCrlIssuer: Certificate;
+  readonly tcbInfoSigningChain: readonly Certificate[];
+  readonly qeIdentitySigningChain: readonly Certificate[];
+  readonly pckCrlIssuerChain: readonly Certificate[];
+  /** Intersection of every validity window above, epoch ms. */
+  readonly validFrom: number;
+  readonly validUntil: number;
+}
+
+export interface TypeAVerdict {
+  readonly tcbStatus: TcbStatus;
+  /** EGo numbering: UpToDate=0, OutOfDate=1, Revoked=2, ConfigurationNeeded=3, OutOfDateConfigurationNeeded=4, SWHardeningNeeded=5, ConfigurationAndSWHardeningNeeded=6. */
+  readonly tcbStatusCode: number;
+  readonly platformStatus: TcbStatus;
+  readonly qeStatus: QeTcbStatus;
+  /** Advisories of the platform TCB level, then those of the QE TCB level not already listed. */
+  readonly advisoryIds: string[];
+  /** Upper-case hex, as in the PCK certificate. */
+  readonly fmspc: string;
+  readonly pceId: string;
+  /** tcbDate of the matched platform TCB level. */
+  readonly tcbDate?: string;
+  /** Index of the matched level in the signed TCB info. */
+  readonly tcbLevelIndex: number;
+  readonly qeTcbLevelIndex: number;
+  readonly tcbEvaluationDataNumber: number;
+  readonly sgxType: SgxType;
+  /** PCK leaf certificate serial (lowercase hex). */
+  readonly pckCertSerial: string;
+  /** Intersection of every validity window used (collateral and PCK chain), epoch ms. */
+  readonly validFrom: number;
+  readonly validUntil: number;
+}
+
+const LABEL = 'typeA';
+const CN_ROOT = 'Intel SGX Root CA';
+const CN_TCB_SIGNING = 'Intel SGX TCB Signing';
+const CN_PCK = 'Intel SGX PCK Certificate';
+const CN_PROCESSOR_CA = 'Intel SGX PCK Processor CA';
+const CN_PLATFORM_CA = 'Intel SGX PCK Platform CA';
+const P256_SPKI_PREFIX = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex');
+
+function hex(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
+}
+
+function commonName(c: Certificate): string | undefined {
+  const m = /(?:^|, )CN=([^,]*)(?:,|$)/.exec(c.subjectText);
+  return m?.[1];
+}
+
+function window(certs: readonly Certificate[]): [number, number] {
+  let from = -Infinity;
+  let until = Infinity;
+  for (const c of certs) {
+    from = Math.max(from, c.notBefore);
+    until = Math.min(until, c.notAfter);
+  }
+  return [from, until];
+}
+
+function p1363Verify(key: KeyObject, data: Uint8Array, sig: Uint8Array): boolean {
+  try {
+    return cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, sig);
+  } catch {
+    return false;
+  }
+}
+
+function signatureBytes(sigHex: string, what: 'TCB info' | 'QE identity'): Uint8Array {
+  const code = what === 'TCB info' ? 'TYPEA_TCB_INFO_BAD_SIGNATURE' : 'TYPEA_QE_IDENTITY_BAD_SIGNATURE';
+  if (typeof sigHex !== 'string' || !/^[0-9a-fA-F]{128}$/.test(sigHex)) {
+    typeAError(code, `${what} signature is not 64 bytes of hex (raw r‖s)`);
+  }
+  return new Uint8Array(Buffer.from(sigHex, 'hex'));
+}
+
+/** Parses and validates a [TCB Signing, root] chain; the signing cert must not be on the root CRL. */
+function tcbSigningChain(pem: string, what: string, rootCrl: Crl, opts: VerifyOptions): Certificate[] {
+  const chain = parsePemChain(pem);
+  if (chain.length !== 2) {
+    typeAError('TYPEA_TCB_SIGNING_CHAIN_INVALID', `${what} issuer chain has ${chain.length} certificate(s), expected 2 (TCB Signing, root)`);
+  }
+  const signer = chain[0]!;
+  if (commonName(signer) !== CN_TCB_SIGNING) {
+    typeAError('TYPEA_TCB_SIGNING_CHAIN_INVALID', `${what} issuer chain leaf is "${signer.subjectText}", expected CN=${CN_TCB_SIGNING}`);
+  }
+  verifyChain(chain, { time: opts.time, root: opts.root, label: `${LABEL} ${what} issuer chain`, leafKeyCurve: 'P-256' });
+  if (isRevoked(rootCrl, signer.serialHex)) {
+    typeAError('TYPEA_TCB_SIGNING_CERT_REVOKED', `${what} signing certificate serial ${signer.serialHex} is on the Root CA CRL`);
+  }
+  return chain;
+}
+
+/**
+ * Verifies the collateral at `opts.time`, in order:
+ *  1. input shape;  2. Root CA CRL: parsed, signed by the pinned root, current;
+ *  3. TCB info issuer chain [TCB Signing, root]: chain, dates, TCB Signing not revoked;
+ *  4. TCB info: parsed (v2/v3), signature over the exact bytes, issueDate ≤ T ≤ nextUpdate;
+ *  5. QE identity issuer chain (same rules); 6. QE identity: parsed, signature, dates;
+ *  7. PCK CRL issuer chain [PCK CA, root]: chain, PCK CA not on the Root CA CRL;
+ *  8. PCK CRL: parsed, issued and signed by that PCK CA, current.
+ */
+export function verifyCollateral(c: Collateral, opts: VerifyOptions): VerifiedCollateral {
+  const { root, time } = opts;
+  // 1. Shape.
+  if (typeof c !== 'object' || c === null) typeAError('TYPEA_COLLATERAL_MALFORMED', 'collateral is not an object');
+  for (const k of ['pckCrl', 'rootCaCrl'] as const) {
+    if (!(c[k] instanceof Uint8Array)) typeAError('TYPEA_COLLATERAL_MALFORMED', `collateral ${k} is not DER bytes`);
+  }
+  for (const k of ['pckCrlIssuerChain', 'tcbInfoIssuerChain', 'tcbInfoRaw', 'tcbInfoSignature', 'qeIdentityIssuerChain', 'qeIdentityRaw', 'qeIdentitySignature'] as const) {
+    if (typeof c[k] !== 'string') typeAError('TYPEA_COLLATERAL_MALFORMED', `collateral ${k} is not a string`);
+  }
+  if (!Number.isFinite(time)) typeAError('TYPEA_COLLATERAL_MALFORMED', `invalid verification time ${time}`);
+  if (commonName(root) !== CN_ROOT) typeAError('TYPEA_COLLATERAL_MALFORMED', `trusted root is "${root.subjectText}", expected CN=${CN_ROOT}`);
+  const tcbInfo = parseTcbInfo(c.tcbInfoRaw);
+  const qeIdentity = parseQeIdentity(c.qeIdentityRaw);
+  const tcbSig = signatureBytes(c.tcbInfoSignature, 'TCB info');
+  const qeSig = signatureBytes(c.qeIdentitySignature, 'QE identity');
+  const rootCaCrl = parseCrl(c.rootCaCrl, `${LABEL} Root CA CRL`);
+  const pckCrl = parseCrl(c.pckCrl, `${LABEL} PCK CRL`);
+
+  // 2. Root CA CRL.
+  verifyCrl(rootCaCrl, root, time, `${LABEL} Root CA CRL`);
+
+  // 3–4. TCB info.
+  const tcbInfoSigningChain = tcbSigningChain(c.tcbInfoIssuerChain, 'TCB info', rootCaCrl, opts);
+  if (!p1363Verify(tcbInfoSigningChain[0]!.publicKey, Buffer.from(c.tcbInfoRaw, 'utf8'), tcbSig)) {
+    typeAError('TYPEA_TCB_INFO_BAD_SIGNATURE', `TCB info signature does not verify with the key of "${tcbInfoSigningChain[0]!.subjectText}" over the exact tcbInfo bytes`);
+  }
+  checkTcbInfoTime(tcbInfo, time);
+
+  // 5–6. QE identity.
+  const qeIdentitySigningChain =
+    c.qeIdentityIssuerChain === c.tcbInfoIssuerChain
+      ? tcbInfoSigningChain
+      : tcbSigningChain(c.qeIdentityIssuerChain, 'QE identity', rootCaCrl, opts);
+  if (!p1363Verify(qeIdentitySigningChain[0]!.publicKey, Buffer.from(c.qeIdentityRaw, 'utf8'), qeSig)) {
+    typeAError('TYPEA_QE_IDENTITY_BAD_SIGNATURE', `QE identity signature does not verify with the key of "${qeIdentitySigningChain[0]!.subjectText}" over the exact enclaveIdentity bytes`);
+  }
+  checkQeIdentityTime(qeIdentity, time);
+
+  // 7. PCK CRL issuer chain.
+  const pckCrlIssuerChain = parsePemChain(c.pckCrlIssuerChain);
+  if (pckCrlIssuerChain.length !== 2) {
+    typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK CRL issuer chain has ${pckCrlIssuerChain.length} certificate(s), expected 2 (PCK CA, root)`);
+  }
+  const pckCrlIssuer = pckCrlIssuerChain[0]!;
+  const caName = commonName(pckCrlIssuer);
+  if (caName !== CN_PROCESSOR_CA && caName !== CN_PLATFORM_CA) {
+    typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK CRL issuer is "${pckCrlIssuer.subjectText}", expected CN=${CN_PROCESSOR_CA} or CN=${CN_PLATFORM_CA}`);
+  }
+  verifyChain(pckCrlIssuerChain, { time, root, label: `${LABEL} PCK CRL issuer chain` });
+  if (isRevoked(rootCaCrl, pckCrlIssuer.serialHex)) {
+    typeAError('TYPEA_PCK_CA_REVOKED', `PCK CA "${pckCrlIssuer.subjectText}" serial ${pckCrlIssuer.serialHex} is on the Root CA CRL`);
+  }
+
+  // 8. PCK CRL.
+  verifyCrl(pckCrl, pckCrlIssuer, time, `${LABEL} PCK CRL`);
+
+  const windows = [
+    window(tcbInfoSigningChain),
+    window(qeIdentitySigningChain),
+    window(pckCrlIssuerChain),
+    [rootCaCrl.thisUpdate, rootCaCrl.nextUpdate],
+    [pckCrl.thisUpdate, pckCrl.nextUpdate],
+    [tcbInfo.issueDate, tcbInfo.nextUpdate],
+    [qeIdentity.issueDate, qeIdentity.nextUpdate],
+  ] as const;
+  return {
+    rootFingerprint: root.fingerprint256,
+    tcbInfo,
+    qeIdentity,
+    rootCaCrl,
+    pckCrl,
+    pckCrlIssuer,
+    tcbInfoSigningChain,
+    qeIdentitySigningChain,
+    pckCrlIssuerChain,
+    validFrom: Math.max(...windows.map((w) => w[0])),
+    validUntil: Math.min(...windows.map((w) => w[1])),
+  };
+}
+
+/** Re-checks every validity window of cached collateral at `time`, naming the first that fails. */
+export function checkCollateralTime(vc: VerifiedCollateral, opts: VerifyOptions): void {
+  if (opts.time >= vc.validFrom && opts.time <= vc.validUntil) return;
+  checkCrlTime(vc.rootCaCrl, opts.time, `${LABEL} Root CA CRL`);
+  const chains: [readonly Certificate[], string][] = [
+    [vc.tcbInfoSigningChain, 'TCB info issuer chain'],
+    [vc.qeIdentitySigningChain, 'QE identity issuer chain'],
+    [vc.pckCrlIssuerChain, 'PCK CRL issuer chain'],
+  ];
+  for (const [chain, what] of chains) {
+    verifyChain(chain, { time: opts.time, root: opts.root, label: `${LABEL} ${what}` });
+  }
+  checkTcbInfoTime(vc.tcbInfo, opts.time);
+  checkQeIdentityTime(vc.qeIdentity, opts.time);
+  checkCrlTime(vc.pckCrl, opts.time, `${LABEL} PCK CRL`);
+}
+
+const pckExtensions = new WeakMap<Certificate, PckExtension>();
+
+function cachedPckExtension(leaf: Certificate): PckExtension {
+  let ext = pckExtensions.get(leaf);
+  if (!ext) {
+    ext = pckExtension(leaf);
+    pckExtensions.set(leaf, ext);
+  }
+  return ext;
+}
+
+function attestationKey(raw: Uint8Array, cache: LRUCache<string, KeyObject> | undefined): KeyObject {
+  const id = hex(raw);
+  const hit = cache?.get(id);
+  if (hit) return hit;
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: Buffer.concat([P256_SPKI_PREFIX, Buffer.from([0x04]), raw]), format: 'der', type: 'spki' });
+  } catch (e) {
+    typeAError('TYPEA_BAD_ATTESTATION_KEY', `attestation key ${id} is not a valid P-256 point`, { cause: e });
+  }
+  cache?.set(id, key);
+  return key;
+}
+
+/**
+ * Verifies one parsed quote against verified collateral at `opts.time`, in order:
+ *  1. the collateral is current at T and was verified against this root;
+ *  2. PCK chain [PCK leaf, PCK CA, root]: names, pinned root, signatures, validity, CA flags;
+ *  3. revocation: PCK CA not on the Root CA CRL; the PCK CRL was issued by this chain's CA; PCK
+ *     leaf not on the PCK CRL;
+ *  4. PCK SGX extension; FMSPC and PCE-ID equal the TCB info's;
+ *  5. QE report signature with the PCK leaf key;
+ *  6. QE report data = SHA-256(attestation key ‖ QE auth data) ‖ 32 zero bytes;
+ *  7. QE identity: MISCSELECT, ATTRIBUTES, MRSIGNER, ISVPRODID; QE TCB level;
+ *  8. attestation key is a P-256 point; ISV report signature over quote[0..432);
+ *  9. platform TCB level from the PCK components and PCESVN;
+ * 10. QE + platform status combination.
+ */
+export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyOptions): TypeAVerdict {
+  const { root, time } = opts;
+  // 1. Collateral at T.
+  if (vc.rootFingerprint !== root.fingerprint256) {
+    typeAError('TYPEA_COLLATERAL_MALFORMED', `collateral was verified against root ${vc.rootFingerprint}, not the given root ${root.fingerprint256}`);
+  }
+  if (!Number.isFinite(time)) typeAError('TYPEA_COLLATERAL_MALFORMED', `invalid verification time ${time}`);
+  checkCollateralTime(vc, opts);
+
+  // 2. PCK chain.
+  const policy: ChainPolicy = { time, root, label: `${LABEL} PCK chain`, leafKeyCurve: 'P-256' };
+  const chain = opts.chainCache ? opts.chainCache.verify(q.pckCertDers, policy) : verifyPckChainUncached(q.pckCertDers, policy);
+  const [leaf, ca] = chain as [Certificate, Certificate, Certificate];
+  if (commonName(leaf) !== CN_PCK) typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK leaf is "${leaf.subjectText}", expected CN=${CN_PCK}`);
+  const caName = commonName(ca);
+  if (caName !== CN_PROCESSOR_CA && caName !== CN_PLATFORM_CA) {
+    typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK CA is "${ca.subjectText}", expected CN=${CN_PROCESSOR_CA} or CN=${CN_PLATFORM_CA}`);
+  }
+
+  // 3. Revocation.
+  if (isRevoked(vc.rootCaCrl, ca.serialHex)) {
+    typeAError('TYPEA_PCK_CA_REVOKED', `PCK CA "${ca.subjectText}" serial ${ca.serialHex} is on the Root CA CRL`);
+  }
+  if (!Buffer.from(vc.pckCrl.issuer).equals(ca.subject)) {
+    typeAError('TYPEA_PCK_CRL_ISSUER_MISMATCH', `PCK CRL was issued by "${vc.pckCrlIssuer.subjectText}", but the quote's PCK CA is "${ca.subjectText}"`);
+  }
+  if (!Buffer.from(vc.pckCrlIssuer.der).equals(ca.der)) {
+    // Same name, different certificate (e.g. a re-issued CA): the CRL must verify with this CA too.
+    try {
+      verifyCrl(vc.pckCrl, ca, time, `${LABEL} PCK CRL`);
+    } catch (e) {
+      typeAError('TYPEA_PCK_CRL_ISSUER_MISMATCH', `PCK CRL does not verify with the quote's PCK CA "${ca.subjectText}": ${(e as Error).message}`, { cause: e });
+    }
+  }
+  if (isRevoked(vc.pckCrl, leaf.serialHex)) {
+    typeAError('TYPEA_PCK_CERT_REVOKED', `PCK certificate serial ${leaf.serialHex} is on the PCK CRL (thisUpdate ${iso(vc.pckCrl.thisUpdate)})`);
+  }
+
+  // 4. PCK extension, FMSPC, PCE-ID.
+  const ext = cachedPckExtension(leaf);
+  const platformCa = caName === CN_PLATFORM_CA;
+  if (!platformCa && (ext.platformInstanceId || ext.configuration)) {
+    typeAError('TYPEA_PCK_EXTENSION_MALFORMED', 'PCK SGX extension carries PlatformInstanceID/Configuration, which only Platform CA certificates have');
+  }
+  const fmspc = hex(ext.fmspc).toUpperCase();
+  const pceId = hex(ext.pceId).toUpperCase();
+  if (!Buffer.from(ext.fmspc).equals(vc.tcbInfo.fmspc)) {
+    typeAError('TYPEA_FMSPC_MISMATCH', `PCK FMSPC ${fmspc} differs from the TCB info FMSPC ${hex(vc.tcbInfo.fmspc).toUpperCase()}`);
+  }
+  if (!Buffer.from(ext.pceId).equals(vc.tcbInfo.pceId)) {
+    typeAError('TYPEA_PCE_ID_MISMATCH', `PCK PCE-ID ${pceId} differs from the TCB info PCE-ID ${hex(vc.tcbInfo.pceId).toUpperCase()}`);
+  }
+
+  // 5. QE report signature.
+  if (!p1363Verify(leaf.publicKey, q.qeReport.raw, q.qeReportSignature)) {
+    typeAError('TYPEA_QE_REPORT_BAD_SIGNATURE', `QE report signature does not verify with the PCK key (PCK serial ${leaf.serialHex})`);
+  }
+
+  // 6. QE report data binds the attestation key.
+  const expected = createHash('sha256').update(q.attestationKey).update(q.qeAuthData).digest();
+  const rd = q.qeReport.reportData;
+  if (!expected.equals(rd.subarray(0, 32)) || rd.subarray(32).some((b) => b !== 0)) {
+    typeAError(
+      'TYPEA_QE_REPORT_DATA_MISMATCH',
+      `QE report data ${hex(rd)} is not SHA-256(attestation key ‖ QE auth data) ${expected.toString('hex')} followed by 32 zero bytes`,
+    );
+  }
+
+  // 7. QE identity and QE TCB level.
+  const qeLevel = checkQeReport(vc.qeIdentity, q.qeReport);
+
+  // 8. ISV report signature.
+  const key = attestationKey(q.attestationKey, opts.keyCache);
+  if (!p1363Verify(key, q.signedBytes, q.isvSignature)) {
+    typeAError('TYPEA_ISV_REPORT_BAD_SIGNATURE', 'ISV enclave report signature does not verify with the attestation key over quote bytes [0, 432)');
+  }
+
+  // 9. Platform TCB level.
+  const level = matchTcbLevel(vc.tcbInfo, ext.tcbComponents, ext.pceSvn);
+
+  // 10. Combination.
+  const tcbStatus = combineTcbStatus(level.tcbStatus, qeLevel.tcbStatus);
+  const advisoryIds = [...level.advisoryIds];
+  for (const a of qeLevel.advisoryIds) if (!advisoryIds.includes(a)) advisoryIds.push(a);
+  const [chainFrom, chainUntil] = window(chain);
+  return {
+    tcbStatus,
+    tcbStatusCode: egoTcbStatus(tcbStatus),
+    platformStatus: level.tcbStatus,
+    qeStatus: qeLevel.tcbStatus,
+    advisoryIds,
+    fmspc,
+    pceId,
+    tcbDate: level.tcbDate,
+    tcbLevelIndex: level.index,
+    qeTcbLevelIndex: qeLevel.index,
+    tcbEvaluationDataNumber: vc.tcbInfo.tcbEvaluationDataNumber,
+    sgxType: ext.sgxType,
+    pckCertSerial: leaf.serialHex,
+    validFrom: Math.max(vc.validFrom, chainFrom),
+    validUntil: Math.min(vc.validUntil, chainUntil),
+  };
+}
+
+function verifyPckChainUncached(ders: readonly Uint8Array[], policy: ChainPolicy): Certificate[] {
+  const certs = parseChainDer(ders, policy.root);
+  verifyChain(certs, policy);
+  return certs;
+}

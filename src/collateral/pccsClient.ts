@@ -1,0 +1,159 @@
+/**
+ * Client of the PCCS / Intel PCS API v4 (`…/sgx/certification/v4/`). It fetches raw collateral
+ * and returns it exactly as served: CRLs as DER (hex or DER bodies accepted), issuer chains from
+ * the URL-encoded response headers (decodeURIComponent, never form decoding), signed JSON bodies
+ * as text so that the signed substring can be cut out without re-serialising. Every request has a
+ * timeout; network errors, 429 and 5xx are retried a bounded number of times with backoff.
+ */
+import { VerifierError } from '../errors.js';
+import type { PccsCode } from './errors.js';
+
+export interface PccsClientOptions {
+  /** Base URL ending in `/sgx/certification/v4/`. */
+  baseUrl: string;
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 2). */
+  retries?: number;
+  backoffMs?: number;
+  /** Intel PCS subscription key (sent as Ocp-Apim-Subscription-Key); PCCS does not need it. */
+  apiKey?: string;
+  fetchImpl?: typeof fetch;
+  /** Where the root CA CRL is read when the service has no `rootcacrl` route (Intel PCS). */
+  rootCaCrlUrl?: string;
+  /** Called after each HTTP exchange (metrics). */
+  onRequest?: (route: string, status: number | 'error', ms: number) => void;
+}
+
+export interface SignedJson {
+  body: string;
+  issuerChain: string;
+}
+
+export type PckCa = 'processor' | 'platform';
+
+const MAX_BODY = 4 * 1024 * 1024;
+
+/** CRL distribution point of the Intel SGX Root CA certificate. */
+export const INTEL_ROOT_CA_CRL_URL = 'https://certificates.trustedservices.intel.com/IntelSGXRootCA.der';
+
+function fail(code: PccsCode, message: string, cause?: unknown): never {
+  throw new VerifierError<PccsCode>(code, message, cause === undefined ? undefined : { cause });
+}
+
+export class PccsClient {
+  private readonly base: string;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly backoffMs: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly opts: PccsClientOptions) {
+    this.base = opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.retries = opts.retries ?? 2;
+    this.backoffMs = opts.backoffMs ?? 250;
+    this.fetchImpl = opts.fetchImpl ?? fetch;
+  }
+
+  /** GET with timeout and bounded retries; returns status 200 bodies only. */
+  private async get(route: string): Promise<{ body: Uint8Array; headers: Headers }> {
+    const url = new URL(route, this.base).toString();
+    const what = `PCCS ${route.split('?')[0]}`;
+    let last = '';
+    for (let attempt = 0; attempt <= this.retries; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, this.backoffMs * 2 ** (attempt - 1)));
+      const t0 = performance.now();
+      let res: Response;
+      try {
+        res = await this.fetchImpl(url, {
+          headers: this.opts.apiKey ? { 'Ocp-Apim-Subscription-Key': this.opts.apiKey } : {},
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+      } catch (e) {
+        this.opts.onRequest?.(route, 'error', performance.now() - t0);
+        const timeout = (e as Error).name === 'TimeoutError';
+        last = timeout ? `no answer within ${this.timeoutMs} ms` : `connection failed (${(e as Error).message})`;
+        continue;
+      }
+      const buf = new Uint8Array(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
+      this.opts.onRequest?.(route, res.status, performance.now() - t0);
+      if (res.status === 200) {
+        if (buf.length > MAX_BODY) fail('PCCS_BAD_RESPONSE', `${what}: response of ${buf.length} bytes is over the ${MAX_BODY}-byte limit`);
+        return { body: buf, headers: res.headers };
+      }
+      if (res.status === 404) fail('PCCS_NOT_FOUND', `${what}: not found (404) at ${url}`);
+      if (res.status === 429 || res.status >= 500) {
+        last = `HTTP ${res.status}`;
+        continue;
+      }
+      fail('PCCS_HTTP_ERROR', `${what}: HTTP ${res.status} from ${url}`);
+    }
+    fail('PCCS_UNAVAILABLE', `${what}: PCCS unavailable after ${this.retries + 1} attempts (${last}) at ${url}`);
+  }
+
+  private chainHeader(headers: Headers, names: string[], what: string): string {
+    for (const n of names) {
+      const v = headers.get(n);
+      if (v) {
+        let pem: string;
+        try {
+          pem = decodeURIComponent(v);
+        } catch {
+          fail('PCCS_BAD_RESPONSE', `${what}: header ${n} is not valid URL encoding`);
+        }
+        if (!pem.includes('-----BEGIN CERTIFICATE-----')) fail('PCCS_BAD_RESPONSE', `${what}: header ${n} holds no PEM certificate`);
+        return pem;
+      }
+    }
+    return fail('PCCS_BAD_RESPONSE', `${what}: issuer chain header missing (expected ${names.join(' or ')})`);
+  }
+
+  async pckCrl(ca: PckCa): Promise<{ der: Uint8Array; issuerChain: string }> {
+    const { body, headers } = await this.get(`pckcrl?ca=${ca}&encoding=der`);
+    return { der: crlBytes(body, `PCCS pckcrl?ca=${ca}`), issuerChain: this.chainHeader(headers, ['SGX-PCK-CRL-Issuer-Chain'], `PCCS pckcrl?ca=${ca}`) };
+  }
+
+  /**
+   * The Intel SGX Root CA CRL. PCCS serves it at `rootcacrl` (hex of DER); Intel's PCS has no such
+   * route, so on 404 it is read from the root certificate's CRL distribution point.
+   */
+  async rootCaCrl(): Promise<Uint8Array> {
+    try {
+      const { body } = await this.get('rootcacrl');
+      return crlBytes(body, 'PCCS rootcacrl');
+    } catch (e) {
+      if (!(e instanceof VerifierError) || e.code !== 'PCCS_NOT_FOUND') throw e;
+    }
+    const { body } = await this.get(this.opts.rootCaCrlUrl ?? INTEL_ROOT_CA_CRL_URL);
+    return crlBytes(body, 'Intel SGX Root CA CRL');
+  }
+
+  async tcbInfo(fmspc: string): Promise<SignedJson> {
+    if (!/^[0-9a-fA-F]{12}$/.test(fmspc)) fail('PCCS_BAD_RESPONSE', `FMSPC ${JSON.stringify(fmspc)} is not 6 bytes of hex`);
+    const { body, headers } = await this.get(`tcb?fmspc=${fmspc.toLowerCase()}`);
+    return { body: utf8(body, 'PCCS tcb'), issuerChain: this.chainHeader(headers, ['TCB-Info-Issuer-Chain', 'SGX-TCB-Info-Issuer-Chain'], 'PCCS tcb') };
+  }
+
+  async qeIdentity(): Promise<SignedJson> {
+    const { body, headers } = await this.get('qe/identity');
+    return { body: utf8(body, 'PCCS qe/identity'), issuerChain: this.chainHeader(headers, ['SGX-Enclave-Identity-Issuer-Chain'], 'PCCS qe/identity') };
+  }
+}
+
+function utf8(b: Uint8Array, what: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(b);
+  } catch {
+    return fail('PCCS_BAD_RESPONSE', `${what}: body is not UTF-8`);
+  }
+}
+
+/** A CRL body as served: DER, hex of DER (PCCS), or PEM. */
+export function crlBytes(body: Uint8Array, what: string): Uint8Array {
+  if (body.length > 0 && body[0] === 0x30) return body;
+  const text = utf8(body, what).trim();
+  if (/^([0-9a-fA-F]{2})+$/.test(text)) return Uint8Array.from(Buffer.from(text, 'hex'));
+  const m = /^-----BEGIN X509 CRL-----\s*([A-Za-z0-9+/=\s]+)-----END X509 CRL-----$/.exec(text);
+  if (m) return Uint8Array.from(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64'));
+  return fail('PCCS_BAD_RESPONSE', `${what}: body is neither DER, hex nor PEM (${body.length} bytes)`);
+}

@@ -1,0 +1,120 @@
+/**
+ * typeA collateral from a PCCS (or Intel PCS): fetches the four pieces a quote needs (TCB info by
+ * FMSPC, QE identity, the PCK CRL of the quote's CA, the root CA CRL), caches each until its own
+ * nextUpdate, and caches the verified combination so that a warm verification does no signature
+ * work on collateral. Verification of the combination happens at the requested verification
+ * time; cached combinations are re-checked against each verification time by verifyQuote.
+ */
+import { LRUCache } from 'lru-cache';
+import { parseCrl } from '../attestation/x509/crl.js';
+import { parsePemChain, type Certificate } from '../attestation/x509/certificate.js';
+import { splitSignedBody, type Collateral } from '../attestation/typeA/collateral.js';
+import { parseTcbInfo } from '../attestation/typeA/tcbInfo.js';
+import { parseQeIdentity } from '../attestation/typeA/qeIdentity.js';
+import { pckExtension } from '../attestation/typeA/pckExtension.js';
+import { typeAError } from '../attestation/typeA/errors.js';
+import { verifyCollateral, type VerifiedCollateral } from '../attestation/typeA/verify.js';
+import type { Quote } from '../attestation/typeA/quote.js';
+import type { TypeACollateralSource } from '../verify/typeA.js';
+import type { PccsClient, PckCa, SignedJson } from './pccsClient.js';
+import { RefreshingCache, type CacheEvents, type Fetched } from './refreshingCache.js';
+
+interface SignedPiece {
+  raw: string;
+  signatureHex: string;
+  issuerChain: string;
+}
+interface CrlPiece {
+  der: Uint8Array;
+  issuerChain: string;
+}
+
+export interface PccsSourceOptions {
+  root: Certificate;
+  now?: () => number;
+  events?: CacheEvents;
+  refreshAheadMs?: number;
+}
+
+function signedPiece(s: SignedJson, key: 'tcbInfo' | 'enclaveIdentity'): SignedPiece {
+  const { raw, signatureHex } = splitSignedBody(s.body, key);
+  return { raw, signatureHex, issuerChain: s.issuerChain };
+}
+
+export class PccsCollateralSource implements TypeACollateralSource {
+  private readonly tcb: RefreshingCache<SignedPiece>;
+  private readonly qe: RefreshingCache<SignedPiece>;
+  private readonly pckCrl: RefreshingCache<CrlPiece>;
+  private readonly rootCrl: RefreshingCache<CrlPiece>;
+  private readonly verified = new LRUCache<string, { parts: readonly object[]; vc: VerifiedCollateral }>({ max: 256 });
+  private readonly platforms = new LRUCache<string, { fmspc: string; ca: PckCa }>({ max: 1024 });
+
+  constructor(
+    private readonly client: PccsClient,
+    private readonly opts: PccsSourceOptions,
+  ) {
+    const common = { ...(opts.now ? { now: opts.now } : {}), ...(opts.events ? { events: opts.events } : {}), ...(opts.refreshAheadMs !== undefined ? { refreshAheadMs: opts.refreshAheadMs } : {}) };
+    this.tcb = new RefreshingCache('tcbInfo', common);
+    this.qe = new RefreshingCache('qeIdentity', common);
+    this.pckCrl = new RefreshingCache('pckCrl', common);
+    this.rootCrl = new RefreshingCache('rootCaCrl', common);
+  }
+
+  /** FMSPC and PCK CA kind of the quote's PCK certificate (cached by the leaf PEM). */
+  platformOf(quote: Quote): { fmspc: string; ca: PckCa } {
+    const leafPem = quote.pckCertPems[0];
+    const hit = this.platforms.get(leafPem);
+    if (hit) return hit;
+    const [leaf, intermediate] = parsePemChain(`${quote.pckCertPems[0]}\n${quote.pckCertPems[1]}`) as [Certificate, Certificate];
+    const cn = /CN=([^,]+)/.exec(intermediate.subjectText)?.[1] ?? '';
+    const ca: PckCa | undefined = cn === 'Intel SGX PCK Processor CA' ? 'processor' : cn === 'Intel SGX PCK Platform CA' ? 'platform' : undefined;
+    if (!ca) typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK intermediate is "${intermediate.subjectText}", expected the Intel SGX PCK Processor or Platform CA`);
+    const p = { fmspc: Buffer.from(pckExtension(leaf).fmspc).toString('hex'), ca };
+    this.platforms.set(leafPem, p);
+    return p;
+  }
+
+  private signed(cache: RefreshingCache<SignedPiece>, key: string, load: () => Promise<SignedJson>, which: 'tcbInfo' | 'enclaveIdentity') {
+    return cache.get(key, async (): Promise<Fetched<SignedPiece>> => {
+      const piece = signedPiece(await load(), which);
+      const parsed = which === 'tcbInfo' ? parseTcbInfo(piece.raw) : parseQeIdentity(piece.raw);
+      return { value: piece, thisUpdate: parsed.issueDate, nextUpdate: parsed.nextUpdate };
+    });
+  }
+
+  private crl(cache: RefreshingCache<CrlPiece>, key: string, load: () => Promise<CrlPiece>) {
+    return cache.get(key, async (): Promise<Fetched<CrlPiece>> => {
+      const piece = await load();
+      const crl = parseCrl(piece.der, key);
+      return { value: piece, thisUpdate: crl.thisUpdate, nextUpdate: crl.nextUpdate };
+    });
+  }
+
+  async forQuote(quote: Quote, time: number): Promise<VerifiedCollateral> {
+    const { fmspc, ca } = this.platformOf(quote);
+    const [tcb, qe, pck, root] = await Promise.all([
+      this.signed(this.tcb, fmspc, () => this.client.tcbInfo(fmspc), 'tcbInfo'),
+      this.signed(this.qe, 'qe', () => this.client.qeIdentity(), 'enclaveIdentity'),
+      this.crl(this.pckCrl, `pckCrl:${ca}`, () => this.client.pckCrl(ca)),
+      this.crl(this.rootCrl, 'rootCaCrl', async () => ({ der: await this.client.rootCaCrl(), issuerChain: '' })),
+    ]);
+    const key = `${fmspc}:${ca}`;
+    const parts = [tcb, qe, pck, root] as const;
+    const hit = this.verified.get(key);
+    if (hit && hit.parts.every((p, i) => p === parts[i])) return hit.vc;
+    const collateral: Collateral = {
+      pckCrl: pck.der,
+      pckCrlIssuerChain: pck.issuerChain,
+      rootCaCrl: root.der,
+      tcbInfoIssuerChain: tcb.issuerChain,
+      tcbInfoRaw: tcb.raw,
+      tcbInfoSignature: tcb.signatureHex,
+      qeIdentityIssuerChain: qe.issuerChain,
+      qeIdentityRaw: qe.raw,
+      qeIdentitySignature: qe.signatureHex,
+    };
+    const vc = verifyCollateral(collateral, { root: this.opts.root, time });
+    this.verified.set(key, { parts, vc });
+    return vc;
+  }
+}
