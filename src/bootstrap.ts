@@ -93,7 +93,10 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: ob
     acceptedTcbStatuses: config.acceptedTcbStatuses,
     allowDebugEnclaves: config.allowDebugEnclaves,
   };
-  const collateral = new PccsCollateralSource(new PccsClient({ baseUrl: config.pccsUrl }), { root: roots.typeA });
+  // With a fixed verification time the verifier behaves as if it were that time, also for the
+  // freshness of cached collateral.
+  const clock = config.verificationTime !== undefined ? () => config.verificationTime! : Date.now;
+  const collateral = new PccsCollateralSource(new PccsClient({ baseUrl: config.pccsUrl }), { root: roots.typeA, now: clock });
   const service = createInProcessService(policy, {
     roots,
     collateral,

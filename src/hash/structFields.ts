@@ -2,28 +2,21 @@
  * `Plaintext::to_fields` of the chunked u128 struct `{ c0: { f0 … f31 }, …, c(n-1): {…} }`
  * computed straight from the message bytes (no text round trip).
  *
- * Bit string (little-endian, LSB first):
- *   struct   = variant bits (0,1) | member count (8 bits) | members…
- *   member   = name length in bits (8 bits) | name ASCII bytes | member bit length (16 bits) | member bits
- *   u128     = variant bits (0,0) | type id 13 (8 bits) | 128 (16 bits) | value (128 bits)
- * then one terminating 1 bit; cut into 252-bit little-endian field elements (last one short).
+ * Layout: see bits.ts. The outer struct has members c0…c(n−1), each an inner struct of
+ * members f0…f31, each a u128 literal.
  *
  * Only the 128 value bits of each u128 depend on the message, so the rest is a constant template
  * per chunk count (cached); the value bits are spliced into it.
  */
 import { VerifierError } from '../errors.js';
+import { BitWriter, FIELD_DATA_BITS, packFields, U128_BITS, U128_LITERAL_BITS } from './bits.js';
 import type { HashCode } from './errors.js';
 
 export const STRUCT_CHUNK_BYTES = 512;
 export const STRUCT_FIELDS_PER_CHUNK = 32;
 /** The struct member count is encoded in 8 bits. */
 export const STRUCT_MAX_CHUNKS = 255;
-/** Data bits per field element in `to_fields` (BLS12-377 scalar field capacity). */
-export const FIELD_DATA_BITS = 252;
-
-const U128_TYPE_ID = 13;
-const U128_BITS = 128;
-const U128_LITERAL_BITS = 2 + 8 + 16 + U128_BITS; // 154
+export { FIELD_DATA_BITS };
 
 interface Template {
   /** Field elements with all value bits zero. */
@@ -33,60 +26,24 @@ interface Template {
   readonly shift: Uint16Array;
 }
 
-class BitWriter {
-  readonly bits: number[] = [];
-  push(value: number, count: number): void {
-    for (let i = 0; i < count; i++) this.bits.push((value >>> i) & 1);
-  }
-  append(other: BitWriter): void {
-    for (const b of other.bits) this.bits.push(b);
-  }
-  get length(): number {
-    return this.bits.length;
-  }
-}
-
-function writeMemberHeader(w: BitWriter, name: string, memberBits: number): void {
-  w.push(name.length * 8, 8);
-  for (let i = 0; i < name.length; i++) w.push(name.charCodeAt(i), 8);
-  w.push(memberBits, 16);
-}
-
 function buildTemplate(chunks: number): Template {
   const valueOffsets: number[] = [];
   const outer = new BitWriter();
-  outer.push(0, 1);
-  outer.push(1, 1);
-  outer.push(chunks, 8);
+  outer.structHeader(chunks);
   for (let c = 0; c < chunks; c++) {
     const inner = new BitWriter();
     const innerValueOffsets: number[] = [];
-    inner.push(0, 1);
-    inner.push(1, 1);
-    inner.push(STRUCT_FIELDS_PER_CHUNK, 8);
+    inner.structHeader(STRUCT_FIELDS_PER_CHUNK);
     for (let f = 0; f < STRUCT_FIELDS_PER_CHUNK; f++) {
-      writeMemberHeader(inner, `f${f}`, U128_LITERAL_BITS);
-      inner.push(0, 2);
-      inner.push(U128_TYPE_ID, 8);
-      inner.push(U128_BITS, 16);
-      innerValueOffsets.push(inner.length);
-      inner.push(0, U128_BITS);
+      inner.memberHeader(`f${f}`, U128_LITERAL_BITS);
+      innerValueOffsets.push(inner.u128Literal(0n));
     }
-    writeMemberHeader(outer, `c${c}`, inner.length);
+    outer.memberHeader(`c${c}`, inner.length);
     const innerStart = outer.length;
     outer.append(inner);
     for (const o of innerValueOffsets) valueOffsets.push(innerStart + o);
   }
-  outer.push(1, 1); // terminator
-  const bits = outer.bits;
-  const count = Math.ceil(bits.length / FIELD_DATA_BITS);
-  const base: bigint[] = [];
-  for (let k = 0; k < count; k++) {
-    let x = 0n;
-    const end = Math.min(bits.length, (k + 1) * FIELD_DATA_BITS);
-    for (let i = end - 1; i >= k * FIELD_DATA_BITS; i--) x = (x << 1n) | BigInt(bits[i] as number);
-    base.push(x);
-  }
+  const base = packFields(outer);
   const index = new Uint16Array(valueOffsets.length);
   const shift = new Uint16Array(valueOffsets.length);
   valueOffsets.forEach((o, g) => {

@@ -50,7 +50,7 @@ export function describeFound(text: string, offset: number): string {
     return `"${text.slice(offset, end)}${more}"`;
   }
   const cp = text.codePointAt(offset) ?? 0;
-  if (cp > 0x20 && cp < 0x7f) return `"${String.fromCharCode(cp)}"`;
+  if (cp > 0x20 && cp < 0x7f) return JSON.stringify(String.fromCharCode(cp));
   const hex = cp.toString(16).toUpperCase().padStart(4, '0');
   return cp > 0x7f && cp !== 0xfeff && !(cp >= 0xd800 && cp <= 0xdfff)
     ? `"${String.fromCodePoint(cp)}" (U+${hex})`

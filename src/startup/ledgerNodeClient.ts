@@ -65,6 +65,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (value === null) return undefined;
   const v = value.trim();
   if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  if (!/^[A-Za-z]{3}, /.test(v)) return undefined; // IMF-fixdate, e.g. "Wed, 21 Oct 2015 07:28:00 GMT"
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -205,7 +205,8 @@ describe('liveCheck against a ledger-node simulator', () => {
 
   it('reports a PCR mismatch with both values in hex', async () => {
     const pcrs = targets.pcrValuesTargetHex.map(bytes);
-    pcrs[1]![47] ^= 0x01;
+    const pcr1 = pcrs[1]!;
+    pcr1[47] = pcr1[47]! ^ 0x01;
     node.setMapping(PROGRAM, PCR, '0u8', leoText(Buffer.concat(pcrs), PCR_KEYS));
     const e = await rejection(liveCheck(opts));
     expect(e.code).toBe('LIVECHECK_MISMATCH');

@@ -33,6 +33,8 @@ export interface PccsServer {
   requests: string[];
   /** Queue behaviours for the next requests whose path starts with `pathPrefix` (after v4/). */
   inject(pathPrefix: string, ...behaviours: Behaviour[]): void;
+  /** Drops behaviours queued by inject() that were not used. */
+  clearInjected(): void;
   setBundle(b: PccsBundle): void;
   close(): Promise<void>;
 }
@@ -103,6 +105,9 @@ export async function startPccsServer(initial: PccsBundle, opts: { apiKey?: stri
     url: `http://127.0.0.1:${addr.port}${V4}`,
     requests,
     inject: (prefix, ...bs) => injected.push(...bs.map((b) => ({ prefix, b }))),
+    clearInjected: () => {
+      injected.length = 0;
+    },
     setBundle: (b) => {
       bundle = b;
     },

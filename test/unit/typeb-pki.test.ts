@@ -4,7 +4,7 @@ import { parseCertificate, parsePemChain } from '../../src/attestation/x509/cert
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { cutTypeBReport, parseTypeB, verifyTypeB, verifyTypeBReport } from '../../src/attestation/typeB/index.js';
 import { createTypeBPki, defaultPcrs, type MintDocumentOptions } from '../support/typeb-pki.js';
-import { encodeCbor, raw } from '../support/cbor-encode.js';
+import { encodeCbor, raw, type CborInput } from '../support/cbor-encode.js';
 import { generateEcKey } from '../support/x509-mint.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -184,7 +184,7 @@ describe('typeB with a minted test PKI', () => {
     expect(verify(set('pcrs', new Map([[1, new Uint8Array(48)]])))).toBe('TYPEB_DOC_BAD_FIELD'); // no PCR0
     expect(verify(set('pcrs', new Map([[0, new Uint8Array(47).fill(1)]])))).toBe('TYPEB_DOC_BAD_FIELD');
     expect(verify(set('pcrs', new Map([[0, new Uint8Array(48).fill(1)], [32, new Uint8Array(48)]])))).toBe('TYPEB_DOC_BAD_FIELD');
-    expect(verify(set('pcrs', new Map([[0, new Uint8Array(48).fill(1)], ['1', new Uint8Array(48)]])))).toBe('TYPEB_DOC_BAD_FIELD');
+    expect(verify(set('pcrs', new Map<CborInput, CborInput>([[0, new Uint8Array(48).fill(1)], ['1', new Uint8Array(48)]])))).toBe('TYPEB_DOC_BAD_FIELD');
     const many = new Map(Array.from({ length: 33 }, (_, i) => [i, new Uint8Array(48).fill(1)] as const));
     expect(verify(set('pcrs', many))).toBe('TYPEB_DOC_BAD_FIELD');
     for (const n of [32, 64, 96]) expect(verify(set('pcrs', new Map([[0, new Uint8Array(n).fill(1)]])))).toBe('OK');
