@@ -13,6 +13,7 @@ import { ChainCache } from '../src/attestation/x509/chainCache.js';
 import { parseTypeB, verifyTypeBReport } from '../src/attestation/typeB/index.js';
 import { sigStructure } from '../src/attestation/typeB/cose.js';
 import { parseCertificate } from '../src/attestation/x509/certificate.js';
+import { createTypeBPki } from '../test/support/typeb-pki.js';
 
 const dir = path.resolve(process.cwd(), '../shared/vectors/nitro');
 const report = new Uint8Array(Buffer.from(readFileSync(path.join(dir, 'oracle-nitro-report.hex'), 'utf8').trim(), 'hex'));
@@ -23,6 +24,13 @@ const tbs = sigStructure(parsed.protectedBytes, parsed.payloadBytes);
 const b64 = Buffer.from(report).toString('base64');
 const docTime = new Date(parsed.document.timestamp);
 const cache = new ChainCache();
+// Distinct documents (fresh leaf each, as the NSM does) under one CA bundle: the CA part is cached.
+const pki = createTypeBPki({ now: Date.UTC(2025, 0, 1) });
+const pkiRoot = parseCertificate(pki.rootDer);
+const fresh = Array.from({ length: 400 }, () => pki.mintDocument());
+const freshCache = new ChainCache({ max: 100_000 });
+verifyTypeBReport(pki.mintDocument(), { root: pkiRoot, allowDebug: false, chainCache: freshCache });
+let next = 0;
 
 // sanity: every contender accepts the document before it is timed
 verifyTypeBReport(report, { root, allowDebug: false });
@@ -51,10 +59,13 @@ bench
   .add('verify warm (chain cached)', () => {
     verifyTypeBReport(report, { root, allowDebug: false, chainCache: cache });
   })
+  .add('verify new document, CA bundle cached (test PKI)', () => {
+    verifyTypeBReport(fresh[next++ % fresh.length]!, { root: pkiRoot, allowDebug: false, chainCache: freshCache });
+  })
   .add('peer @0xsequence/tee-verifier (chain at doc time + signature)', peer);
 await bench.run();
 
-const mean = (name: string): number => bench.tasks.find((t) => t.name === name)!.result.latency!.mean * 1000;
+const mean = (name: string): number => (bench.tasks.find((t) => t.name === name)!.result as unknown as { latency: { mean: number } }).latency.mean * 1000;
 const floor = mean('floor: one P-384 verify (node:crypto)');
 console.log('task'.padEnd(64), 'mean µs'.padStart(10), 'vs floor'.padStart(10));
 for (const t of bench.tasks) {
@@ -63,4 +74,4 @@ for (const t of bench.tasks) {
 }
 console.log(`warm/floor = ${(mean('verify warm (chain cached)') / floor).toFixed(3)} (target ≤ 1.2)`);
 console.log(`peer/warm = ${(mean('peer @0xsequence/tee-verifier (chain at doc time + signature)') / mean('verify warm (chain cached)')).toFixed(1)}×, peer/cold = ${(mean('peer @0xsequence/tee-verifier (chain at doc time + signature)') / mean('verify cold (no chain cache)')).toFixed(1)}×`);
-console.log(`chain cache: hits ${cache.hits}, misses ${cache.misses}`);
+console.log(`chain cache: hits ${cache.hits}, misses ${cache.misses}; fresh-leaf cache: hits ${freshCache.hits}, CA hits ${freshCache.caHits}, misses ${freshCache.misses}`);

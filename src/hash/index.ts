@@ -7,12 +7,14 @@ import { ALEO_POSEIDON8_DOMAIN } from './domain.js';
 import { fieldToU128, u128ToLeBytes } from './field.js';
 import { poseidon8Kernel } from './kernel.js';
 import { structFieldElements } from './structFields.js';
+import { u128StructFieldElements, type U128Member } from './u128Struct.js';
 
 export { HashCodes, type HashCode } from './errors.js';
 export { ALEO_POSEIDON8_DOMAIN } from './domain.js';
 export { FIELD_MODULUS } from './field.js';
 export { poseidon8 } from './poseidon8-reference.js';
 export { structFieldElements, structFieldCount, STRUCT_CHUNK_BYTES } from './structFields.js';
+export { u128StructFieldElements, type U128Member } from './u128Struct.js';
 
 /**
  * Full field-element hash of the struct holding `bytes` (length a positive multiple of 512;
@@ -30,4 +32,20 @@ export function hashReportDataU128(bytes: Uint8Array): bigint {
 /** The 16 bytes (u128 little-endian) the enclave puts at the start of its report user data. */
 export function hashReportData(bytes: Uint8Array): Uint8Array {
   return u128ToLeBytes(hashReportDataU128(bytes));
+}
+
+/** `hash.psd8 { m0: <u128>, m1: <u128>, … } as u128` for a flat struct of named u128 members. */
+export function hashU128Struct(members: readonly U128Member[]): bigint {
+  return fieldToU128(poseidon8Kernel(ALEO_POSEIDON8_DOMAIN, u128StructFieldElements(members)));
+}
+
+/**
+ * The oracle's timestampedRequestHash:
+ * `hash.psd8 { request_hash: <requestHash>, attestation_timestamp: <timestamp> } as u128`.
+ */
+export function hashTimestampedRequest(requestHash: bigint, attestationTimestamp: bigint): bigint {
+  return hashU128Struct([
+    { name: 'request_hash', value: requestHash },
+    { name: 'attestation_timestamp', value: attestationTimestamp },
+  ]);
 }

@@ -111,56 +111,34 @@ function keyAt(b: Uint8Array, p: number, k: number, index: number): boolean {
 }
 
 const TWO32 = 4294967296;
-/** Digits folded per limb pass: limb·10^6 + carry < 2^32·2^21 = 2^53, so every step is exact. */
+/** 2^-32: multiplying by it is exact (a power of two), and cheaper than dividing by 2^32. */
+const INV32 = 1 / TWO32;
+/** Digits read straight into a double before limb arithmetic starts: 10^15 < 2^53. */
+const HEAD = 15;
+/** Digits folded into the limbs per pass: limb·10^6 + carry < 2^32·2^21 = 2^53 stays exact. */
 const GROUP = 6;
 const POW10 = [1, 10, 100, 1000, 10000, 100000, 1000000];
+/** Longest decimal u128 (2^128 - 1 has 39 digits). */
+const MAX_DIGITS = 39;
 
-/**
- * Writes the decimal digits b[start, end) (ASCII digits, at most 39) as a 16-byte little-endian
- * u128 at out[o] (which is zero). Four 32-bit limbs held in doubles. False when the value ≥ 2^128.
- */
-function writeDecimalLE(b: Uint8Array, start: number, end: number, out: Uint8Array, o: number): boolean {
-  if (end - start <= 15) {
-    let v = 0;
-    for (let i = start; i < end; i++) v = v * 10 + ((b[i] as number) - C_0);
-    const hi = (v / TWO32) >>> 0;
-    writeU32(out, o, v - hi * TWO32);
-    writeU32(out, o + 4, hi);
-    return true;
-  }
-  let l0 = 0;
-  let l1 = 0;
-  let l2 = 0;
-  let l3 = 0;
-  let i = start;
-  let g = (end - start) % GROUP || GROUP;
-  while (i < end) {
-    let d = 0;
-    const ge = i + g;
-    for (; i < ge; i++) d = d * 10 + ((b[i] as number) - C_0);
-    const m = POW10[g] as number;
-    let x = l0 * m + d;
-    let carry = (x / TWO32) >>> 0;
-    l0 = x - carry * TWO32;
-    x = l1 * m + carry;
-    carry = (x / TWO32) >>> 0;
-    l1 = x - carry * TWO32;
-    if (carry !== 0 || l2 !== 0 || l3 !== 0) {
-      x = l2 * m + carry;
-      carry = (x / TWO32) >>> 0;
-      l2 = x - carry * TWO32;
-      x = l3 * m + carry;
-      carry = Math.floor(x / TWO32);
-      l3 = x - carry * TWO32;
-      if (carry !== 0) return false;
-    }
-    g = GROUP;
-  }
-  writeU32(out, o, l0);
-  writeU32(out, o + 4, l1);
-  writeU32(out, o + 8, l2);
-  writeU32(out, o + 12, l3);
-  return true;
+/** The value being read, as four 32-bit limbs (little-endian) held in doubles. */
+const limbs = new Float64Array(4);
+
+/** limbs = limbs·m + d (m ≤ 10^6, d < m). Returns false when the result is ≥ 2^128. */
+function fold(m: number, d: number): boolean {
+  let x = (limbs[0] as number) * m + d;
+  let carry = (x * INV32) >>> 0;
+  limbs[0] = x - carry * TWO32;
+  x = (limbs[1] as number) * m + carry;
+  carry = (x * INV32) >>> 0;
+  limbs[1] = x - carry * TWO32;
+  x = (limbs[2] as number) * m + carry;
+  carry = (x * INV32) >>> 0;
+  limbs[2] = x - carry * TWO32;
+  x = (limbs[3] as number) * m + carry;
+  carry = Math.floor(x * INV32);
+  limbs[3] = x - carry * TWO32;
+  return carry === 0;
 }
 
 function writeU32(out: Uint8Array, o: number, v: number): void {
@@ -170,39 +148,86 @@ function writeU32(out: Uint8Array, o: number, v: number): void {
   out[o + 3] = v >>> 24;
 }
 
+/** `report chunk c3 field f7`: the value stored at output offset `o`. */
+function valueName(label: string, chunk: number, o: number): string {
+  return `${label} chunk ${chunkKey(chunk)} field ${FIELD_KEYS[(o >> 4) & 31]}`;
+}
+
 /**
- * Reads the literal `<digits>u128` at `p` into out[o…o+16) and returns the offset past the suffix.
- * `where` names the value in error messages (built only on failure).
+ * Reads the literal `<digits>u128` at `p` into out[o…o+16) (which is zero) and returns the offset
+ * past the suffix. One pass: the first 15 digits accumulate in a double, later ones are folded
+ * into the limbs 6 at a time. `label` and `chunk` name the value in error messages.
  */
-function readU128(text: string, b: Uint8Array, p: number, out: Uint8Array, o: number, where: () => string): number {
+function readU128(
+  text: string,
+  b: Uint8Array,
+  p: number,
+  out: Uint8Array,
+  o: number,
+  label: string,
+  chunk: number,
+): number {
   const start = p;
-  const first = b[p] as number;
-  if (first === C_0) {
-    const next = b[++p] as number;
-    if (next >= C_0 && next <= C_9) {
-      throw errorAt('STRUCT_SYNTAX', text, start, `${where()}: leading zeros are not allowed`);
+  let c = b[p] as number;
+  if (c === C_0) {
+    c = b[++p] as number;
+    if (c >= C_0 && c <= C_9) {
+      throw errorAt('STRUCT_SYNTAX', text, start, `${valueName(label, chunk, o)}: leading zeros are not allowed`);
     }
-    if (next === 120 || next === 88) {
-      throw errorAt('STRUCT_SYNTAX', text, start, `${where()}: hexadecimal values are not allowed`);
+    if (c === 120 || c === 88) {
+      throw errorAt('STRUCT_SYNTAX', text, start, `${valueName(label, chunk, o)}: hexadecimal values are not allowed`);
     }
-  } else if (first > C_0 && first <= C_9) {
-    let c = b[++p] as number;
-    while (c >= C_0 && c <= C_9) c = b[++p] as number;
-    const digits = p - start;
-    if (digits > 39 || !writeDecimalLE(b, start, p, out, o)) {
-      throw errorAt('STRUCT_VALUE_OUT_OF_RANGE', text, start, `${where()}: value ≥ 2^128 (${digits} digits)`);
+  } else if (c > C_0 && c <= C_9) {
+    let v = c - C_0;
+    const headEnd = start + HEAD;
+    c = b[++p] as number;
+    while (c >= C_0 && c <= C_9 && p < headEnd) {
+      v = v * 10 + (c - C_0);
+      c = b[++p] as number;
+    }
+    const hi = (v * INV32) >>> 0;
+    if (c >= C_0 && c <= C_9) {
+      limbs[0] = v - hi * TWO32;
+      limbs[1] = hi;
+      limbs[2] = 0;
+      limbs[3] = 0;
+      let ok = true;
+      let d = 0;
+      let k = 0;
+      do {
+        d = d * 10 + (c - C_0);
+        c = b[++p] as number;
+        if (++k === GROUP) {
+          ok = fold(POW10[GROUP] as number, d);
+          d = 0;
+          k = 0;
+          if (!ok || p - start > MAX_DIGITS) break;
+        }
+      } while (c >= C_0 && c <= C_9);
+      if (ok && k > 0) ok = fold(POW10[k] as number, d);
+      if (!ok || p - start > MAX_DIGITS) {
+        while (c >= C_0 && c <= C_9) c = b[++p] as number;
+        throw errorAt('STRUCT_VALUE_OUT_OF_RANGE', text, start, `${valueName(label, chunk, o)}: value ≥ 2^128 (${p - start} digits)`);
+      }
+      writeU32(out, o, limbs[0] as number);
+      writeU32(out, o + 4, limbs[1] as number);
+      writeU32(out, o + 8, limbs[2] as number);
+      writeU32(out, o + 12, limbs[3] as number);
+    } else {
+      writeU32(out, o, v - hi * TWO32);
+      writeU32(out, o + 4, hi);
     }
   } else {
-    const hint = first === 43 || first === 45 ? ' (signs are not allowed)' : '';
+    const hint = c === 43 || c === 45 ? ' (signs are not allowed)' : '';
     throw errorAt(
       'STRUCT_SYNTAX',
       text,
       start,
-      `${where()}: expected a decimal u128 literal, found ${describeFound(text, start)}${hint}`,
+      `${valueName(label, chunk, o)}: expected a decimal u128 literal, found ${describeFound(text, start)}${hint}`,
     );
   }
-  if (b[p] !== 117 || b[p + 1] !== 49 || b[p + 2] !== 50 || b[p + 3] !== 56 || isWordByte(b[p + 4] as number)) {
-    throw errorAt('STRUCT_SYNTAX', text, p, `${where()}: expected the suffix "u128", found ${describeFound(text, p)}`);
+  if (c !== 117 || b[p + 1] !== 49 || b[p + 2] !== 50 || b[p + 3] !== 56 || isWordByte(b[p + 4] as number)) {
+    throw errorAt('STRUCT_SYNTAX', text, p, `${valueName(label, chunk, o)}: expected the suffix "u128", found ${describeFound(text, p)}`);
   }
   return p + 4;
 }
@@ -257,7 +282,7 @@ export function parseChunkedStruct(text: string, chunks: number, label: string =
       p = skipWs(b, p + (f < 10 ? 2 : 3));
       if (b[p] !== C_COLON) throw syntax(p, `${label} chunk ${chunkKey(c)}: expected ":" after "${FIELD_KEYS[f]}"`);
       p = skipWs(b, p + 1);
-      p = readU128(text, b, p, out, o, () => `${label} chunk ${chunkKey(c)} field ${FIELD_KEYS[f]}`);
+      p = readU128(text, b, p, out, o, label, c);
       o += FIELD_BYTES;
       p = skipWs(b, p);
       const sep = b[p];

@@ -40,6 +40,10 @@ function lastLines(text: string): string {
  */
 export async function runReproducibleBuild(opts: ReproducibleBuildOptions): Promise<EnclaveMeasurements> {
   const script = resolve(opts.cwd, opts.script);
+  const cwdIsDir = await stat(opts.cwd).then((st) => st.isDirectory(), () => false);
+  if (!cwdIsDir) {
+    fail('REPRO_BUILD_SPAWN_FAILED', `reproducible build: working directory ${opts.cwd} does not exist or is not a directory`);
+  }
   try {
     const st = await stat(script);
     if (!st.isFile()) fail('REPRO_BUILD_SCRIPT_NOT_FOUND', `reproducible build: ${script} is not a regular file`);

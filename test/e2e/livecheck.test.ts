@@ -1,17 +1,15 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VerifierError } from '../../src/errors.js';
 import { liveCheck, type LiveCheckOptions } from '../../src/startup/liveCheck.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
+import { readVectorJson } from '../support/paths.js';
 
 interface ProductionTargets {
   uniqueIdTargetHex: string;
   pcrValuesTargetHex: string[];
   ledgerEncoded: { uniqueId: string; pcrs: string };
 }
-const targets = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/production-targets.json', import.meta.url), 'utf8'),
-) as ProductionTargets;
+const targets = readVectorJson<ProductionTargets>('production-targets.json');
 
 const PROGRAM = 'official_oracle.aleo';
 const UID = 'sgx_unique_id';

@@ -24,7 +24,7 @@ describe('GET /info', () => {
     const r = await fetch(`${srv.url}/info`);
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    const info = await r.json();
+    const info: any = await r.json();
     expect(Object.keys(info)).toEqual(['targetUniqueId', 'targetPcrValues', 'liveCheckProgram', 'startTimeUTC']);
     expect(info.targetUniqueId).toEqual({
       hexEncoded: targets.uniqueIdTargetHex,
@@ -140,7 +140,7 @@ describe('POST /decode', () => {
   it('serves the OpenAPI description at /docs/json with every route', async () => {
     const r = await fetch(`${srv.url}/docs/json`);
     expect(r.status).toBe(200);
-    const doc = await r.json();
+    const doc: any = await r.json();
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/info', '/decode', '/decodeReport', '/healthz', '/readyz']));
     expect(doc.paths['/decodeReport'].post.requestBody.content['application/json'].schema.required).toEqual(['userData', 'report']);

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VerifierError } from '../../src/errors.js';
 import { runReproducibleBuild } from '../../src/startup/reproducibleBuild.js';
-import targets from '../../../shared/vectors/production-targets.json' with { type: 'json' };
+import { readVectorJson } from '../support/paths.js';
+
+const targets = readVectorJson<{ uniqueIdTargetHex: string; pcrValuesTargetHex: string[] }>('production-targets.json');
 
 const FIXTURES = 'test/fixtures/enclave-id';
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -87,6 +89,12 @@ describe('runReproducibleBuild', () => {
   it('fails when the script path is a directory', async () => {
     const e = await rejection(run('', { script: FIXTURES }));
     expect(e.code).toBe('REPRO_BUILD_SCRIPT_NOT_FOUND');
+  });
+
+  it('fails when the working directory does not exist', async () => {
+    const e = await rejection(run('valid.sh', { script: join(process.cwd(), FIXTURES, 'valid.sh'), cwd: join(tmp, 'missing') }));
+    expect(e.code).toBe('REPRO_BUILD_SPAWN_FAILED');
+    expect(e.message).toContain('does not exist');
   });
 
   it('reports a non-zero exit with the exit code and the last lines of stderr', async () => {

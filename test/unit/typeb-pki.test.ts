@@ -45,9 +45,12 @@ describe('typeB with a minted test PKI', () => {
     const cache = new ChainCache();
     for (let i = 0; i < 3; i++) verifyTypeBReport(doc, { root, allowDebug: false, chainCache: cache });
     expect([cache.misses, cache.hits]).toEqual([1, 2]);
-    // a new document has a new leaf: a new cache entry
+    // a new document has a new leaf under the same CA bundle: only the leaf is new work
     verifyTypeBReport(mint(), { root, allowDebug: false, chainCache: cache });
-    expect([cache.misses, cache.size]).toEqual([2, 2]);
+    expect([cache.misses, cache.caHits, cache.size]).toEqual([1, 1, 2]);
+    // ... and a foreign instance CA with the same names (not cached) has its signature checked
+    const forged = mint({ cabundle: (b) => [...b.slice(0, 3), other.intermediates[2]!.der] });
+    expect(codeOf(() => verifyTypeBReport(forged, { root, allowDebug: false, chainCache: cache }))).toBe('X509_CHAIN_BAD_SIGNATURE');
   });
 
   it('indefinite-length payload maps verify over the received bytes', () => {

@@ -189,7 +189,11 @@ describe('ChainCache', () => {
     expect([cache.misses, cache.size]).toEqual([3, 1]);
     const bad = [leafUnder(root), inter.der, root.der];
     expect(codeOf(() => cache.verify(bad, policy()))).toBe('X509_CHAIN_NAME_MISMATCH');
-    expect(cache.size).toBe(1);
+    expect([cache.caHits, cache.size]).toEqual([1, 1]);
+    // the CA part is cached, yet the new leaf's signature is verified
+    const impostor = mintCa({ subject: name({ CN: 'Test Intermediate' }), curve: 'P-256', issuer: root, notBefore: T - DAY, notAfter: T + DAY });
+    expect(codeOf(() => cache.verify([leafUnder(impostor), inter.der, root.der], policy()))).toBe('X509_CHAIN_BAD_SIGNATURE');
+    expect([cache.caHits, cache.misses, cache.size]).toEqual([2, 3, 1]);
     // expired at first sight is not cached either
     expect(codeOf(() => cache.verify([leafUnder(inter), inter.der, root.der], policy({ time: T + 20 * DAY })))).toBe('X509_CHAIN_EXPIRED');
     expect(cache.size).toBe(1);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hashReportData, hashReportDataField, hashReportDataU128 } from '../../src/hash/index.js';
+import { hashReportData, hashReportDataField, hashReportDataU128, hashTimestampedRequest } from '../../src/hash/index.js';
 import { structFieldElements } from '../../src/hash/structFields.js';
 
 const ALEO = path.resolve(process.cwd(), '../shared/vectors/aleo');
@@ -41,6 +41,8 @@ interface Expected {
   reportChunks: number;
   reportFieldCount: number;
   reportHash: Hash;
+  requestHash?: { expected: string };
+  timestampedRequestHash?: { input: string; expected: string };
 }
 type Node = { [k: string]: unknown };
 
@@ -60,7 +62,8 @@ function sourceNode(key: string): { userData: string; report: string } {
 const expected = load<Record<string, Expected>>('e2e/expected.json');
 
 describe('userData and report hashes of the real e2e cases (expected.json)', () => {
-  it('includes the README SGX and Nitro examples', () => {
+  it('includes the README SGX and Nitro examples and requestHash cases', () => {
+    expect(Object.values(expected).filter((e) => e.timestampedRequestHash !== undefined).length).toBeGreaterThanOrEqual(6);
     expect(expected['readme-decodeReport-examples.json#sgx']?.userDataHash.leHex).toBe('4ae2492c027e094054ad70cc488df591');
     expect(expected['readme-decodeReport-examples.json#nitro']?.userDataHash.leHex).toBe('5ff1546349b95228a63c50332fd3b46a');
     expect(Object.keys(expected)).toHaveLength(8);
@@ -79,6 +82,20 @@ describe('userData and report hashes of the real e2e cases (expected.json)', () 
     const report = structTextToBytes(src.report, e.reportChunks);
     expect(structFieldElements(report)).toHaveLength(e.reportFieldCount);
     expect(Buffer.from(hashReportData(report)).toString('hex')).toBe(e.reportHash.leHex);
+
+    if (e.requestHash !== undefined) {
+      // requestHash = hash of userData with c0.f2 (attestation data) and c0.f3 (timestamp) zeroed.
+      const masked = userData.slice();
+      masked.fill(0, 32, 64);
+      const requestHash = hashReportDataU128(masked);
+      expect(`${requestHash}u128`).toBe(e.requestHash.expected);
+      const t = e.timestampedRequestHash;
+      if (t !== undefined) {
+        const m = /request_hash: (\d+)u128, attestation_timestamp: (\d+)u128/.exec(t.input);
+        expect(m?.[1]).toBe(String(requestHash));
+        expect(`${hashTimestampedRequest(requestHash, BigInt(m?.[2] ?? -1))}u128`).toBe(t.expected);
+      }
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hashReportData, hashReportDataField, hashReportDataU128 } from '../../src/hash/index.js';
+import { hashReportData, hashReportDataField, hashReportDataU128, hashTimestampedRequest } from '../../src/hash/index.js';
 import { structFieldCount, structFieldElements } from '../../src/hash/structFields.js';
 
 const FILE = path.resolve(process.cwd(), '../shared/vectors/aleo/poseidon8/format-message-hash-vectors.json');
@@ -16,7 +16,11 @@ interface Case {
   hashLeHex: string;
   fields?: string[];
 }
-const cases = (JSON.parse(readFileSync(FILE, 'utf8')) as { cases: Case[] }).cases;
+const file = JSON.parse(readFileSync(FILE, 'utf8')) as {
+  cases: Case[];
+  timestampedHashExample: { text: string; u128: string };
+};
+const cases = file.cases;
 
 function padded(c: Case): Uint8Array {
   const out = new Uint8Array(c.chunks * 512);
@@ -44,5 +48,10 @@ describe('FormatMessage → to_fields → Poseidon8 vectors', () => {
   it('field counts: 8 chunks → 205, 10 chunks → 256', () => {
     expect(structFieldCount(8)).toBe(205);
     expect(structFieldCount(10)).toBe(256);
+  });
+
+  it('timestampedHashExample: { request_hash: 1u128, attestation_timestamp: 2u128 }', () => {
+    expect(file.timestampedHashExample.text).toBe('{ request_hash: 1u128, attestation_timestamp: 2u128 }');
+    expect(hashTimestampedRequest(1n, 2n)).toBe(BigInt(file.timestampedHashExample.u128));
   });
 });

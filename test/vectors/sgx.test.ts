@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { VerifierError } from '../../src/errors.js';
+import { ChainCache } from '../../src/attestation/x509/chainCache.js';
+import { parseCrl } from '../../src/attestation/x509/crl.js';
 import { parseCertificate } from '../../src/attestation/x509/certificate.js';
 import { collateralFromDcapQvlJson, splitSignedBody, type Collateral } from '../../src/attestation/typeA/collateral.js';
 import { cutTypeAReport, parseQuote } from '../../src/attestation/typeA/quote.js';
@@ -161,3 +165,91 @@ describe('typeA vectors: the oracle report', () => {
     expect(verdict.pckCertSerial).toBe('423b56d3cf4f06ff37342e738fc4ecd3cebc1802');
   });
 });
+
+describe('typeA vectors: tampering with real data', () => {
+  const v = expected['oracle-sgx-report'];
+  const time = 1790121600_000;
+  const quote = quoteBytes(v.quote);
+  const collateral = collateralFromDcapQvlJson(read(v.collateral).toString('utf8'));
+  const vc = verifyCollateral(collateral, { root, time });
+  const chainCache = new ChainCache();
+  const verifyBytes = (b: Uint8Array): TypeAVerdict => verifyQuote(parseQuote(b), vc, { root, time, chainCache });
+  const flip = (o: number): Uint8Array => {
+    const b = quote.slice();
+    b[o]! ^= 0x01;
+    return b;
+  };
+  const codeAt = (o: number): string => codeOf(() => verifyBytes(flip(o))).split(':')[0]!;
+
+  it('named failures for each signed part', () => {
+    expect(codeAt(64 + 48)).toBe('TYPEA_ISV_REPORT_BAD_SIGNATURE'); // MRENCLAVE
+    expect(codeAt(320 + 48)).toBe('TYPEA_ISV_REPORT_BAD_SIGNATURE'); // report data
+    expect(codeAt(436 + 10)).toBe('TYPEA_ISV_REPORT_BAD_SIGNATURE'); // ISV signature
+    expect(codeAt(436 + 64 + 5)).toBe('TYPEA_QE_REPORT_DATA_MISMATCH'); // attestation key
+    expect(codeAt(436 + 128 + 258)).toBe('TYPEA_QE_REPORT_BAD_SIGNATURE'); // QE ISVSVN
+    expect(codeAt(436 + 128 + 384 + 3)).toBe('TYPEA_QE_REPORT_BAD_SIGNATURE'); // QE signature
+    expect(codeAt(436 + 128 + 384 + 64 + 2 + 4)).toBe('TYPEA_QE_REPORT_DATA_MISMATCH'); // auth data
+  });
+
+  it('any single-bit change anywhere in the quote is refused with a VerifierError', () => {
+    const original = verifyBytes(quote);
+    expect(original.tcbStatus).toBe('OutOfDate');
+    let refused = 0;
+    for (let o = 0; o < quote.length; o += 13) {
+      const c = codeAt(o);
+      expect(c).toMatch(/^(QUOTE|TYPEA|X509|DER|CRL)_/);
+      refused++;
+    }
+    expect(refused).toBe(Math.ceil(quote.length / 13));
+    expect(chainCache.misses).toBeGreaterThan(1);
+  });
+
+  it('collateral: a changed byte or added whitespace in the signed TCB info / QE identity → bad signature', () => {
+    const edit = (patch: Partial<Collateral>): string => codeOf(() => verifyCollateral({ ...collateral, ...patch }, { root, time })).split(':')[0]!;
+    expect(edit({ tcbInfoRaw: collateral.tcbInfoRaw.replace('"tcbEvaluationDataNumber":20', '"tcbEvaluationDataNumber":21') })).toBe('TYPEA_TCB_INFO_BAD_SIGNATURE');
+    expect(edit({ tcbInfoRaw: collateral.tcbInfoRaw.replace('"version":3,', '"version": 3,') })).toBe('TYPEA_TCB_INFO_BAD_SIGNATURE');
+    expect(edit({ qeIdentityRaw: collateral.qeIdentityRaw.replace('"isvsvn":8', '"isvsvn":9') })).toBe('TYPEA_QE_IDENTITY_BAD_SIGNATURE');
+    expect(edit({ tcbInfoSignature: collateral.tcbInfoSignature.replace(/^../, '00') })).toBe('TYPEA_TCB_INFO_BAD_SIGNATURE');
+    expect(edit({ tcbInfoSignature: 'abcd' })).toBe('TYPEA_TCB_INFO_BAD_SIGNATURE');
+    // The PCK CRL's issuer chain must not stand in for the TCB signing chain.
+    expect(edit({ tcbInfoIssuerChain: collateral.pckCrlIssuerChain })).toBe('TYPEA_TCB_SIGNING_CHAIN_INVALID');
+    // Root CA CRL signed by someone else (the PCK CRL in its place).
+    expect(edit({ rootCaCrl: collateral.pckCrl })).toBe('CRL_ISSUER_MISMATCH');
+  });
+
+  it('collateral for another FMSPC → TYPEA_FMSPC_MISMATCH', () => {
+    const other = collateralFromDcapQvlJson(read('derived-collateral/dcap-qvl-sgx_quote.collateral-2026-09-22.json').toString('utf8'));
+    const vc2 = verifyCollateral(other, { root, time });
+    expect(codeOf(() => verifyQuote(parseQuote(quote), vc2, { root, time }))).toMatch(/^TYPEA_FMSPC_MISMATCH: typeA: PCK FMSPC 00906ED50000 differs from the TCB info FMSPC 00A067110000/);
+  });
+
+  it('a Platform-CA quote against a Processor-CA PCK CRL → TYPEA_PCK_CRL_ISSUER_MISMATCH', () => {
+    const s = expected['signal-dcap'];
+    const q = parseQuote(quoteBytes(s.quote));
+    const t = s.verify_at_unix * 1000;
+    const c = collateralFromDcapQvlJson(read(s.collateral).toString('utf8'));
+    const vcSignal = verifyCollateral(c, { root, time: t });
+    // Splice the (verified) Processor-CA PCK CRL of the oracle collateral into the Platform-CA quote's collateral.
+    const vcMixed: typeof vcSignal = { ...vcSignal, pckCrl: parseCrlHex(read(v.collateral)), pckCrlIssuer: vc.pckCrlIssuer, validFrom: -Infinity, validUntil: Infinity };
+    expect(codeOf(() => verifyQuote(q, vcMixed, { root, time: t }))).toMatch(/^TYPEA_PCK_CRL_ISSUER_MISMATCH/);
+  });
+
+  it('collateral verified against another root is refused', () => {
+    const fake = { ...vc, rootFingerprint: '00'.repeat(32) };
+    expect(codeOf(() => verifyQuote(parseQuote(quote), fake, { root, time }))).toMatch(/^TYPEA_COLLATERAL_MALFORMED/);
+  });
+
+  it('warm path with caches returns the same verdict', () => {
+    const keyCache = new LRUCache<string, KeyObject>({ max: 16 });
+    const a = verifyQuote(parseQuote(quote), vc, { root, time, chainCache, keyCache });
+    const b = verifyQuote(parseQuote(quote), vc, { root, time, chainCache, keyCache });
+    expect(b).toEqual(a);
+    expect(keyCache.size).toBe(1);
+    // Warm verification still re-checks time: the cached collateral is refused after it expires.
+    expect(codeOf(() => verifyQuote(parseQuote(quote), vc, { root, time: vc.validUntil + 1000, chainCache, keyCache }))).toMatch(/EXPIRED/);
+  });
+});
+
+function parseCrlHex(collateralJson: Buffer): ReturnType<typeof parseCrl> {
+  return parseCrl(new Uint8Array(Buffer.from(JSON.parse(collateralJson.toString('utf8')).pck_crl, 'hex')));
+}

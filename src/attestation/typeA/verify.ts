@@ -12,7 +12,7 @@
  */
 import { createHash, createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
-import { parsePemChain, type Certificate } from '../x509/certificate.js';
+import { KEY_USAGE, parsePemChain, type Certificate } from '../x509/certificate.js';
 import { parseChainDer, verifyChain, type ChainPolicy } from '../x509/chain.js';
 import type { ChainCache } from '../x509/chainCache.js';
 import { checkCrlTime, isRevoked, parseCrl, verifyCrl, type Crl } from '../x509/crl.js';
@@ -98,6 +98,11 @@ function commonName(c: Certificate): string | undefined {
   return m?.[1];
 }
 
+/** An end-entity signing certificate: not a CA, and keyUsage (when present) allows digitalSignature. */
+function isSigningLeaf(c: Certificate): boolean {
+  return !c.basicConstraints?.ca && (c.keyUsage === undefined || (c.keyUsage & KEY_USAGE.digitalSignature) !== 0);
+}
+
 function window(certs: readonly Certificate[]): [number, number] {
   let from = -Infinity;
   let until = Infinity;
@@ -124,8 +129,8 @@ function signatureBytes(sigHex: string, what: 'TCB info' | 'QE identity'): Uint8
   return new Uint8Array(Buffer.from(sigHex, 'hex'));
 }
 
-/** Parses and validates a [TCB Signing, root] chain; the signing cert must not be on the root CRL. */
-function tcbSigningChain(pem: string, what: string, rootCrl: Crl, opts: VerifyOptions): Certificate[] {
+/** Shape of a [TCB Signing, root] chain (no cryptography). */
+function tcbSigningChainShape(pem: string, what: string): Certificate[] {
   const chain = parsePemChain(pem);
   if (chain.length !== 2) {
     typeAError('TYPEA_TCB_SIGNING_CHAIN_INVALID', `${what} issuer chain has ${chain.length} certificate(s), expected 2 (TCB Signing, root)`);
@@ -134,16 +139,26 @@ function tcbSigningChain(pem: string, what: string, rootCrl: Crl, opts: VerifyOp
   if (commonName(signer) !== CN_TCB_SIGNING) {
     typeAError('TYPEA_TCB_SIGNING_CHAIN_INVALID', `${what} issuer chain leaf is "${signer.subjectText}", expected CN=${CN_TCB_SIGNING}`);
   }
-  verifyChain(chain, { time: opts.time, root: opts.root, label: `${LABEL} ${what} issuer chain`, leafKeyCurve: 'P-256' });
-  if (isRevoked(rootCrl, signer.serialHex)) {
-    typeAError('TYPEA_TCB_SIGNING_CERT_REVOKED', `${what} signing certificate serial ${signer.serialHex} is on the Root CA CRL`);
+  if (!isSigningLeaf(signer)) {
+    typeAError('TYPEA_TCB_SIGNING_CHAIN_INVALID', `${what} signing certificate is a CA or its keyUsage lacks digitalSignature`);
   }
   return chain;
 }
 
+/** Validates a [TCB Signing, root] chain at T; the signing cert must not be on the root CRL. */
+function verifyTcbSigningChain(chain: readonly Certificate[], what: string, rootCrl: Crl, opts: VerifyOptions): void {
+  verifyChain(chain, { time: opts.time, root: opts.root, label: `${LABEL} ${what} issuer chain`, leafKeyCurve: 'P-256' });
+  const signer = chain[0]!;
+  if (isRevoked(rootCrl, signer.serialHex)) {
+    typeAError('TYPEA_TCB_SIGNING_CERT_REVOKED', `${what} signing certificate serial ${signer.serialHex} is on the Root CA CRL`);
+  }
+}
+
 /**
  * Verifies the collateral at `opts.time`, in order:
- *  1. input shape;  2. Root CA CRL: parsed, signed by the pinned root, current;
+ *  1. input shape: every field, JSON body, signature encoding, CRL and certificate is parsed
+ *     strictly before any signature is checked;
+ *  2. Root CA CRL: signed by the pinned root, current;
  *  3. TCB info issuer chain [TCB Signing, root]: chain, dates, TCB Signing not revoked;
  *  4. TCB info: parsed (v2/v3), signature over the exact bytes, issueDate ≤ T ≤ nextUpdate;
  *  5. QE identity issuer chain (same rules); 6. QE identity: parsed, signature, dates;
@@ -168,28 +183,9 @@ export function verifyCollateral(c: Collateral, opts: VerifyOptions): VerifiedCo
   const qeSig = signatureBytes(c.qeIdentitySignature, 'QE identity');
   const rootCaCrl = parseCrl(c.rootCaCrl, `${LABEL} Root CA CRL`);
   const pckCrl = parseCrl(c.pckCrl, `${LABEL} PCK CRL`);
-
-  // 2. Root CA CRL.
-  verifyCrl(rootCaCrl, root, time, `${LABEL} Root CA CRL`);
-
-  // 3–4. TCB info.
-  const tcbInfoSigningChain = tcbSigningChain(c.tcbInfoIssuerChain, 'TCB info', rootCaCrl, opts);
-  if (!p1363Verify(tcbInfoSigningChain[0]!.publicKey, Buffer.from(c.tcbInfoRaw, 'utf8'), tcbSig)) {
-    typeAError('TYPEA_TCB_INFO_BAD_SIGNATURE', `TCB info signature does not verify with the key of "${tcbInfoSigningChain[0]!.subjectText}" over the exact tcbInfo bytes`);
-  }
-  checkTcbInfoTime(tcbInfo, time);
-
-  // 5–6. QE identity.
-  const qeIdentitySigningChain =
-    c.qeIdentityIssuerChain === c.tcbInfoIssuerChain
-      ? tcbInfoSigningChain
-      : tcbSigningChain(c.qeIdentityIssuerChain, 'QE identity', rootCaCrl, opts);
-  if (!p1363Verify(qeIdentitySigningChain[0]!.publicKey, Buffer.from(c.qeIdentityRaw, 'utf8'), qeSig)) {
-    typeAError('TYPEA_QE_IDENTITY_BAD_SIGNATURE', `QE identity signature does not verify with the key of "${qeIdentitySigningChain[0]!.subjectText}" over the exact enclaveIdentity bytes`);
-  }
-  checkQeIdentityTime(qeIdentity, time);
-
-  // 7. PCK CRL issuer chain.
+  const tcbInfoSigningChain = tcbSigningChainShape(c.tcbInfoIssuerChain, 'TCB info');
+  const sameChain = c.qeIdentityIssuerChain === c.tcbInfoIssuerChain;
+  const qeIdentitySigningChain = sameChain ? tcbInfoSigningChain : tcbSigningChainShape(c.qeIdentityIssuerChain, 'QE identity');
   const pckCrlIssuerChain = parsePemChain(c.pckCrlIssuerChain);
   if (pckCrlIssuerChain.length !== 2) {
     typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK CRL issuer chain has ${pckCrlIssuerChain.length} certificate(s), expected 2 (PCK CA, root)`);
@@ -199,6 +195,25 @@ export function verifyCollateral(c: Collateral, opts: VerifyOptions): VerifiedCo
   if (caName !== CN_PROCESSOR_CA && caName !== CN_PLATFORM_CA) {
     typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK CRL issuer is "${pckCrlIssuer.subjectText}", expected CN=${CN_PROCESSOR_CA} or CN=${CN_PLATFORM_CA}`);
   }
+
+  // 2. Root CA CRL.
+  verifyCrl(rootCaCrl, root, time, `${LABEL} Root CA CRL`);
+
+  // 3–4. TCB info.
+  verifyTcbSigningChain(tcbInfoSigningChain, 'TCB info', rootCaCrl, opts);
+  if (!p1363Verify(tcbInfoSigningChain[0]!.publicKey, Buffer.from(c.tcbInfoRaw, 'utf8'), tcbSig)) {
+    typeAError('TYPEA_TCB_INFO_BAD_SIGNATURE', `TCB info signature does not verify with the key of "${tcbInfoSigningChain[0]!.subjectText}" over the exact tcbInfo bytes`);
+  }
+  checkTcbInfoTime(tcbInfo, time);
+
+  // 5–6. QE identity.
+  if (!sameChain) verifyTcbSigningChain(qeIdentitySigningChain, 'QE identity', rootCaCrl, opts);
+  if (!p1363Verify(qeIdentitySigningChain[0]!.publicKey, Buffer.from(c.qeIdentityRaw, 'utf8'), qeSig)) {
+    typeAError('TYPEA_QE_IDENTITY_BAD_SIGNATURE', `QE identity signature does not verify with the key of "${qeIdentitySigningChain[0]!.subjectText}" over the exact enclaveIdentity bytes`);
+  }
+  checkQeIdentityTime(qeIdentity, time);
+
+  // 7. PCK CRL issuer chain.
   verifyChain(pckCrlIssuerChain, { time, root, label: `${LABEL} PCK CRL issuer chain` });
   if (isRevoked(rootCaCrl, pckCrlIssuer.serialHex)) {
     typeAError('TYPEA_PCK_CA_REVOKED', `PCK CA "${pckCrlIssuer.subjectText}" serial ${pckCrlIssuer.serialHex} is on the Root CA CRL`);
@@ -301,6 +316,7 @@ export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyO
   const chain = opts.chainCache ? opts.chainCache.verify(q.pckCertDers, policy) : verifyPckChainUncached(q.pckCertDers, policy);
   const [leaf, ca] = chain as [Certificate, Certificate, Certificate];
   if (commonName(leaf) !== CN_PCK) typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK leaf is "${leaf.subjectText}", expected CN=${CN_PCK}`);
+  if (!isSigningLeaf(leaf)) typeAError('TYPEA_PCK_CHAIN_INVALID', 'PCK leaf is a CA or its keyUsage lacks digitalSignature');
   const caName = commonName(ca);
   if (caName !== CN_PROCESSOR_CA && caName !== CN_PLATFORM_CA) {
     typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK CA is "${ca.subjectText}", expected CN=${CN_PROCESSOR_CA} or CN=${CN_PLATFORM_CA}`);

@@ -58,8 +58,14 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 /**
  * Validates `chainLeafFirst` = [leaf, intermediates…, root] at `policy.time`. The last element
  * must be byte-identical to `policy.root`. Throws a VerifierError with an X509_CHAIN_* code.
+ * `internal.signaturesVerifiedFrom` (for ChainCache only): the signatures of certificates at that
+ * index and above were already verified on these exact bytes; every other check still runs.
  */
-export function verifyChain(chainLeafFirst: readonly Certificate[], policy: ChainPolicy): void {
+export function verifyChain(
+  chainLeafFirst: readonly Certificate[],
+  policy: ChainPolicy,
+  internal: { readonly signaturesVerifiedFrom?: number } = {},
+): void {
   function fail(code: X509Code, msg: string): never {
     throw new VerifierError<X509Code>(code, `${policy.label}: certificate chain: ${msg}`);
   }
@@ -131,20 +137,24 @@ export function verifyChain(chainLeafFirst: readonly Certificate[], policy: Chai
         fail('X509_CHAIN_UNKNOWN_CRITICAL_EXTENSION', `${r} "${c.subjectText}" has unknown critical extension ${e.oid}`);
       }
     }
-    // 3e. Supported signature algorithm and issuer key.
-    if (!HASH_OF[c.signatureAlgorithm]) {
-      fail('X509_CHAIN_UNSUPPORTED_ALGORITHM', `${r} "${c.subjectText}" uses unsupported signature algorithm ${c.signatureAlgorithm}`);
-    }
-    const issuer = certs[Math.min(i + 1, n - 1)]!;
-    if (issuer.publicKey.asymmetricKeyType !== 'ec') {
-      fail('X509_CHAIN_UNSUPPORTED_ALGORITHM', `${role(Math.min(i + 1, n - 1), n)} "${issuer.subjectText}" key is not EC`);
+    // 3e. Supported signature algorithm and issuer key (the pinned root's self-signature is not used).
+    if (i < n - 1) {
+      if (!HASH_OF[c.signatureAlgorithm]) {
+        fail('X509_CHAIN_UNSUPPORTED_ALGORITHM', `${r} "${c.subjectText}" uses unsupported signature algorithm ${c.signatureAlgorithm}`);
+      }
+      const issuer = certs[i + 1]!;
+      if (issuer.publicKey.asymmetricKeyType !== 'ec') {
+        fail('X509_CHAIN_UNSUPPORTED_ALGORITHM', `${role(i + 1, n)} "${issuer.subjectText}" key is not EC`);
+      }
     }
   }
 
-  // 4. Signatures, leaf first; the root signs itself.
-  for (let i = 0; i < n; i++) {
+  // 4. Signatures, leaf first, each with the key of the next certificate. The pinned root is a
+  //    trust anchor (RFC 5280 §6.1): its bytes were compared in step 1, its self-signature adds nothing.
+  const sigEnd = Math.min(n - 1, internal.signaturesVerifiedFrom ?? n - 1);
+  for (let i = 0; i < sigEnd; i++) {
     const c = certs[i]!;
-    const issuer = certs[Math.min(i + 1, n - 1)]!;
+    const issuer = certs[i + 1]!;
     let ok = false;
     try {
       ok = cryptoVerify(HASH_OF[c.signatureAlgorithm]!, c.tbs, { key: issuer.publicKey, dsaEncoding: 'der' }, c.signature);
@@ -154,7 +164,7 @@ export function verifyChain(chainLeafFirst: readonly Certificate[], policy: Chai
     if (!ok) {
       fail(
         'X509_CHAIN_BAD_SIGNATURE',
-        `signature of ${role(i, n)} "${c.subjectText}" does not verify with the key of ${i === n - 1 ? 'itself' : role(i + 1, n)}`,
+        `signature of ${role(i, n)} "${c.subjectText}" does not verify with the key of ${role(i + 1, n)}`,
       );
     }
   }
