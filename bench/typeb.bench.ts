@@ -28,7 +28,7 @@ const cache = new ChainCache();
 const pki = createTypeBPki({ now: Date.UTC(2025, 0, 1) });
 const pkiRoot = parseCertificate(pki.rootDer);
 const fresh = Array.from({ length: 400 }, () => pki.mintDocument());
-const freshCache = new ChainCache({ max: 100_000 });
+const freshCache = new ChainCache({ max: 1 }); // every document evicts the previous leaf's entry; the CA entry stays
 verifyTypeBReport(pki.mintDocument(), { root: pkiRoot, allowDebug: false, chainCache: freshCache });
 let next = 0;
 

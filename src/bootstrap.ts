@@ -19,7 +19,9 @@ import { liveCheck } from './startup/liveCheck.js';
 import { buildApp } from './server/app.js';
 import { buildInfoRecord } from './server/info.js';
 import { createInProcessService } from './verify/service.js';
-import type { Policy } from './verify/types.js';
+import type { Policy, VerifierService } from './verify/types.js';
+import { VerifierPool } from './pool/pool.js';
+import { LRUCache } from 'lru-cache';
 
 export interface Targets {
   uniqueId: Uint8Array;
@@ -76,6 +78,7 @@ function readTls(config: Config): { key: Buffer; cert: Buffer } | undefined {
 export interface Started {
   app: FastifyInstance;
   targets: Targets;
+  pool?: VerifierPool;
 }
 
 export async function bootstrap(config: Config, log: Logger, opts: { logger?: object | boolean } = {}): Promise<Started> {
@@ -97,12 +100,30 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: ob
   // freshness of cached collateral.
   const clock = config.verificationTime !== undefined ? () => config.verificationTime! : Date.now;
   const collateral = new PccsCollateralSource(new PccsClient({ baseUrl: config.pccsUrl }), { root: roots.typeA, now: clock });
-  const service = createInProcessService(policy, {
-    roots,
-    collateral,
-    chainCache: new ChainCache(),
-    ...(config.verificationTime !== undefined ? { typeATime: config.verificationTime } : {}),
-  });
+  let service: VerifierService;
+  let pool: VerifierPool | undefined;
+  if (config.workers > 0) {
+    pool = new VerifierPool({
+      threads: config.workers,
+      maxQueue: config.maxQueue,
+      taskTimeoutMs: config.taskTimeoutMs,
+      collateral,
+      setup: {
+        policy: { ...policy, pcrValuesTarget: [...policy.pcrValuesTarget], acceptedTcbStatuses: [...policy.acceptedTcbStatuses] },
+        roots: { typeA: roots.typeA.der, typeB: roots.typeB.der },
+        ...(config.verificationTime !== undefined ? { typeATime: config.verificationTime } : {}),
+      },
+    });
+    service = pool;
+  } else {
+    service = createInProcessService(policy, {
+      roots,
+      collateral,
+      chainCache: new ChainCache(),
+      keyCache: new LRUCache({ max: 1024 }),
+      ...(config.verificationTime !== undefined ? { typeATime: config.verificationTime } : {}),
+    });
+  }
   const program = config.liveCheck.contractName ?? '';
   const info = buildInfoRecord(targets, program.endsWith('.aleo') || program === '' ? program : `${program}.aleo`, Date.now());
   const app = await buildApp({
@@ -112,5 +133,9 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: ob
     logger: opts.logger ?? { level: config.logLevel },
     ...(tls ? { https: tls } : {}),
   });
-  return { app, targets };
+  if (pool) {
+    const p = pool;
+    app.addHook('onClose', async () => p.close());
+  }
+  return { app, targets, ...(pool ? { pool } : {}) };
 }

@@ -46,7 +46,7 @@ export class PccsCollateralSource implements TypeACollateralSource {
   private readonly qe: RefreshingCache<SignedPiece>;
   private readonly pckCrl: RefreshingCache<CrlPiece>;
   private readonly rootCrl: RefreshingCache<CrlPiece>;
-  private readonly verified = new LRUCache<string, { parts: readonly object[]; vc: VerifiedCollateral }>({ max: 256 });
+  private readonly verified = new LRUCache<string, { version: string; vc: VerifiedCollateral }>({ max: 256 });
   private readonly platforms = new LRUCache<string, { fmspc: string; ca: PckCa }>({ max: 1024 });
 
   constructor(
@@ -90,7 +90,24 @@ export class PccsCollateralSource implements TypeACollateralSource {
     });
   }
 
-  async forQuote(quote: Quote, time: number): Promise<VerifiedCollateral> {
+  private readonly ids = new WeakMap<object, number>();
+  private nextId = 1;
+
+  private idOf(o: object): number {
+    let id = this.ids.get(o);
+    if (id === undefined) {
+      id = this.nextId++;
+      this.ids.set(o, id);
+    }
+    return id;
+  }
+
+  /**
+   * The raw collateral for a quote, fetched once per refresh for the whole process. `version`
+   * changes exactly when one of the four pieces was refreshed, so that consumers (worker threads)
+   * can cache their verification of it.
+   */
+  async rawForQuote(quote: Quote): Promise<{ key: string; version: string; collateral: Collateral }> {
     const { fmspc, ca } = this.platformOf(quote);
     const [tcb, qe, pck, root] = await Promise.all([
       this.signed(this.tcb, fmspc, () => this.client.tcbInfo(fmspc), 'tcbInfo'),
@@ -99,9 +116,7 @@ export class PccsCollateralSource implements TypeACollateralSource {
       this.crl(this.rootCrl, 'rootCaCrl', async () => ({ der: await this.client.rootCaCrl(), issuerChain: '' })),
     ]);
     const key = `${fmspc}:${ca}`;
-    const parts = [tcb, qe, pck, root] as const;
-    const hit = this.verified.get(key);
-    if (hit && hit.parts.every((p, i) => p === parts[i])) return hit.vc;
+    const version = `${key}#${[tcb, qe, pck, root].map((p) => this.idOf(p)).join('.')}`;
     const collateral: Collateral = {
       pckCrl: pck.der,
       pckCrlIssuerChain: pck.issuerChain,
@@ -113,8 +128,15 @@ export class PccsCollateralSource implements TypeACollateralSource {
       qeIdentityRaw: qe.raw,
       qeIdentitySignature: qe.signatureHex,
     };
+    return { key, version, collateral };
+  }
+
+  async forQuote(quote: Quote, time: number): Promise<VerifiedCollateral> {
+    const { key, version, collateral } = await this.rawForQuote(quote);
+    const hit = this.verified.get(key);
+    if (hit && hit.version === version) return hit.vc;
     const vc = verifyCollateral(collateral, { root: this.opts.root, time });
-    this.verified.set(key, { parts, vc });
+    this.verified.set(key, { version, vc });
     return vc;
   }
 }

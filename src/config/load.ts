@@ -28,7 +28,12 @@ export interface Config {
   trustedRoots: { typeA: string; typeB: string };
   acceptedTcbStatuses: TcbStatusName[];
   allowDebugEnclaves: boolean;
+  /** Verification worker threads; 0 verifies on the main thread. */
   workers: number;
+  /** Verifications waiting for a worker beyond which requests are refused with 503. */
+  maxQueue: number;
+  /** Time limit of one verification task in a worker. */
+  taskTimeoutMs: number;
   reproducibleBuildScript: string;
   reproducibleBuildTimeoutMs: number;
   /** Fixed typeA verification time (epoch ms), for audits of history and for expired vectors. */
@@ -152,6 +157,8 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     acceptedTcbStatuses: raw.acceptedTcbStatuses,
     allowDebugEnclaves: raw.allowDebugEnclaves,
     workers: raw.workers ?? availableParallelism(),
+    maxQueue: raw.maxQueue,
+    taskTimeoutMs: raw.taskTimeoutMs,
     reproducibleBuildScript: resolve(baseDir, raw.reproducibleBuildScript),
     reproducibleBuildTimeoutMs: raw.reproducibleBuildTimeoutMs,
     logLevel: raw.logLevel,

@@ -64,7 +64,9 @@ export const configSchema = {
       default: ['UpToDate', 'SWHardeningNeeded'],
     },
     allowDebugEnclaves: { type: 'boolean', default: false },
-    workers: { type: 'integer', minimum: 1, maximum: 256 },
+    workers: { type: 'integer', minimum: 0, maximum: 256 },
+    maxQueue: { type: 'integer', minimum: 1, maximum: 100000, default: 512 },
+    taskTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000, default: 30000 },
     reproducibleBuildScript: { type: 'string', minLength: 1, default: './get-enclave-id.sh' },
     reproducibleBuildTimeoutMs: { type: 'integer', minimum: 1000, default: 7_200_000 },
     verificationTime: { type: 'string', format: 'date-time' },
@@ -97,6 +99,8 @@ export interface RawConfig {
   acceptedTcbStatuses: TcbStatusName[];
   allowDebugEnclaves: boolean;
   workers?: number;
+  maxQueue: number;
+  taskTimeoutMs: number;
   reproducibleBuildScript: string;
   reproducibleBuildTimeoutMs: number;
   verificationTime?: string;

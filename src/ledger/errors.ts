@@ -1,8 +1,3 @@
-// COORDINATION NOTE (temporary, two engineers got the same brief): engineer "struct" writes
-// src/ledger/struct.ts, test/unit/ledger-struct.test.ts, test/vectors/ledger-struct.test.ts,
-// bench/struct.bench.ts and keeps the exports of this file stable; u128.ts, ids.ts, leoValue.ts
-// and test/unit/ledger-leoValue.test.ts stay with the engineer who wrote them. Please do not
-// write struct.ts / its tests / the bench.
 import { VerifierError } from '../errors.js';
 
 /** Closed list of the codes raised by the ledger struct codecs (u128, chunked structs, ids, Leo values). */

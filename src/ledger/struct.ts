@@ -48,6 +48,10 @@ function checkChunks(chunks: number): void {
   }
 }
 
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function defaultLabel(chunks: number): string {
   if (chunks === USER_DATA_CHUNKS) return 'userData';
   if (chunks === REPORT_CHUNKS) return 'report';
@@ -121,26 +125,6 @@ const POW10 = [1, 10, 100, 1000, 10000, 100000, 1000000];
 /** Longest decimal u128 (2^128 - 1 has 39 digits). */
 const MAX_DIGITS = 39;
 
-/** The value being read, as four 32-bit limbs (little-endian) held in doubles. */
-const limbs = new Float64Array(4);
-
-/** limbs = limbs·m + d (m ≤ 10^6, d < m). Returns false when the result is ≥ 2^128. */
-function fold(m: number, d: number): boolean {
-  let x = (limbs[0] as number) * m + d;
-  let carry = (x * INV32) >>> 0;
-  limbs[0] = x - carry * TWO32;
-  x = (limbs[1] as number) * m + carry;
-  carry = (x * INV32) >>> 0;
-  limbs[1] = x - carry * TWO32;
-  x = (limbs[2] as number) * m + carry;
-  carry = (x * INV32) >>> 0;
-  limbs[2] = x - carry * TWO32;
-  x = (limbs[3] as number) * m + carry;
-  carry = Math.floor(x * INV32);
-  limbs[3] = x - carry * TWO32;
-  return carry === 0;
-}
-
 function writeU32(out: Uint8Array, o: number, v: number): void {
   out[o] = v;
   out[o + 1] = v >>> 8;
@@ -185,38 +169,50 @@ function readU128(
       v = v * 10 + (c - C_0);
       c = b[++p] as number;
     }
-    const hi = (v * INV32) >>> 0;
+    let l1 = (v * INV32) >>> 0;
+    let l0 = v - l1 * TWO32;
     if (c >= C_0 && c <= C_9) {
-      limbs[0] = v - hi * TWO32;
-      limbs[1] = hi;
-      limbs[2] = 0;
-      limbs[3] = 0;
-      let ok = true;
-      let d = 0;
-      let k = 0;
-      do {
-        d = d * 10 + (c - C_0);
-        c = b[++p] as number;
-        if (++k === GROUP) {
-          ok = fold(POW10[GROUP] as number, d);
-          d = 0;
-          k = 0;
-          if (!ok || p - start > MAX_DIGITS) break;
+      // 16+ digits: fold the rest into four 32-bit limbs, up to 6 digits per pass
+      let l2 = 0;
+      let l3 = 0;
+      for (;;) {
+        let d = 0;
+        let k = 0;
+        while (k < GROUP && c >= C_0 && c <= C_9) {
+          d = d * 10 + (c - C_0);
+          c = b[++p] as number;
+          k++;
         }
-      } while (c >= C_0 && c <= C_9);
-      if (ok && k > 0) ok = fold(POW10[k] as number, d);
-      if (!ok || p - start > MAX_DIGITS) {
-        while (c >= C_0 && c <= C_9) c = b[++p] as number;
-        throw errorAt('STRUCT_VALUE_OUT_OF_RANGE', text, start, `${valueName(label, chunk, o)}: value ≥ 2^128 (${p - start} digits)`);
+        if (k === 0) break;
+        const m = POW10[k] as number;
+        let x = l0 * m + d;
+        let carry = (x * INV32) >>> 0;
+        l0 = x - carry * TWO32;
+        x = l1 * m + carry;
+        carry = (x * INV32) >>> 0;
+        l1 = x - carry * TWO32;
+        x = l2 * m + carry;
+        carry = (x * INV32) >>> 0;
+        l2 = x - carry * TWO32;
+        x = l3 * m + carry;
+        carry = Math.floor(x * INV32);
+        l3 = x - carry * TWO32;
+        if (carry !== 0 || p - start > MAX_DIGITS) {
+          while (c >= C_0 && c <= C_9) c = b[++p] as number;
+          throw errorAt(
+            'STRUCT_VALUE_OUT_OF_RANGE',
+            text,
+            start,
+            `${valueName(label, chunk, o)}: value ≥ 2^128 (${p - start} digits)`,
+          );
+        }
+        if (k < GROUP) break;
       }
-      writeU32(out, o, limbs[0] as number);
-      writeU32(out, o + 4, limbs[1] as number);
-      writeU32(out, o + 8, limbs[2] as number);
-      writeU32(out, o + 12, limbs[3] as number);
-    } else {
-      writeU32(out, o, v - hi * TWO32);
-      writeU32(out, o + 4, hi);
+      writeU32(out, o + 8, l2);
+      writeU32(out, o + 12, l3);
     }
+    writeU32(out, o, l0);
+    writeU32(out, o + 4, l1);
   } else {
     const hint = c === 43 || c === 45 ? ' (signs are not allowed)' : '';
     throw errorAt(
@@ -227,7 +223,8 @@ function readU128(
     );
   }
   if (c !== 117 || b[p + 1] !== 49 || b[p + 2] !== 50 || b[p + 3] !== 56 || isWordByte(b[p + 4] as number)) {
-    throw errorAt('STRUCT_SYNTAX', text, p, `${valueName(label, chunk, o)}: expected the suffix "u128", found ${describeFound(text, p)}`);
+    const name = valueName(label, chunk, o);
+    throw errorAt('STRUCT_SYNTAX', text, p, `${name}: expected the suffix "u128", found ${describeFound(text, p)}`);
   }
   return p + 4;
 }
@@ -296,13 +293,14 @@ export function parseChunkedStruct(text: string, chunks: number, label: string =
             'STRUCT_FIELD_COUNT',
             text,
             p,
-            `${label} chunk ${chunkKey(c)} has ${f + 1} field${f === 0 ? '' : 's'}, expected ${FIELDS_PER_CHUNK}: found "}"`,
+            `${label} chunk ${chunkKey(c)} has ${plural(f + 1, 'field')}, expected ${FIELDS_PER_CHUNK}: found "}"`,
           );
         }
         throw syntax(p, `${label} chunk ${chunkKey(c)}: expected "," or "}" after field ${FIELD_KEYS[f]}`);
       }
       if (sep === C_COMMA) {
-        throw extraEntry(text, p, 'STRUCT_FIELD_COUNT', `${label} chunk ${chunkKey(c)}`, `has more than ${FIELDS_PER_CHUNK} fields`);
+        const subject = `${label} chunk ${chunkKey(c)}`;
+        throw extraEntry(text, p, 'STRUCT_FIELD_COUNT', subject, `has more than ${FIELDS_PER_CHUNK} fields`);
       }
       if (sep !== C_CLOSE) throw syntax(p, `${label} chunk ${chunkKey(c)}: expected "}" after field ${FIELD_KEYS[f]}`);
       p++;
@@ -315,12 +313,8 @@ export function parseChunkedStruct(text: string, chunks: number, label: string =
         continue;
       }
       if (sep === C_CLOSE) {
-        throw errorAt(
-          'STRUCT_CHUNK_COUNT',
-          text,
-          p,
-          `${label} has ${c + 1} chunk${c === 0 ? '' : 's'}, expected ${chunks}: found "}"`,
-        );
+        const what = `${label} has ${plural(c + 1, 'chunk')}, expected ${chunks}: found "}"`;
+        throw errorAt('STRUCT_CHUNK_COUNT', text, p, what);
       }
       throw syntax(p, `${label}: expected "," or "}" after chunk ${chunkKey(c)}`);
     }
@@ -330,7 +324,8 @@ export function parseChunkedStruct(text: string, chunks: number, label: string =
   }
   p = skipWs(b, p);
   if (p < n) {
-    throw errorAt('STRUCT_TRAILING_DATA', text, p, `${label}: unexpected ${describeFound(text, p)} after the closing "}"`);
+    const found = describeFound(text, p);
+    throw errorAt('STRUCT_TRAILING_DATA', text, p, `${label}: unexpected ${found} after the closing "}"`);
   }
   return out;
 }
@@ -358,7 +353,13 @@ function keyError(text: string, p: number, expected: string, afterComma: boolean
  * A "," after the last expected entry of `subject`: an extra entry (`code`, message `tooMany`), or
  * a trailing comma / stray token (syntax).
  */
-function extraEntry(text: string, comma: number, code: LedgerCode, subject: string, tooMany: string): VerifierError<LedgerCode> {
+function extraEntry(
+  text: string,
+  comma: number,
+  code: LedgerCode,
+  subject: string,
+  tooMany: string,
+): VerifierError<LedgerCode> {
   let q = comma + 1;
   for (let c = text.charCodeAt(q); c === 32 || c === 10 || c === 13 || c === 9; c = text.charCodeAt(++q));
   const found = identAt(text, q);
@@ -445,7 +446,7 @@ export function formatChunkedStruct(bytes: Uint8Array, chunks: number, style: St
   if (bytes.length > size) {
     throw new VerifierError<LedgerCode>(
       'STRUCT_BYTES_TOO_LONG',
-      `formatChunkedStruct: ${bytes.length} bytes do not fit in ${chunks} chunk${chunks === 1 ? '' : 's'} (${size} bytes)`,
+      `formatChunkedStruct: ${bytes.length} bytes do not fit in ${plural(chunks, 'chunk')} (${size} bytes)`,
     );
   }
   let data = bytes;

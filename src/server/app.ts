@@ -58,7 +58,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const f = classifyHttpError(err);
-    if (f.status >= 500) req.log.error({ err }, 'request failed');
+    if (f.status >= 500 && f.status !== 503) req.log.error({ err }, 'request failed');
+    if (f.retryAfter !== undefined) void reply.header('retry-after', String(f.retryAfter));
     return reply.code(f.status).send(failureBody(req.routeOptions.url ?? req.url.split('?')[0], f.code, f.message));
   });
 

@@ -5,14 +5,23 @@
  * answers 200 with the failure in the body.
  */
 import type { FastifyError } from 'fastify';
+import { isVerifierError } from '../errors.js';
 
 export interface HttpFailure {
   status: number;
   code: string;
   message: string;
+  retryAfter?: number;
 }
 
 export function classifyHttpError(err: FastifyError): HttpFailure {
+  if (isVerifierError(err)) {
+    // Capacity problems of the verification pool: the request itself may be fine.
+    if (err.code === 'POOL_OVERLOADED' || err.code === 'POOL_TASK_TIMEOUT' || err.code === 'POOL_CLOSED') {
+      return { status: 503, code: err.code, message: err.message, retryAfter: 1 };
+    }
+    if (err.code === 'POOL_WORKER_FAILED') return { status: 500, code: err.code, message: err.message };
+  }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, code: 'HTTP_UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' };

@@ -1,7 +1,10 @@
 /** typeA (Intel SGX DCAP): cut → parse → collateral → verify (13 steps) → oracle policy. */
 import { cutTypeAReport, parseQuote, type Quote } from '../attestation/typeA/quote.js';
 import { verifyQuote, type VerifiedCollateral } from '../attestation/typeA/verify.js';
+import type { KeyObject } from 'node:crypto';
+import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
+import type { ChainCache } from '../attestation/x509/chainCache.js';
 import type { Policy } from './types.js';
 import { checkUniqueId, checkUserDataBinding, fail } from './policy.js';
 import { TCB_STATUS_CODES, typeAView } from './views.js';
@@ -13,6 +16,10 @@ export interface TypeACollateralSource {
 
 export interface TypeADeps {
   root: Certificate;
+  /** Validated PCK chains (by fingerprint; validity still checked per call). */
+  chainCache?: ChainCache;
+  /** Imported attestation keys. */
+  keyCache?: LRUCache<string, KeyObject>;
   collateral?: TypeACollateralSource;
   /** Verification time (epoch ms); the clock by default. */
   time?: number;
@@ -31,7 +38,12 @@ export async function verifyTypeAReportAgainstPolicy(
   const time = deps.time ?? Date.now();
   if (!deps.collateral) fail('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral source (PCCS) is configured');
   const collateral = await deps.collateral.forQuote(quote, time);
-  const verdict = verifyQuote(quote, collateral, { root: deps.root, time });
+  const verdict = verifyQuote(quote, collateral, {
+    root: deps.root,
+    time,
+    ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
+    ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
+  });
   view.tcbStatus = TCB_STATUS_CODES[verdict.tcbStatus] ?? TCB_STATUS_CODES.Unknown;
   view.tcbStatusName = verdict.tcbStatus;
   view.advisoryIds = verdict.advisoryIds;

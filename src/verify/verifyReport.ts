@@ -8,6 +8,8 @@ import { decodeProofData } from '../encoding/decode.js';
 import { VerifierError } from '../errors.js';
 import type { VerifyCode } from './errors.js';
 import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../ledger/struct.js';
+import type { KeyObject } from 'node:crypto';
+import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
 import { detectReportType } from './detect.js';
@@ -21,6 +23,8 @@ export interface VerifyDeps {
   roots: { typeA: Certificate; typeB: Certificate };
   chainCache?: ChainCache;
   collateral?: TypeACollateralSource;
+  /** Imported typeA attestation keys. */
+  keyCache?: LRUCache<string, KeyObject>;
   /** Fixed typeA verification time (epoch ms); the clock when absent. typeB uses the document time. */
   typeATime?: number;
 }
@@ -74,6 +78,8 @@ export async function verifyReportBytes(
         policy,
         {
           root: deps.roots.typeA,
+          ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
+          ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
           ...(deps.collateral ? { collateral: deps.collateral } : {}),
           ...(deps.typeATime !== undefined ? { time: deps.typeATime } : {}),
         },

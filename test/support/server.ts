@@ -13,7 +13,7 @@ export interface RunningServer {
 }
 
 export async function startServer(rawConfig: Record<string, unknown>, baseDir = process.cwd()): Promise<RunningServer> {
-  const config = resolveConfig({ port: 0, host: '127.0.0.1', liveCheck: { skip: true }, ...rawConfig }, baseDir);
+  const config = resolveConfig({ port: 0, host: '127.0.0.1', workers: 0, liveCheck: { skip: true }, ...rawConfig }, baseDir);
   const { app } = await bootstrap(config, silentLog, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address();

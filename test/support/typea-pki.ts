@@ -252,6 +252,8 @@ export interface QuoteSpec {
   readonly pckLeaf: Issued;
   readonly pckChainPem: string;
   readonly attestationKey?: KeyPair;
+  /** Carry these 64 bytes as the attestation key instead (the QE report data still binds them). */
+  readonly rawAttestationKey?: Uint8Array;
   readonly qeIsvSvn?: number;
   readonly mrEnclave?: Uint8Array;
   readonly reportData?: Uint8Array;
@@ -277,7 +279,7 @@ export function buildQuote(s: QuoteSpec): Uint8Array {
   isv.writeUInt16LE(1, 256);
   isv.writeUInt16LE(1, 258);
   Buffer.from(s.reportData ?? new Uint8Array(64)).copy(isv, 320);
-  const attKey = rawPoint(att.publicKey);
+  const attKey = s.rawAttestationKey ?? rawPoint(att.publicKey);
   const auth = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
   const qe = Buffer.alloc(384);
   qe.writeBigUInt64LE(0x15n, 48);

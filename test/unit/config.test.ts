@@ -72,7 +72,7 @@ describe('target normalisation', () => {
 
 describe('config validation errors', () => {
   it('one line per invalid value with key, value and expectation', () => {
-    const e = errorOf({ port: 'x', liveCheck: { skip: false }, acceptedTcbStatus: [], useTls: true, allowDebugEnclaves: 'no', workers: 0 });
+    const e = errorOf({ port: 'x', liveCheck: { skip: false }, acceptedTcbStatus: [], useTls: true, allowDebugEnclaves: 'no', workers: -1 });
     expect(e.code).toBe('CONFIG_INVALID');
     expect(e.lines).toEqual(
       expect.arrayContaining([
@@ -83,7 +83,7 @@ describe('config validation errors', () => {
         'config: liveCheck.apiBaseUrl = (absent): missing required key',
         'config: liveCheck.contractName = (absent): missing required key',
         'config: allowDebugEnclaves = "no": expected boolean',
-        'config: workers = 0: expected a number ≥ 1',
+        'config: workers = -1: expected a number ≥ 0',
       ]),
     );
     expect(e.lines).toHaveLength(8);

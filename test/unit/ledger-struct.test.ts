@@ -133,6 +133,24 @@ describe('parseChunkedStruct: round trips (property)', () => {
     );
   });
 
+  it('converts exactly at every digit count (1…45) and around limb / power-of-ten boundaries', () => {
+    const values: bigint[] = [];
+    for (let e = 0n; e <= 128n; e += 1n) values.push((1n << e) - 1n, 1n << e, (1n << e) + 1n);
+    for (let e = 0n; e <= 40n; e += 1n) values.push(10n ** e - 1n, 10n ** e, 10n ** e + 1n);
+    const digitsArb = fc
+      .tuple(fc.integer({ min: 1, max: 9 }), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 0, maxLength: 44 }))
+      .map(([h, t]) => BigInt(`${h}${t.join('')}`));
+    values.push(...fc.sample(digitsArb, 400));
+    for (const v of values) {
+      const text = compact(1, (_c, f) => (f === 31 ? v.toString() : '0'));
+      if (v < TWO128) {
+        expect(u128FromLE(parseChunkedStruct(text, 1), 31 * 16), v.toString()).toBe(v);
+      } else {
+        fails(() => parseChunkedStruct(text, 1), 'STRUCT_VALUE_OUT_OF_RANGE', new RegExp(`\\(${v.toString().length} digits\\)`));
+      }
+    }
+  });
+
   it('accepts arbitrary whitespace (space, tab, LF, CR) between tokens', () => {
     const wsArb = fc.array(fc.constantFrom(' ', '\t', '\n', '\r'), { maxLength: 3 }).map((a) => a.join(''));
     fc.assert(

@@ -45,6 +45,14 @@ describe('typeA verification with a minted test PKI', () => {
     const other = issue({ subject: 'Intel SGX PCK Certificate', issuer: pki.pckCa, serial: 5n, notBefore: 0, notAfter: pki.time * 2, ca: false });
     expect(codeOf(() => verify(pki, pki.quote({ pckLeaf: other })))).toBe('TYPEA_QE_REPORT_BAD_SIGNATURE');
   });
+  it('attestation key not on P-256 (but bound by the QE report) → TYPEA_BAD_ATTESTATION_KEY', () => {
+    expect(codeOf(() => verify(pki, pki.quote({ rawAttestationKey: new Uint8Array(64).fill(1) })))).toBe('TYPEA_BAD_ATTESTATION_KEY');
+  });
+  it('ISV report signed by another attestation key than the one carried → TYPEA_ISV_REPORT_BAD_SIGNATURE', () => {
+    const carried = newKey().publicKey.export({ format: 'jwk' });
+    const raw = Buffer.concat([Buffer.from(carried.x!, 'base64url'), Buffer.from(carried.y!, 'base64url')]);
+    expect(codeOf(() => verify(pki, pki.quote({ rawAttestationKey: raw })))).toBe('TYPEA_ISV_REPORT_BAD_SIGNATURE');
+  });
   it('revoked PCK leaf → TYPEA_PCK_CERT_REVOKED', () => {
     expect(codeOf(() => verify(mint({ revokeLeaf: true })))).toBe('TYPEA_PCK_CERT_REVOKED');
   });

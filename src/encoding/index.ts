@@ -1,0 +1,8 @@
+/** Oracle proof-data codec (ledger-encoding.md §2). */
+export { decodeProofData } from './decode.js';
+export { encodeProofData, padProofData, PROOF_DATA_SIZE } from './encode.js';
+export { prepareAttestationData, PRICE_FEED_LENGTHS, MAX_FLOAT_PRECISION } from './attestationData.js';
+export { truncateFloatString, formatScaledFloat, formatDoubleFixed } from './float.js';
+export { ProofDataCodes, ProofDataEncodeCodes } from './errors.js';
+export type { ProofDataCode, ProofDataEncodeCode } from './errors.js';
+export type { DecodedData, EncodingOptions, ProofDataInput, ResponseFormat, ValueEncoding, EncodingEra } from './types.js';

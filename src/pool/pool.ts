@@ -1,0 +1,138 @@
+/**
+ * The verification worker pool shared by the server, the bulk CLI and the benchmarks. The main
+ * thread parses the struct texts, fetches typeA collateral once per process (PCCS caches) and
+ * hands the bytes, transferred, to a Piscina worker running the verification core. The queue is
+ * bounded (POOL_OVERLOADED at once when full), every task has a time limit (POOL_TASK_TIMEOUT,
+ * the worker is replaced), and a crashed worker fails only its own task (POOL_WORKER_FAILED).
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Piscina } from 'piscina';
+import { VerifierError } from '../errors.js';
+import { PACKAGE_ROOT } from '../config/packageRoot.js';
+import { cutTypeAReport, parseQuote, TYPEA_PREFIX } from '../attestation/typeA/quote.js';
+import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../ledger/struct.js';
+import { decodeNonce } from '../verify/nonce.js';
+import { decodeUserDataText } from '../verify/verifyReport.js';
+import { toFailure } from '../verify/failure.js';
+import type { DecodeOutcome, VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { PccsCollateralSource } from '../collateral/pccsSource.js';
+import type { PoolCode } from './errors.js';
+import type { VerifyTask, WorkerSetup } from './task.js';
+
+export interface PoolOptions {
+  threads: number;
+  maxQueue: number;
+  taskTimeoutMs: number;
+  setup: WorkerSetup;
+  collateral?: Pick<PccsCollateralSource, 'rawForQuote'>;
+}
+
+export interface PoolStats {
+  threads: number;
+  queueSize: number;
+  utilization: number;
+  completed: number;
+}
+
+/** The worker entry: compiled JS next to dist/, or the TypeScript source run through tsx. */
+function workerEntry(): { filename: string; execArgv: string[] } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  if (fromSource) return { filename: resolve(PACKAGE_ROOT, 'workers/verifyWorker.ts'), execArgv: ['--import', 'tsx'] };
+  const js = resolve(PACKAGE_ROOT, 'dist/workers/verifyWorker.js');
+  if (!existsSync(js)) throw new Error(`worker entry ${js} is missing: run npm run build`);
+  return { filename: js, execArgv: [] };
+}
+
+function poolError(code: PoolCode, message: string, cause?: unknown): VerifierError<PoolCode> {
+  return new VerifierError<PoolCode>(code, message, cause === undefined ? undefined : { cause });
+}
+
+function startsWith(b: Uint8Array, prefix: Uint8Array): boolean {
+  if (b.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (b[i] !== prefix[i]) return false;
+  return true;
+}
+
+export class VerifierPool implements VerifierService {
+  private readonly piscina: Piscina;
+  private closed = false;
+
+  constructor(private readonly opts: PoolOptions) {
+    const entry = workerEntry();
+    this.piscina = new Piscina({
+      filename: entry.filename,
+      execArgv: [...process.execArgv.filter((a) => !a.startsWith('--inspect')), ...entry.execArgv],
+      minThreads: opts.threads,
+      maxThreads: opts.threads,
+      maxQueue: opts.maxQueue,
+      idleTimeout: 60_000,
+      workerData: opts.setup,
+    });
+  }
+
+  decode(userData: string): DecodeOutcome {
+    return decodeUserDataText(userData);
+  }
+
+  async decodeReport(userDataText: string, reportText: string, o: { nonce?: string } = {}): Promise<VerifyOutcome> {
+    let task: VerifyTask;
+    try {
+      task = {
+        userData: parseChunkedStruct(userDataText, USER_DATA_CHUNKS, 'userData'),
+        report: parseChunkedStruct(reportText, REPORT_CHUNKS, 'report'),
+      };
+      if (o.nonce !== undefined) task.nonce = decodeNonce(o.nonce);
+    } catch (e) {
+      return { reportValid: false, error: toFailure(e) };
+    }
+    return this.verifyBytes(task);
+  }
+
+  /** Verifies parsed bytes; the byte arrays are transferred to the worker (unusable afterwards). */
+  async verifyBytes(task: VerifyTask): Promise<VerifyOutcome> {
+    if (this.closed) throw poolError('POOL_CLOSED', 'the verification pool is shut down');
+    if (this.opts.collateral && startsWith(task.report, TYPEA_PREFIX) && !task.collateral) {
+      let quote;
+      try {
+        quote = parseQuote(cutTypeAReport(task.report));
+      } catch {
+        quote = undefined; // the worker reports the same parse failure in order
+      }
+      if (quote) {
+        try {
+          const raw = await this.opts.collateral.rawForQuote(quote);
+          task.collateral = { version: raw.version, collateral: raw.collateral };
+        } catch (e) {
+          task.collateralError = toFailure(e);
+        }
+      }
+    }
+    const transferList = [task.userData.buffer, task.report.buffer].filter((b, i, all) => all.indexOf(b) === i) as ArrayBuffer[];
+    try {
+      return (await this.piscina.run(task, { transferList, signal: AbortSignal.timeout(this.opts.taskTimeoutMs) })) as VerifyOutcome;
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      if (/queue is at limit/i.test(err.message)) throw poolError('POOL_OVERLOADED', 'the verifier is overloaded: verification queue is full; retry shortly', e);
+      if (err.name === 'AbortError' || err.name === 'TimeoutError' || /abort/i.test(err.message)) {
+        throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
+      }
+      throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
+    }
+  }
+
+  stats(): PoolStats {
+    return {
+      threads: this.piscina.threads.length,
+      queueSize: this.piscina.queueSize,
+      utilization: this.piscina.utilization,
+      completed: this.piscina.completed,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.piscina.close();
+  }
+}

@@ -1,0 +1,28 @@
+/** Messages between the main thread and the verification workers (structured-clone safe). */
+import type { Collateral } from '../attestation/typeA/collateral.js';
+import type { FailureInfo, VerifyOutcome } from '../verify/types.js';
+
+export interface WorkerSetup {
+  policy: {
+    uniqueIdTarget: Uint8Array;
+    pcrValuesTarget: Uint8Array[];
+    acceptedTcbStatuses: string[];
+    allowDebugEnclaves: boolean;
+  };
+  /** DER of the trust anchors (re-parsed in each worker). */
+  roots: { typeA: Uint8Array; typeB: Uint8Array };
+  /** Fixed typeA verification time (epoch ms). */
+  typeATime?: number;
+}
+
+export interface VerifyTask {
+  userData: Uint8Array;
+  report: Uint8Array;
+  nonce?: Uint8Array;
+  /** Raw typeA collateral fetched once by the main thread; `version` changes on refresh. */
+  collateral?: { version: string; collateral: Collateral };
+  /** Why collateral could not be supplied (PCCS down and nothing cached). */
+  collateralError?: FailureInfo;
+}
+
+export type VerifyTaskResult = VerifyOutcome;

@@ -1,0 +1,40 @@
+/**
+ * What a verification worker does with one task: the verification core, with typeA collateral
+ * supplied by the main thread and verified (once per collateral version) in the worker.
+ */
+import { LRUCache } from 'lru-cache';
+import { VerifierError } from '../errors.js';
+import { parseCertificate, type Certificate } from '../attestation/x509/certificate.js';
+import { ChainCache } from '../attestation/x509/chainCache.js';
+import { verifyCollateral, type VerifiedCollateral } from '../attestation/typeA/verify.js';
+import { verifyReportBytes } from '../verify/verifyReport.js';
+import type { TypeACollateralSource } from '../verify/typeA.js';
+import type { Policy, VerifyOutcome } from '../verify/types.js';
+import type { VerifyTask, WorkerSetup } from './task.js';
+
+export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Promise<VerifyOutcome> {
+  const roots: { typeA: Certificate; typeB: Certificate } = { typeA: parseCertificate(setup.roots.typeA), typeB: parseCertificate(setup.roots.typeB) };
+  const policy: Policy = setup.policy;
+  const chainCache = new ChainCache();
+  const verified = new LRUCache<string, VerifiedCollateral>({ max: 64 });
+
+  return async (task) => {
+    const collateral: TypeACollateralSource = {
+      async forQuote(_quote, time) {
+        if (task.collateralError) throw new VerifierError(task.collateralError.code, task.collateralError.message);
+        if (!task.collateral) throw new VerifierError('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral was supplied for this quote');
+        const hit = verified.get(task.collateral.version);
+        if (hit) return hit;
+        const vc = verifyCollateral(task.collateral.collateral, { root: roots.typeA, time });
+        verified.set(task.collateral.version, vc);
+        return vc;
+      },
+    };
+    return verifyReportBytes(task.userData, task.report, policy, {
+      roots,
+      chainCache,
+      collateral,
+      ...(setup.typeATime !== undefined ? { typeATime: setup.typeATime } : {}),
+    }, task.nonce ? { nonce: task.nonce } : {});
+  };
+}

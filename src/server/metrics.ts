@@ -1,0 +1,257 @@
+/**
+ * Prometheus metrics: one prom-client Registry per service instance (never the global one), a
+ * Fastify plugin that times every request by route template and serves GET /metrics, and a small
+ * `MetricsSink` that the verification service, the worker pool, the caches and the upstream
+ * clients (PCCS, ledger node) report into. Nothing here knows about verification internals: the
+ * sink is the whole contract.
+ *
+ * Label rules (cardinality stays bounded whatever clients send):
+ * - `route` is the matched route template (`request.routeOptions.url`), `unmatched` otherwise;
+ *   the raw URL is never used.
+ * - `method` is one of the HTTP methods Fastify routes, `OTHER` otherwise.
+ * - failure `code` must look like a stable error code (`UPPER_SNAKE`), `OTHER` otherwise.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { VerifierService, VerifyOutcome } from '../verify/types.js';
+
+export const METRICS_PREFIX = 'verifier_';
+
+export type VerificationKind = 'typeA' | 'typeB' | 'unknown';
+export type UpstreamService = 'pccs' | 'ledger';
+
+export interface PoolStats {
+  /** Tasks waiting for a worker. */
+  queueSize: number;
+  /** Fraction of worker capacity in use, 0..1 (Piscina's `utilization`). */
+  utilization: number;
+  /** Worker threads alive. */
+  threads: number;
+}
+
+export interface CacheStats {
+  /** Cumulative hits since the cache was created. */
+  hits: number;
+  /** Cumulative misses since the cache was created. */
+  misses: number;
+  /** Entries held now. */
+  size: number;
+}
+
+/** What the rest of the service reports into. All methods are cheap and never throw. */
+export interface MetricsSink {
+  /** One decode-and-verify: report kind, verdict, failure code when invalid, wall time. */
+  observeVerification(kind: VerificationKind, valid: boolean, code: string | undefined, seconds: number): void;
+  /** Pushes the pool's current figures (alternative to registerPoolStats). */
+  setPoolStats(stats: PoolStats): void;
+  /** Pulls the pool's figures at each scrape; replaces pushed figures. */
+  registerPoolStats(read: () => PoolStats): void;
+  /** One pool task, from submission to result (includes queueing). */
+  observePoolTask(seconds: number): void;
+  /** Registers a cache read at each scrape; `read` returns cumulative hits/misses and the current size. */
+  registerCacheStats(name: string, read: () => CacheStats): void;
+  /** One upstream request: `route` is a template such as `/pckcrl` (query strings are dropped); status is the HTTP status or `error` (no response). */
+  observeUpstream(service: UpstreamService, route: string, status: number | 'error', seconds: number): void;
+  /** One Poseidon8 hash of a userData struct. */
+  observeHash(seconds: number): void;
+}
+
+/** A sink that drops everything: for callers (CLI, tests) that run without metrics. */
+export const NOOP_METRICS_SINK: MetricsSink = {
+  observeVerification() {},
+  setPoolStats() {},
+  registerPoolStats() {},
+  observePoolTask() {},
+  registerCacheStats() {},
+  observeUpstream() {},
+  observeHash() {},
+};
+
+export interface Metrics {
+  registry: Registry;
+  sink: MetricsSink;
+  /** Register on the root instance (it breaks encapsulation): times all routes, serves GET /metrics. */
+  plugin: FastifyPluginAsync;
+}
+
+export interface MetricsOptions {
+  /** Collect prom-client's default process metrics (CPU, memory, GC, event-loop lag), prefixed `verifier_`. Default true. */
+  defaultMetrics?: boolean;
+  /** Constant labels added to every series (e.g. `{ replica: 'verifier-1' }`). */
+  labels?: Record<string, string>;
+}
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const HASH_BUCKETS = [0.00002, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05];
+const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+const CODE_RE = /^[A-Z][A-Z0-9_]{0,79}$/;
+const CACHE_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
+const ROUTE_RE = /^\/[A-Za-z0-9_./:{}-]{0,127}$/;
+const KINDS = new Set<VerificationKind>(['typeA', 'typeB', 'unknown']);
+
+const finite = (x: number) => (Number.isFinite(x) && x >= 0 ? x : 0);
+
+export function createMetrics(opts: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (opts.labels) registry.setDefaultLabels(opts.labels);
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
+  const registers = [registry];
+  const p = (n: string) => `${METRICS_PREFIX}${n}`;
+
+  // --- HTTP ---------------------------------------------------------------------------------
+  const httpRequests = new Counter({ name: p('http_requests_total'), help: 'HTTP requests by route template, method and status code', labelNames: ['route', 'method', 'status_code'] as const, registers });
+  const httpDuration = new Histogram({ name: p('http_request_duration_seconds'), help: 'HTTP request latency (receipt to response sent) by route template, method and status code', labelNames: ['route', 'method', 'status_code'] as const, buckets: LATENCY_BUCKETS, registers });
+
+  // --- verification -------------------------------------------------------------------------
+  const verifications = new Counter({ name: p('verifications_total'), help: 'Report verifications by report kind and outcome', labelNames: ['kind', 'outcome'] as const, registers });
+  const verificationFailures = new Counter({ name: p('verification_failures_total'), help: 'Invalid reports by report kind and failure code', labelNames: ['kind', 'code'] as const, registers });
+  const verificationDuration = new Histogram({ name: p('verification_duration_seconds'), help: 'Decode-and-verify wall time by report kind and outcome', labelNames: ['kind', 'outcome'] as const, buckets: LATENCY_BUCKETS, registers });
+  const hashDuration = new Histogram({ name: p('hash_duration_seconds'), help: 'Poseidon8 hash time of one userData struct', buckets: HASH_BUCKETS, registers });
+
+  // --- pool ---------------------------------------------------------------------------------
+  let poolStats: PoolStats = { queueSize: 0, utilization: 0, threads: 0 };
+  let poolRead: (() => PoolStats) | undefined;
+  const refreshPool = () => {
+    if (!poolRead) return;
+    try {
+      poolStats = poolRead();
+    } catch {
+      /* keep the last figures */
+    }
+  };
+  const poolQueue = new Gauge({ name: p('pool_queue_size'), help: 'Verification tasks waiting for a worker thread', registers, collect() { refreshPool(); this.set(finite(poolStats.queueSize)); } });
+  const poolUtil = new Gauge({ name: p('pool_utilization'), help: 'Worker pool utilisation (0..1)', registers, collect() { this.set(finite(poolStats.utilization)); } });
+  const poolThreads = new Gauge({ name: p('pool_threads'), help: 'Worker threads alive', registers, collect() { this.set(finite(poolStats.threads)); } });
+  const poolTask = new Histogram({ name: p('pool_task_duration_seconds'), help: 'Pool task time from submission to result, queueing included', buckets: LATENCY_BUCKETS, registers });
+  void poolQueue;
+  void poolUtil;
+  void poolThreads;
+
+  // --- caches -------------------------------------------------------------------------------
+  // Caches keep cumulative counts; the counters below follow them by deltas so they stay
+  // monotonic (a cache that restarts its counts is seen as a counter reset of that amount).
+  const caches = new Map<string, { read: () => CacheStats; lastHits: number; lastMisses: number; size: number }>();
+  const refreshCaches = () => {
+    for (const [name, c] of caches) {
+      let s: CacheStats;
+      try {
+        s = c.read();
+      } catch {
+        continue;
+      }
+      const hits = finite(s.hits);
+      const misses = finite(s.misses);
+      cacheHits.inc({ cache: name }, hits >= c.lastHits ? hits - c.lastHits : hits);
+      cacheMisses.inc({ cache: name }, misses >= c.lastMisses ? misses - c.lastMisses : misses);
+      c.lastHits = hits;
+      c.lastMisses = misses;
+      c.size = finite(s.size);
+    }
+  };
+  // The hit counter is collected first (registration order), so it refreshes all cache figures.
+  const cacheHits: Counter<'cache'> = new Counter({ name: p('cache_hits_total'), help: 'Cache hits by cache name', labelNames: ['cache'] as const, registers, collect: refreshCaches });
+  const cacheMisses = new Counter({ name: p('cache_misses_total'), help: 'Cache misses by cache name', labelNames: ['cache'] as const, registers });
+  const cacheSize = new Gauge({
+    name: p('cache_entries'),
+    help: 'Entries held by each cache',
+    labelNames: ['cache'] as const,
+    registers,
+    collect() {
+      for (const [name, c] of caches) this.set({ cache: name }, c.size);
+    },
+  });
+  void cacheSize;
+
+  // --- upstreams ----------------------------------------------------------------------------
+  const upstreamRequests = new Counter({ name: p('upstream_requests_total'), help: 'Requests to PCCS and the ledger node by service, route template and status (`error`: no response)', labelNames: ['service', 'route', 'status'] as const, registers });
+  const upstreamErrors = new Counter({ name: p('upstream_errors_total'), help: 'Failed upstream requests (no response or status ≥ 500) by service and route template', labelNames: ['service', 'route'] as const, registers });
+  const upstreamDuration = new Histogram({ name: p('upstream_request_duration_seconds'), help: 'Upstream request latency by service and route template', labelNames: ['service', 'route'] as const, buckets: UPSTREAM_BUCKETS, registers });
+
+  const sink: MetricsSink = {
+    observeVerification(kind, valid, code, seconds) {
+      const k: VerificationKind = KINDS.has(kind) ? kind : 'unknown';
+      const outcome = valid ? 'valid' : 'invalid';
+      verifications.inc({ kind: k, outcome });
+      verificationDuration.observe({ kind: k, outcome }, finite(seconds));
+      if (!valid) verificationFailures.inc({ kind: k, code: code && CODE_RE.test(code) ? code : 'OTHER' });
+    },
+    setPoolStats(stats) {
+      poolStats = { ...stats };
+    },
+    registerPoolStats(read) {
+      poolRead = read;
+    },
+    observePoolTask(seconds) {
+      poolTask.observe(finite(seconds));
+    },
+    registerCacheStats(name, read) {
+      if (!CACHE_NAME_RE.test(name)) throw new Error(`metrics: invalid cache name ${JSON.stringify(name)}`);
+      if (caches.has(name)) throw new Error(`metrics: cache ${JSON.stringify(name)} is already registered`);
+      caches.set(name, { read, lastHits: 0, lastMisses: 0, size: 0 });
+    },
+    observeUpstream(service, route, status, seconds) {
+      const path = route.split('?')[0] ?? '';
+      const r = ROUTE_RE.test(path) ? path : 'other';
+      const st = status === 'error' ? 'error' : Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : 'error';
+      upstreamRequests.inc({ service, route: r, status: st });
+      upstreamDuration.observe({ service, route: r }, finite(seconds));
+      if (st === 'error' || Number(st) >= 500) upstreamErrors.inc({ service, route: r });
+    },
+    observeHash(seconds) {
+      hashDuration.observe(finite(seconds));
+    },
+  };
+
+  const plugin: FastifyPluginAsync = async (app) => {
+    app.addHook('onResponse', async (req: FastifyRequest, reply: FastifyReply) => {
+      const route = req.routeOptions.url;
+      if (route === '/metrics') return;
+      const labels = { route: route ?? 'unmatched', method: METHODS.has(req.method) ? req.method : 'OTHER', status_code: String(reply.statusCode) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, reply.elapsedTime / 1000);
+    });
+    app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+      const text = await registry.metrics();
+      return reply.header('content-type', registry.contentType).send(text);
+    });
+  };
+  // Same effect as fastify-plugin: the hook applies to every route of the parent instance.
+  (plugin as unknown as Record<symbol, unknown>)[Symbol.for('skip-override')] = true;
+  (plugin as unknown as Record<symbol, unknown>)[Symbol.for('fastify.display-name')] = 'verifier-metrics';
+
+  return { registry, sink, plugin };
+}
+
+/** Reports the outcome of a decodeReport call into the sink. */
+export function recordVerification(sink: MetricsSink, out: VerifyOutcome, seconds: number): void {
+  sink.observeVerification(out.reportType ?? 'unknown', out.reportValid, out.error?.code, seconds);
+}
+
+/**
+ * Wraps a verification service so that every decodeReport outcome (HTTP, CLI, benchmarks alike)
+ * is reported: kind, verdict, failure code and wall time. A call that throws counts as an invalid
+ * `unknown` report with code INTERNAL_ERROR and the error is rethrown unchanged.
+ */
+export function instrumentService<S extends VerifierService>(svc: S, sink: MetricsSink): S {
+  const decodeReport: VerifierService['decodeReport'] = async (userData, report, opts) => {
+    const t0 = performance.now();
+    let out: VerifyOutcome;
+    try {
+      out = await svc.decodeReport(userData, report, opts);
+    } catch (e) {
+      sink.observeVerification('unknown', false, 'INTERNAL_ERROR', (performance.now() - t0) / 1000);
+      throw e;
+    }
+    recordVerification(sink, out, (performance.now() - t0) / 1000);
+    return out;
+  };
+  return new Proxy(svc, {
+    get(target, prop, receiver) {
+      if (prop === 'decodeReport') return decodeReport;
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
