@@ -4,7 +4,7 @@
  * message is printed as is by main.ts.
  */
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config/load.js';
 import { needsReproducibleBuild } from './config/load.js';
 import { DEFAULT_TRUST_ROOTS } from './config/packageRoot.js';
@@ -81,7 +81,7 @@ export interface Started {
   pool?: VerifierPool;
 }
 
-export async function bootstrap(config: Config, log: Logger, opts: { logger?: object | boolean } = {}): Promise<Started> {
+export async function bootstrap(config: Config, log: Logger, opts: { logger?: boolean; loggerInstance?: FastifyBaseLogger } = {}): Promise<Started> {
   const tls = readTls(config);
   const targets = await resolveTargets(config, log);
   await checkLive(config, targets, log);
@@ -130,7 +130,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: ob
     service,
     info,
     bodyLimit: config.bodyLimit,
-    logger: opts.logger ?? { level: config.logLevel },
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger === false ? false : { level: config.logLevel } }),
     ...(tls ? { https: tls } : {}),
   });
   if (pool) {

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const log = pino({ level: config.logLevel });
   let started;
   try {
-    started = await bootstrap(config, log, { logger: log });
+    started = await bootstrap(config, log, { loggerInstance: log });
   } catch (e) {
     if (isVerifierError(e)) {
       log.fatal({ code: e.code }, e.message);

@@ -120,7 +120,28 @@ export function formatDoubleFixed(x: number, digits: number): string {
   return `${padded.slice(0, padded.length - digits)}.${padded.slice(padded.length - digits)}`;
 }
 
-/** Decoder rule: float64(u) / float64(10^precision), printed with `precision` fractional digits. */
+/** Significant digits the decoder keeps for values below 10^15 (the reference's behaviour). */
+export const DECODE_SIGNIFICANT_DIGITS = 15;
+
+/**
+ * Decoder rule (reproduces the reference's lossy output on every vector): the exact decimal
+ * u / 10^precision is, when below 10^15, rounded to 15 significant digits (ties to even); the
+ * result is taken to the nearest float64 and printed with exactly `precision` fractional digits,
+ * correctly rounded from the double's exact binary value.
+ */
 export function formatScaledFloat(u: bigint, precision: number): string {
-  return formatDoubleFixed(Number(u) / 10 ** precision, precision);
+  let digits = u.toString();
+  const scale = 10n ** BigInt(precision);
+  if (u < 10n ** 15n * scale && digits.length > DECODE_SIGNIFICANT_DIGITS) {
+    const drop = digits.length - DECODE_SIGNIFICANT_DIGITS;
+    const unit = 10n ** BigInt(drop);
+    let q = u / unit;
+    const r = u - q * unit;
+    const half = unit / 2n;
+    if (r > half || (r === half && (q & 1n) === 1n)) q += 1n;
+    digits = (q * unit).toString();
+  }
+  const padded = digits.padStart(precision + 1, '0');
+  const decimal = precision === 0 ? padded : `${padded.slice(0, padded.length - precision)}.${padded.slice(padded.length - precision)}`;
+  return formatDoubleFixed(Number(decimal), precision);
 }

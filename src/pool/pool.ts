@@ -6,7 +6,9 @@
  * the worker is replaced), and a crashed worker fails only its own task (POOL_WORKER_FAILED).
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../config/packageRoot.js';
@@ -38,7 +40,7 @@ export interface PoolStats {
 /** The worker entry: compiled JS next to dist/, or the TypeScript source run through tsx. */
 function workerEntry(): { filename: string; execArgv: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
-  if (fromSource) return { filename: resolve(PACKAGE_ROOT, 'workers/verifyWorker.ts'), execArgv: ['--import', 'tsx'] };
+  if (fromSource) return { filename: resolve(PACKAGE_ROOT, 'workers/verifyWorker.ts'), execArgv: ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] };
   const js = resolve(PACKAGE_ROOT, 'dist/workers/verifyWorker.js');
   if (!existsSync(js)) throw new Error(`worker entry ${js} is missing: run npm run build`);
   return { filename: js, execArgv: [] };
@@ -57,15 +59,17 @@ function startsWith(b: Uint8Array, prefix: Uint8Array): boolean {
 export class VerifierPool implements VerifierService {
   private readonly piscina: Piscina;
   private closed = false;
+  /** Tasks handed to Piscina and not yet settled (running + queued). */
+  private inFlight = 0;
 
   constructor(private readonly opts: PoolOptions) {
     const entry = workerEntry();
     this.piscina = new Piscina({
       filename: entry.filename,
-      execArgv: [...process.execArgv.filter((a) => !a.startsWith('--inspect')), ...entry.execArgv],
+      execArgv: entry.execArgv,
       minThreads: opts.threads,
       maxThreads: opts.threads,
-      maxQueue: opts.maxQueue,
+      // Piscina's own queue limit is not applied to abortable tasks; VerifierPool bounds it.
       idleTimeout: 60_000,
       workerData: opts.setup,
     });
@@ -108,7 +112,13 @@ export class VerifierPool implements VerifierService {
         }
       }
     }
+    // The queue bound is enforced here (running + waiting ≤ threads + maxQueue), before anything
+    // is handed over, so an overloaded verifier answers at once.
+    if (this.inFlight >= this.opts.threads + this.opts.maxQueue) {
+      throw poolError('POOL_OVERLOADED', `the verifier is overloaded: ${this.inFlight} verifications running or queued; retry shortly`);
+    }
     const transferList = [task.userData.buffer, task.report.buffer].filter((b, i, all) => all.indexOf(b) === i) as ArrayBuffer[];
+    this.inFlight++;
     try {
       return (await this.piscina.run(task, { transferList, signal: AbortSignal.timeout(this.opts.taskTimeoutMs) })) as VerifyOutcome;
     } catch (e) {
@@ -118,13 +128,15 @@ export class VerifierPool implements VerifierService {
         throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
       }
       throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
+    } finally {
+      this.inFlight--;
     }
   }
 
   stats(): PoolStats {
     return {
       threads: this.piscina.threads.length,
-      queueSize: this.piscina.queueSize,
+      queueSize: Math.max(0, this.inFlight - this.piscina.threads.length),
       utilization: this.piscina.utilization,
       completed: this.piscina.completed,
     };

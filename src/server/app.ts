@@ -19,6 +19,8 @@ export interface AppOptions {
   info: InfoRecord;
   bodyLimit?: number;
   logger?: FastifyServerOptions['logger'];
+  /** A ready pino logger (takes precedence over `logger`). */
+  loggerInstance?: FastifyServerOptions['loggerInstance'];
   https?: { key: Buffer; cert: Buffer };
   isReady?: () => boolean;
 }
@@ -40,7 +42,7 @@ function failureBody(url: string | undefined, code: string, message: string): Re
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const base: FastifyServerOptions = {
-    logger: opts.logger ?? false,
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
     bodyLimit: opts.bodyLimit ?? 262_144,
     requestTimeout: 60_000,
     connectionTimeout: 60_000,
@@ -50,6 +52,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app: FastifyInstance = opts.https
     ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2' } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)
     : Fastify(base);
+  // JSON only: requests with any other content type are answered 415.
+  app.removeContentTypeParser('text/plain');
   await app.register(swagger, {
     openapi: {
       info: { title: 'Enclave report verifier', version: '0.1.0', description: 'Decode and verify typeA (SGX DCAP) and typeB (AWS Nitro) oracle reports' },

@@ -26,7 +26,9 @@ export function typeAView(q: Quote): Record<string, unknown> {
   productId[0] = body.isvProdId & 0xff;
   productId[1] = body.isvProdId >> 8;
   return {
-    data: b64(body.reportData),
+    // The 16 bytes bound to userData, as the reference shows them; the whole 64 bytes follow.
+    data: b64(body.reportData.subarray(0, 16)),
+    reportData: b64(body.reportData),
     securityVersion: body.isvSvn,
     debug: body.debug,
     uniqueId: b64(body.mrEnclave),

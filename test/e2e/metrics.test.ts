@@ -119,8 +119,9 @@ describe('GET /metrics on the real app', () => {
     const good = await postJson(`${url}/decode`, decodeReq);
     expect(good.status).toBe(200);
     expect(good.body.success).toBe(true);
-    const bad = await postJson(`${url}/decode`, { userData: tweak(decodeReq.userData, 0, 0) });
+    const bad = await postJson(`${url}/decode`, { userData: '{ c0: { f0: 1u128 } }' });
     expect(bad.body.success).toBe(false);
+    expect(bad.body.errorCode).toBe('STRUCT_FIELD_COUNT');
     const broken = await postJson(`${url}/decode`, '{"userData": ');
     expect(broken.status).toBe(400);
     // /decodeReport: the real Nitro example (valid), the same report with other userData (invalid), garbage (invalid, unknown kind)

@@ -1,4 +1,6 @@
 /** Runs test/support/pccs-server.ts as its own process, as a deployment runs a PCCS. */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,7 @@ export interface PccsProcess {
 export function startPccsProcess(bundle: PccsBundle): Promise<PccsProcess> {
   const file = join(mkdtempSync(join(tmpdir(), 'pccs-')), 'bundle.json');
   writeFileSync(file, JSON.stringify(bundle));
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve('test/support/pccs-server.ts'), file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, resolve('test/support/pccs-server.ts'), file], { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((res, rej) => {
     let out = '';
     let err = '';

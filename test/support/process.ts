@@ -1,8 +1,12 @@
 /** Runs the real service entry point (src/main.ts) as a child process. */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export const MAIN = resolve(process.cwd(), 'src/main.ts');
+/** tsx's loader by absolute URL, so that children started in other directories find it. */
+export const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -14,7 +18,7 @@ export interface ServiceProcess {
 /** Runs to completion (for startup failures); returns exit code and output. */
 export function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env });
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -33,7 +37,7 @@ export function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.Proce
 /** Starts the service and resolves once it logs its listening address. */
 export function startMain(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ServiceProcess> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env });
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env });
     let out = '';
     let err = '';
     const t = setTimeout(() => {

@@ -1,0 +1,167 @@
+/**
+ * Output records of `reverify` and `merge` (one JSON line each), the measurement-in-force replay
+ * and the summary (counts by kind × outcome × failure code).
+ *
+ * Update record (set_data_sgx / set_data_nitro transition, or one JSONL input line):
+ *   { transactionId?, transitionId?, blockHeight?, id?, function?, kind, reportValid, errorCode?,
+ *     errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
+ *     measurementInForce?: { matches, sourceHeight } }
+ * Owner record (set_unique_id / set_pcr_values of the program, needed to replay measurements):
+ *   { transactionId, transitionId, blockHeight, function, kind: "measurement",
+ *     measurement?: { uniqueId } | { pcrs }, errorCode?, errorString? }
+ * Hex is lower case. Fields are written in this order, so runs are byte-for-byte comparable.
+ */
+import type { VerifyOutcome } from '../verify/types.js';
+
+export type Measurement = { uniqueId: string } | { pcrs: string[] };
+
+export interface OutputRecord {
+  transactionId?: string;
+  transitionId?: string;
+  blockHeight?: number;
+  id?: string;
+  function?: string;
+  kind: string;
+  reportValid?: boolean;
+  errorCode?: string;
+  errorString?: string;
+  tcbStatus?: string;
+  measurements?: Measurement | Record<string, never>;
+  measurement?: Measurement;
+  decodedData?: unknown;
+  measurementInForce?: { matches: boolean; sourceHeight: number };
+}
+
+const ORDER: readonly (keyof OutputRecord)[] = [
+  'transactionId', 'transitionId', 'blockHeight', 'id', 'function', 'kind', 'reportValid', 'errorCode', 'errorString',
+  'tcbStatus', 'measurements', 'measurement', 'decodedData', 'measurementInForce',
+];
+
+/** The record with its keys in the documented order and undefined fields dropped. */
+export function canonical(r: OutputRecord): OutputRecord {
+  const out: Record<string, unknown> = {};
+  for (const k of ORDER) if (r[k] !== undefined) out[k] = r[k];
+  return out as unknown as OutputRecord;
+}
+
+export const OWNER_FUNCTIONS = ['set_unique_id', 'set_pcr_values'] as const;
+export const UPDATE_FUNCTIONS = ['set_data_sgx', 'set_data_nitro'] as const;
+
+export function isOwnerRecord(r: OutputRecord): boolean {
+  return r.kind === 'measurement';
+}
+
+const b64hex = (v: unknown): string | undefined => (typeof v === 'string' ? Buffer.from(v, 'base64').toString('hex') : undefined);
+
+/** The measurements a verified (or at least parsed) report carries. */
+export function measurementsOf(out: VerifyOutcome): Measurement | Record<string, never> {
+  const v = out.decodedReport;
+  if (!v) return {};
+  if (out.reportType === 'typeA') {
+    const id = b64hex(v.uniqueId);
+    return id === undefined ? {} : { uniqueId: id };
+  }
+  const pcrs = v.pcrs as Record<string, unknown> | undefined;
+  if (!pcrs) return {};
+  const list = ['0', '1', '2'].map((k) => b64hex(pcrs[k]));
+  return list.every((x) => x !== undefined) ? { pcrs: list as string[] } : {};
+}
+
+export function kindOfFunction(fn: string | undefined): string {
+  return fn === 'set_data_sgx' ? 'typeA' : fn === 'set_data_nitro' ? 'typeB' : 'unknown';
+}
+
+export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'function'>, out: VerifyOutcome): OutputRecord {
+  const r: OutputRecord = { ...base, kind: out.reportType ?? kindOfFunction(base.function), reportValid: out.reportValid };
+  if (out.error) {
+    r.errorCode = out.error.code;
+    r.errorString = out.error.message;
+  }
+  const tcb = out.decodedReport?.tcbStatusName;
+  if (typeof tcb === 'string') r.tcbStatus = tcb;
+  r.measurements = measurementsOf(out);
+  if (out.decodedData) r.decodedData = out.decodedData;
+  return canonical(r);
+}
+
+/** Measurements the program held, replayed from its owner transitions in ledger order. */
+export class MeasurementState {
+  uniqueId?: { value: string; height: number };
+  pcrs?: { value: string[]; height: number };
+
+  apply(r: OutputRecord): void {
+    if (!isOwnerRecord(r) || !r.measurement || r.blockHeight === undefined) return;
+    if ('uniqueId' in r.measurement) this.uniqueId = { value: r.measurement.uniqueId, height: r.blockHeight };
+    else this.pcrs = { value: r.measurement.pcrs, height: r.blockHeight };
+  }
+
+  /** The update record with measurementInForce set (or removed when nothing was replayed for its kind). */
+  annotate(r: OutputRecord): OutputRecord {
+    const { measurementInForce: _old, ...rest } = r;
+    const m = r.measurements as Partial<{ uniqueId: string; pcrs: string[] }> | undefined;
+    let mif: OutputRecord['measurementInForce'];
+    if (r.kind === 'typeA' && this.uniqueId) mif = { matches: m?.uniqueId === this.uniqueId.value, sourceHeight: this.uniqueId.height };
+    if (r.kind === 'typeB' && this.pcrs) {
+      const cur = this.pcrs.value;
+      mif = { matches: Array.isArray(m?.pcrs) && m.pcrs.length === 3 && m.pcrs.every((p, i) => p === cur[i]), sourceHeight: this.pcrs.height };
+    }
+    return canonical(mif ? { ...rest, measurementInForce: mif } : rest);
+  }
+}
+
+/** Codes meaning "the verifier could not decide" (environment), not "the report is invalid". */
+export function isUnverifiable(code: string | undefined): boolean {
+  return code !== undefined && (/^(PCCS_|POOL_)/.test(code) || code === 'TYPEA_COLLATERAL_UNAVAILABLE' || code === 'INTERNAL_ERROR');
+}
+
+export type Outcome = 'valid' | 'invalid' | 'unverifiable';
+
+export function outcomeOf(r: OutputRecord): Outcome {
+  if (r.reportValid) return 'valid';
+  return isUnverifiable(r.errorCode) ? 'unverifiable' : 'invalid';
+}
+
+export class Summary {
+  readonly counts = new Map<string, number>();
+  updates = 0;
+  owner = 0;
+  valid = 0;
+  invalid = 0;
+  unverifiable = 0;
+  mismatchInForce = 0;
+
+  add(r: OutputRecord): void {
+    if (isOwnerRecord(r)) {
+      this.owner++;
+      return;
+    }
+    this.updates++;
+    const o = outcomeOf(r);
+    this[o]++;
+    if (r.measurementInForce && !r.measurementInForce.matches) this.mismatchInForce++;
+    const key = `${r.kind}\u0000${o}\u0000${r.errorCode ?? '-'}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  /** 0 all valid, 1 some invalid, 2 some could not be verified. */
+  exitCode(): 0 | 1 | 2 {
+    if (this.unverifiable > 0) return 2;
+    return this.invalid > 0 ? 1 : 0;
+  }
+
+  table(): string {
+    const rows = [...this.counts.entries()]
+      .map(([k, n]) => [...k.split('\u0000'), String(n)] as [string, string, string, string])
+      .sort((a, b) => a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]) || a[2].localeCompare(b[2]));
+    const head: [string, string, string, string] = ['kind', 'outcome', 'code', 'count'];
+    const all = [head, ...rows];
+    const w = [0, 1, 2, 3].map((i) => Math.max(...all.map((r) => r[i]!.length)));
+    const line = (r: readonly string[]) => r.map((c, i) => (i === 3 ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join('  ');
+    const out = [line(head), w.map((n) => '-'.repeat(n)).join('  '), ...rows.map(line)];
+    out.push(
+      `updates ${this.updates}: valid ${this.valid}, invalid ${this.invalid}, unverifiable ${this.unverifiable}` +
+        (this.owner ? `; measurement transitions ${this.owner}, updates not matching the measurement in force ${this.mismatchInForce}` : ''),
+    );
+    return `${out.join('\n')}\n`;
+  }
+}

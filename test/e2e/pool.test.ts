@@ -1,0 +1,104 @@
+/**
+ * The Piscina verification pool: the same outcomes as the in-process core, bytes transferred not
+ * copied, a bounded queue answered with 503 + Retry-After, per-task time limits and recovery from
+ * a crashed worker.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VerifierPool } from '../../src/pool/pool.js';
+import { parsePemChain } from '../../src/attestation/x509/certificate.js';
+import { parseChunkedStruct } from '../../src/ledger/struct.js';
+import { postJson, startServer, type RunningServer } from '../support/server.js';
+import { readVectorJson, vectorPath } from '../support/paths.js';
+
+const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
+const manifest = readVectorJson<any>('nitro/manifest.json');
+const doc = manifest.vectors.find((v: any) => v.file === 'oracle-nitro-report.hex');
+const hex = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
+const root = (p: string) => parsePemChain(readFileSync(p, 'utf8'))[0]!.der;
+
+const setup = {
+  policy: {
+    uniqueIdTarget: hex('58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df'),
+    pcrValuesTarget: [hex(doc.pcr0), hex(doc.pcr1), hex(doc.pcr2)],
+    acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'],
+    allowDebugEnclaves: false,
+  },
+  roots: { typeA: root(vectorPath('sgx/intel-root/IntelSGXRootCA.pem')), typeB: root(vectorPath('nitro/aws-nitro-enclaves-root-g1.pem')) },
+};
+
+describe('VerifierPool', () => {
+  let pool: VerifierPool;
+  beforeAll(() => {
+    pool = new VerifierPool({ threads: 2, maxQueue: 64, taskTimeoutMs: 30_000, setup });
+  });
+  afterAll(async () => pool?.close());
+
+  it('verifies the real nitro case in a worker with the in-process result', async () => {
+    const out = await pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report);
+    expect(out.error).toBeUndefined();
+    expect(out.reportValid).toBe(true);
+    expect(out.reportType).toBe('typeB');
+    expect(out.decodedData).toEqual(examples.nitro.response.decodedData);
+  });
+
+  it('transfers the bytes to the worker instead of copying them', async () => {
+    const userData = parseChunkedStruct(examples.nitro.request.userData, 8);
+    const report = parseChunkedStruct(examples.nitro.request.report, 10);
+    const out = await pool.verifyBytes({ userData, report });
+    expect(out.reportValid).toBe(true);
+    expect(userData.byteLength).toBe(0);
+    expect(report.byteLength).toBe(0);
+  });
+
+  it('recovers after a worker dies mid-task: only that task fails', async () => {
+    const running = Promise.all(Array.from({ length: 4 }, () => pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report).then((r) => r, (e) => e)));
+    await new Promise((r) => setTimeout(r, 5));
+    const piscina = (pool as unknown as { piscina: { threads: { terminate(): Promise<number> }[] } }).piscina;
+    await piscina.threads[0]!.terminate();
+    const results = await running;
+    const failed = results.filter((r) => r instanceof Error);
+    for (const f of failed) expect((f as { code?: string }).code).toBe('POOL_WORKER_FAILED');
+    expect(failed.length).toBeLessThanOrEqual(2);
+    const after = await pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report);
+    expect(after.reportValid).toBe(true);
+  });
+
+  it('fails a task that exceeds its time limit and keeps serving', async () => {
+    const slow = new VerifierPool({ threads: 1, maxQueue: 8, taskTimeoutMs: 1, setup });
+    try {
+      await expect(slow.decodeReport(examples.nitro.request.userData, examples.nitro.request.report)).rejects.toMatchObject({ code: 'POOL_TASK_TIMEOUT' });
+    } finally {
+      await slow.close();
+    }
+    expect((await pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report)).reportValid).toBe(true);
+  });
+});
+
+describe('bounded queue over HTTP', () => {
+  let srv: RunningServer;
+  beforeAll(async () => {
+    srv = await startServer({
+      workers: 1,
+      maxQueue: 1,
+      pcrValuesTarget: [doc.pcr0, doc.pcr1, doc.pcr2],
+      uniqueIdTarget: '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df',
+    });
+  });
+  afterAll(async () => srv?.close());
+
+  it('answers 503 with Retry-After at once when the queue is full, never hangs', async () => {
+    const t0 = Date.now();
+    const results = await Promise.all(Array.from({ length: 12 }, () => postJson(`${srv.url}/decodeReport`, examples.nitro.request)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    const rejected = results.filter((r) => r.status === 503);
+    expect(rejected.length).toBeGreaterThanOrEqual(1);
+    for (const r of rejected) {
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(r.body).toMatchObject({ reportValid: false, errorCode: 'POOL_OVERLOADED' });
+    }
+    for (const r of results.filter((x) => x.status === 200)) expect(r.body.reportValid).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+  });
+});
