@@ -32,8 +32,18 @@ const P = FIELD_MODULUS;
 const RATE = WIDTH - 1;
 const PAGE = 65536;
 
+/** The slice of the WebAssembly JS API used here (the project's TS lib has no DOM/WebAssembly types). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+
 interface Exports {
-  memory: WebAssembly.Memory;
+  memory: WasmMemory;
   permute(): void;
   absorb(ptr: number, k: number): void;
   reset(): void;
@@ -54,7 +64,9 @@ export interface Poseidon8Wasm {
 
 export function createPoseidon8Wasm(): Poseidon8Wasm {
   const bytes = Buffer.from(POSEIDON8_WASM_BASE64, 'base64');
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
+  const api = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+  if (api === undefined) throw new Error('WebAssembly is not available');
+  const instance = new api.Instance(new api.Module(bytes), {});
   const ex = instance.exports as unknown as Exports;
   let u32 = new Uint32Array(ex.memory.buffer);
   const at = (e: number): number => byteOf(e) / 4;

@@ -49,3 +49,16 @@ export function classifyHttpError(err: FastifyError): HttpFailure {
   const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
   return { status, code: status === 500 ? 'INTERNAL_ERROR' : 'HTTP_BAD_REQUEST', message: status === 500 ? 'internal error' : err.message };
 }
+
+/** Codes of requests that could not be read. */
+export const HttpCodes = [
+  'HTTP_UNSUPPORTED_MEDIA_TYPE',
+  'HTTP_BAD_CONTENT_LENGTH',
+  'HTTP_BODY_TOO_LARGE',
+  'HTTP_EMPTY_BODY',
+  'HTTP_INVALID_JSON',
+  'HTTP_INVALID_BODY',
+  'HTTP_BAD_REQUEST',
+  'HTTP_METHOD_NOT_ALLOWED',
+  'HTTP_NOT_FOUND',
+] as const;

@@ -70,8 +70,7 @@ describe('decodeProofData rejects malformed buffers', () => {
   it('optional field length mismatch', () => {
     const b = good();
     const at = Buffer.from(b).indexOf(Buffer.from('text/plain'));
-    b[at - 16] = 11; // content type length 10 -> 11 still fits; 40 does not
-    b[at - 16] = 40;
+    b[at - 16] = 40; // content type length 10 -> 40 overruns the section
     expect(codeOf(() => decodeProofData(b))).toBe('PROOF_DATA_BAD_OPTIONAL_FIELDS');
   });
   it('precision above 12', () => {

@@ -1,0 +1,91 @@
+/**
+ * Binding hash vs snarkVM's own WASM, side by side: `npx tsx bench/hash-peers.bench.ts`
+ * (BENCH_TIME_MS, default 1500, sets the time per task).
+ *
+ * Input: the real 8-chunk userData of the README SGX example
+ * (/work/shared/vectors/aleo/e2e/readme-decodeReport-examples.json, sgx.request.userData).
+ *  (a) @provablehq/wasm 0.11.10 (mainnet): Plaintext.fromString(text) → toFields() → Poseidon8.hash
+ *  (b) @provablehq/wasm: Poseidon8.hash on prepared fields only
+ *  (c) ours, BigInt fast kernel: poseidon8Fast(domain, structFieldElements(bytes))
+ *  (d) ours, hashReportData(bytes) (whatever kernel.ts selects)
+ *  (e) ours, WASM kernel straight from bytes (hashStructBytesField: bytes → limbs, no BigInt)
+ * All five are first checked to agree on the hash.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Plaintext, Poseidon8 } from '@provablehq/wasm/mainnet.js';
+import { Bench } from 'tinybench';
+import { ALEO_POSEIDON8_DOMAIN } from '../src/hash/domain.js';
+import { fieldToU128, u128ToLeBytes } from '../src/hash/field.js';
+import { hashReportData } from '../src/hash/index.js';
+import { hashStructBytesField, poseidon8KernelName } from '../src/hash/kernel.js';
+import { poseidon8Fast } from '../src/hash/poseidon8-fast.js';
+import { structFieldElements } from '../src/hash/structFields.js';
+import { parseChunkedStruct } from '../src/ledger/struct.js';
+
+const file = path.resolve(process.cwd(), '../shared/vectors/aleo/e2e/readme-decodeReport-examples.json');
+const text = (JSON.parse(readFileSync(file, 'utf8')) as { sgx: { request: { userData: string } } }).sgx.request.userData;
+const bytes = parseChunkedStruct(text, 8);
+const hasher = new Poseidon8();
+
+// Agreement check before timing.
+const peerFields = Plaintext.fromString(text).toFields();
+const peerHash = BigInt((hasher.hash(peerFields) as { toString(): string }).toString().replace(/field$/, ''));
+const ours = {
+  c: poseidon8Fast(ALEO_POSEIDON8_DOMAIN, structFieldElements(bytes)),
+  d: hashReportData(bytes),
+  e: hashStructBytesField(bytes),
+};
+if (ours.c !== peerHash || ours.e !== peerHash || Buffer.compare(Buffer.from(ours.d), Buffer.from(u128ToLeBytes(fieldToU128(peerHash)))) !== 0) {
+  throw new Error(`hash mismatch: peer ${peerHash}, ours ${ours.c} / ${ours.e} / ${Buffer.from(ours.d).toString('hex')}`);
+}
+
+let sink = 0;
+const time = Number(process.env.BENCH_TIME_MS ?? 1500);
+const bench = new Bench({ time, warmupTime: 300 });
+bench
+  .add('(a) snarkVM wasm: fromString → toFields → hash', () => {
+    const pt = Plaintext.fromString(text);
+    const f = pt.toFields();
+    const h = hasher.hash(f);
+    sink ^= h.toString().length;
+    h.free();
+    for (const x of f) (x as { free(): void }).free();
+    pt.free();
+  })
+  .add('(b) snarkVM wasm: hash(prepared fields)', () => {
+    const h = hasher.hash(peerFields);
+    sink ^= h.toString().length;
+    h.free();
+  })
+  .add('(c) ours: BigInt fast kernel from bytes', () => {
+    sink ^= Number(poseidon8Fast(ALEO_POSEIDON8_DOMAIN, structFieldElements(bytes)) & 1n);
+  })
+  .add(`(d) ours: hashReportData (kernel: ${poseidon8KernelName})`, () => {
+    sink ^= hashReportData(bytes)[0] as number;
+  })
+  .add('(e) ours: WASM kernel bytes → limbs → hash', () => {
+    sink ^= Number(hashStructBytesField(bytes) & 1n);
+  });
+
+await bench.run();
+
+const mean: Record<string, number> = {};
+console.log(`8-chunk userData (4096 B, 205 fields, 27 permutations); node ${process.version}`);
+console.log('task'.padEnd(52) + 'mean ms'.padStart(10) + 'p99 ms'.padStart(10) + 'samples'.padStart(9));
+for (const t of bench.tasks) {
+  const r = t.result;
+  if (r.state !== 'completed') {
+    console.log(`${t.name.padEnd(52)} ${r.state}`);
+    continue;
+  }
+  mean[t.name.slice(1, 2)] = r.latency.mean;
+  console.log(t.name.padEnd(52) + r.latency.mean.toFixed(3).padStart(10) + r.latency.p99.toFixed(3).padStart(10) + String(r.latency.samplesCount).padStart(9));
+}
+const ratio = (x: string, y: string): string => {
+  const a = mean[x];
+  const b = mean[y];
+  return a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`;
+};
+console.log(`a/d ${ratio('a', 'd')}   b/d ${ratio('b', 'd')}   c/d ${ratio('c', 'd')}   a/e ${ratio('a', 'e')}   b/e ${ratio('b', 'e')}`);
+if (sink === 0.5) console.log(sink);

@@ -1,0 +1,180 @@
+/**
+ * Inputs of `reverify`, each a sequence of batches with a resumable cursor:
+ * - blocks of a ledger node, [from, to) cut into batches of ≤ 50 heights (one `/blocks` call each),
+ *   optionally only the batches of one shard (batch index mod n = i), fetched `concurrency` at a time
+ *   and handed on in height order; cursor = next block height;
+ * - a JSONL file of `{ userData, report, id? }` lines; cursor = next line number (0-based);
+ * - a directory of saved transaction JSON files (sorted by name); cursor = next file index.
+ */
+import { createReadStream, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { cliError } from './errors.js';
+import { itemsOfTransaction, type BlockScanner, type LedgerItem } from './ledger.js';
+import { canonical } from './records.js';
+
+export interface Batch {
+  /** Cursor after this batch. */
+  cursor: number;
+  items: LedgerItem[];
+  /** Units (blocks, lines, files) this batch covers. */
+  units: number;
+}
+
+export interface Source {
+  /** What a checkpoint must match to be resumed with this source. */
+  identity: Record<string, unknown>;
+  unit: string;
+  /** Units still to do from `cursor` (for the ETA), when known. */
+  remaining(cursor: number): number | undefined;
+  initialCursor: number;
+  batches(cursor: number, stop: () => boolean): AsyncGenerator<Batch>;
+}
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export function parseShard(s: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(s);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index >= count) throw cliError('CLI_USAGE', `--shard ${JSON.stringify(s)}: expected i/n with 0 ≤ i < n (e.g. 0/4 … 3/4)`);
+  return { index, count };
+}
+
+export function blockSource(o: { scanner: BlockScanner; program: string; from: number; to: number; batchSize: number; concurrency: number; shard?: Shard; node: string }): Source {
+  const { from, to, batchSize } = o;
+  const shard = o.shard ?? { index: 0, count: 1 };
+  /** Start heights of this shard's batches at or after `cursor` (cursors are batch boundaries). */
+  const starts = (cursor: number): number[] => {
+    const out: number[] = [];
+    for (let k = 0, s = from; s < to; k++, s += batchSize) if (k % shard.count === shard.index && s >= cursor) out.push(s);
+    return out;
+  };
+  const endOf = (s: number) => Math.min(to, s + batchSize);
+  return {
+    identity: { kind: 'blocks', node: o.node, program: o.program, from, to, batchSize, shard: `${shard.index}/${shard.count}` },
+    unit: 'blocks',
+    initialCursor: from,
+    remaining: (cursor) => starts(cursor).reduce((n, s) => n + endOf(s) - s, 0),
+    async *batches(cursor, stop) {
+      const list = starts(cursor);
+      const inflight: Promise<Batch>[] = [];
+      let next = 0;
+      const launch = () => {
+        const s = list[next++]!;
+        const e = endOf(s);
+        const p = o.scanner.fetchRange(s, e).then((blocks) => {
+          const items: LedgerItem[] = [];
+          for (const b of blocks) for (const tx of b.transactions) items.push(...itemsOfTransaction(tx, o.program, b.height));
+          return { cursor: e, items, units: e - s };
+        });
+        p.catch(() => undefined); // surfaced when awaited in order
+        inflight.push(p);
+      };
+      while (next < list.length && inflight.length < o.concurrency) launch();
+      while (inflight.length > 0) {
+        const b = await inflight.shift()!;
+        if (!stop() && next < list.length) launch();
+        yield b;
+        if (stop()) return;
+      }
+    },
+  };
+}
+
+function jsonlItem(line: string, lineNo: number, file: string): LedgerItem | undefined {
+  if (line.trim() === '') return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    v = undefined;
+  }
+  const o = v as { userData?: unknown; report?: unknown; id?: unknown } | undefined;
+  const id = o && (typeof o.id === 'string' || typeof o.id === 'number') ? String(o.id) : undefined;
+  if (!o || typeof o !== 'object' || typeof o.userData !== 'string' || typeof o.report !== 'string') {
+    return {
+      type: 'update-malformed',
+      record: canonical({
+        id: id ?? `${file}:${lineNo + 1}`,
+        kind: 'unknown',
+        reportValid: false,
+        errorCode: 'CLI_BAD_INPUT',
+        errorString: `${file}:${lineNo + 1}: expected a JSON object with string userData and report`,
+        measurements: {},
+      }),
+    };
+  }
+  return { type: 'update', base: id === undefined ? {} : { id }, userData: o.userData, report: o.report };
+}
+
+export function jsonlSource(file: string, batchLines = 50): Source {
+  return {
+    identity: { kind: 'jsonl', file },
+    unit: 'lines',
+    initialCursor: 0,
+    remaining: () => undefined,
+    async *batches(cursor, stop) {
+      const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+      let lineNo = 0;
+      let items: LedgerItem[] = [];
+      let units = 0;
+      try {
+        for await (const line of rl) {
+          const n = lineNo++;
+          if (n < cursor) continue;
+          const it = jsonlItem(line, n, file);
+          if (it) items.push(it);
+          units++;
+          if (units >= batchLines) {
+            yield { cursor: lineNo, items, units };
+            items = [];
+            units = 0;
+            if (stop()) return;
+          }
+        }
+      } catch (e) {
+        throw cliError('CLI_BAD_INPUT', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      } finally {
+        rl.close();
+      }
+      if (units > 0) yield { cursor: lineNo, items, units };
+    },
+  };
+}
+
+export function txDirSource(dir: string, program: string, batchFiles = 50): Source {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  } catch (e) {
+    throw cliError('CLI_BAD_INPUT', `--tx-dir ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  return {
+    identity: { kind: 'tx-dir', dir, program, files: files.length },
+    unit: 'files',
+    initialCursor: 0,
+    remaining: (cursor) => Math.max(0, files.length - cursor),
+    async *batches(cursor, stop) {
+      for (let s = cursor; s < files.length; s += batchFiles) {
+        const items: LedgerItem[] = [];
+        const e = Math.min(files.length, s + batchFiles);
+        for (const f of files.slice(s, e)) {
+          let v: unknown;
+          try {
+            v = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+          } catch (err) {
+            throw cliError('CLI_BAD_INPUT', `--tx-dir: ${join(dir, f)} is not readable JSON (${(err as Error).message})`);
+          }
+          // A file may hold one transaction or an array of them (e.g. /block/{h}/transactions).
+          for (const tx of Array.isArray(v) ? v : [v]) items.push(...itemsOfTransaction(tx, program));
+        }
+        yield { cursor: e, items, units: e - s };
+        if (stop()) return;
+      }
+    },
+  };
+}

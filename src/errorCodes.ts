@@ -1,0 +1,44 @@
+/**
+ * The closed set of stable error codes the verifier reports (`errorCode` in responses, the `code`
+ * label of failure metrics). Each domain declares its own list next to its code; this module
+ * gathers them so that clients and the tests can see the whole set.
+ */
+import { ConfigCodes } from './config/errors.js';
+import { StartupCodes } from './startup/errors.js';
+import { LedgerCodes } from './ledger/errors.js';
+import { ProofDataCodes, ProofDataEncodeCodes } from './encoding/errors.js';
+import { HashCodes } from './hash/errors.js';
+import { CborCodes } from './attestation/cbor.js';
+import { DerCodes } from './attestation/x509/der.js';
+import { X509Codes } from './attestation/x509/errors.js';
+import { CrlCodes } from './attestation/x509/crl.js';
+import { QuoteCodes, TypeACodes } from './attestation/typeA/errors.js';
+import { TypeBCodes } from './attestation/typeB/errors.js';
+import { PccsCodes } from './collateral/errors.js';
+import { PoolCodes } from './pool/errors.js';
+import { VerifyCodes } from './verify/errors.js';
+import { HttpCodes } from './server/httpErrors.js';
+
+export const ERROR_CODES_BY_DOMAIN = {
+  config: ConfigCodes,
+  startup: StartupCodes,
+  ledger: LedgerCodes,
+  proofData: ProofDataCodes,
+  proofDataEncode: ProofDataEncodeCodes,
+  hash: HashCodes,
+  cbor: CborCodes,
+  der: DerCodes,
+  x509: X509Codes,
+  crl: CrlCodes,
+  quote: QuoteCodes,
+  typeA: TypeACodes,
+  typeB: TypeBCodes,
+  pccs: PccsCodes,
+  pool: PoolCodes,
+  verify: VerifyCodes,
+  http: HttpCodes,
+} as const;
+
+export type ErrorCode = (typeof ERROR_CODES_BY_DOMAIN)[keyof typeof ERROR_CODES_BY_DOMAIN][number];
+
+export const ERROR_CODES: readonly ErrorCode[] = Object.values(ERROR_CODES_BY_DOMAIN).flat() as ErrorCode[];
