@@ -86,7 +86,11 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   const targets = await resolveTargets(config, log);
   await checkLive(config, targets, log);
   const roots = {
-    typeA: loadTrustRoot('typeA', config.trustedRoots.typeA, { pinned: config.trustedRoots.typeA === DEFAULT_TRUST_ROOTS.typeA }),
+    // A typeA root must be valid at the typeA verification time (the clock unless fixed).
+    typeA: loadTrustRoot('typeA', config.trustedRoots.typeA, {
+      pinned: config.trustedRoots.typeA === DEFAULT_TRUST_ROOTS.typeA,
+      ...(config.verificationTime !== undefined ? { now: config.verificationTime } : {}),
+    }),
     typeB: loadTrustRoot('typeB', config.trustedRoots.typeB, { pinned: config.trustedRoots.typeB === DEFAULT_TRUST_ROOTS.typeB }),
   };
   log.info({ typeA: roots.typeA.subjectText, typeA_sha256: roots.typeA.fingerprint256, typeB: roots.typeB.subjectText, typeB_sha256: roots.typeB.fingerprint256 }, 'trust roots loaded');

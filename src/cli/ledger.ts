@@ -14,7 +14,7 @@ export const MAX_BLOCKS_PER_CALL = 50;
 
 /** One thing found on the ledger: an update to verify, or an owner record ready to write. */
 export type LedgerItem =
-  | { type: 'update'; base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'function'>; userData: string; report: string }
+  | { type: 'update'; base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'function'>; userData: string; report: string }
   | { type: 'update-malformed'; record: OutputRecord }
   | { type: 'owner'; record: OutputRecord };
 

@@ -62,8 +62,9 @@ export interface Poseidon8Wasm {
   montMul(a: bigint, b: bigint): bigint;
 }
 
-export function createPoseidon8Wasm(): Poseidon8Wasm {
-  const bytes = Buffer.from(POSEIDON8_WASM_BASE64, 'base64');
+/** `moduleBytes` (default: the committed module) lets tests and benchmarks try generator variants. */
+export function createPoseidon8Wasm(moduleBytes?: Uint8Array): Poseidon8Wasm {
+  const bytes = moduleBytes ?? Buffer.from(POSEIDON8_WASM_BASE64, 'base64');
   const api = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
   if (api === undefined) throw new Error('WebAssembly is not available');
   const instance = new api.Instance(new api.Module(bytes), {});

@@ -19,14 +19,14 @@ export const decodedDataSchema = {
     requestMethod: { type: 'string' },
     selector: { type: 'string' },
     responseFormat: { type: 'string' },
+    htmlResultType: { type: 'string' },
+    requestBody: { type: 'string' },
+    requestContentType: { type: 'string' },
     requestHeaders: { type: 'object', additionalProperties: { type: 'string' } },
     encodingOptions: {
       type: 'object',
       properties: { value: { type: 'string' }, precision: { type: 'integer' } },
     },
-    htmlResultType: { type: ['string', 'null'] },
-    requestBody: { type: ['string', 'null'] },
-    requestContentType: { type: ['string', 'null'] },
     attestationData: { type: 'string' },
     responseStatusCode: { type: 'integer' },
     timestamp: { type: 'integer' },
@@ -41,10 +41,9 @@ export const decodeRequest = {
 
 export const decodeResponse = {
   type: 'object',
-  required: ['success'],
   properties: {
-    success: { type: 'boolean' },
     decodedData: decodedDataSchema,
+    success: { type: 'boolean' },
     errorString: { type: 'string' },
     errorCode: { type: 'string' },
   },
@@ -62,14 +61,13 @@ export const decodeReportRequest = {
 
 export const decodeReportResponse = {
   type: 'object',
-  required: ['reportValid'],
   properties: {
-    reportType: { type: 'string', enum: ['typeA', 'typeB'] },
     decodedData: decodedDataSchema,
     decodedReport: { type: 'object', additionalProperties: true, description: 'Fields of the detected report kind' },
     reportValid: { type: 'boolean' },
     errorString: { type: 'string' },
     errorCode: { type: 'string' },
+    reportType: { type: 'string', enum: ['typeA', 'typeB'] },
   },
 } as const;
 

@@ -14,6 +14,7 @@ import { parsePemChain, type Certificate } from '../../src/attestation/x509/cert
 import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { createMetrics, instrumentService, type Metrics } from '../../src/server/metrics.js';
+import type { VerifierService } from '../../src/verify/types.js';
 import { readVectorJson } from '../support/paths.js';
 import { postJson } from '../support/server.js';
 
@@ -249,7 +250,8 @@ describe('createMetrics', () => {
   it('instrumentService reports a throwing call as INTERNAL_ERROR and rethrows', async () => {
     const m = createMetrics({ defaultMetrics: false });
     const boom = new Error('boom');
-    const svc = instrumentService({ decode: () => ({ error: { code: 'X', message: 'x' } }), decodeReport: async () => { throw boom; } }, m.sink);
+    const inner: VerifierService = { decode: () => ({ error: { code: 'X', message: 'x' } }), decodeReport: async () => { throw boom; } };
+    const svc = instrumentService(inner, m.sink);
     await expect(svc.decodeReport('a', 'b')).rejects.toBe(boom);
     expect(svc.decode('u')).toEqual({ error: { code: 'X', message: 'x' } });
     const s = parseExposition(await m.registry.metrics());

@@ -141,10 +141,19 @@ describe.skipIf(!nginxBin && !inCi)('nginx in front of two replicas (deploy/ngin
     console.info(`nginx-lb: ${TOTAL} requests in ${seconds.toFixed(2)} s (${(TOTAL / seconds).toFixed(0)} req/s, concurrency ${CONCURRENCY}); before kill A=${servedBefore.A} B=${servedBefore.B}; after kill ${afterKill.length} all on A; retried ${retried.length}`);
   }, 60_000);
 
-  it('refuses bodies over the app body limit (256 KiB) at nginx and hides /metrics', async () => {
+  it('answers its own errors as JSON: body over the app limit (256 KiB), no replica left, /metrics hidden', async () => {
     const big = JSON.stringify({ userData: 'x'.repeat(300 * 1024) });
     const r = await fetch(`${nginx!.url}/decode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
     expect(r.status).toBe(413);
+    expect(await r.json()).toEqual({ success: false, errorString: 'request body is larger than the limit', errorCode: 'HTTP_BODY_TOO_LARGE' });
+    // both replicas are down now (B killed, A stopped by the previous test): bounded tries, then 502
+    expect(a!.child.exitCode !== null || a!.child.signalCode !== null).toBe(true);
+    const t0 = Date.now();
+    const none = await fetch(`${nginx!.url}/decodeReport`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(none.status).toBe(502);
+    expect(none.headers.get('retry-after')).toBe('1');
+    expect(await none.json()).toEqual({ reportValid: false, errorString: 'no verifier replica is available', errorCode: 'HTTP_UPSTREAM_UNAVAILABLE' });
     const m = await fetch(`${nginx!.url}/metrics`);
     expect(m.status).toBe(404);
   });

@@ -174,3 +174,54 @@ describe('grafana/dashboards/verifier.json', () => {
     expect(readdirSync(resolve(GRAFANA, 'dashboards')).filter((f) => f.endsWith('.json'))).toEqual(['verifier.json']);
   });
 });
+
+describe('deploy topology (docker-compose.yml, deploy/nginx.conf, deploy/prometheus.yml, Dockerfile)', () => {
+  const root = process.cwd();
+  const read = (p: string) => readFileSync(resolve(root, p), 'utf8');
+  const compose = read('docker-compose.yml');
+  const nginx = read('deploy/nginx.conf');
+  const prom = read('deploy/prometheus.yml');
+  const dockerfile = read('Dockerfile');
+
+  it('nginx upstreams, Prometheus targets and compose replicas are the same set', () => {
+    const services = [...compose.matchAll(/^ {2}(verifier-\d+):/gm)].map((m) => `${m[1]}:8080`).sort();
+    const upstreams = [...nginx.matchAll(/^\s*server\s+(verifier-\d+:8080)\b/gm)].map((m) => m[1]!).sort();
+    const targets = [...prom.matchAll(/^\s*-\s*(verifier-\d+:8080)\s*$/gm)].map((m) => m[1]!).sort();
+    expect(services.length).toBeGreaterThanOrEqual(2);
+    expect(upstreams).toEqual(services);
+    expect(targets).toEqual(services);
+    expect(prom).toMatch(/metrics_path:\s*\/metrics/);
+  });
+
+  it('the mounted config is valid for the real loader, listens where nginx and the health check look, and matches the body limit', async () => {
+    const { loadConfig } = await import('../../src/config/load.js');
+    const cfg = loadConfig(resolve(root, 'deploy/config.json'));
+    expect(cfg.port).toBe(8080);
+    expect(cfg.host).toBe('0.0.0.0');
+    expect(cfg.tls).toBeUndefined();
+    expect(new URL(cfg.pccsUrl).host).toBe('pccs:8081');
+    expect(compose).toMatch(/\.\/deploy\/config\.json:\/app\/config\.json:ro/);
+    const maxBody = /client_max_body_size\s+(\d+)k;/.exec(nginx);
+    expect(Number(maxBody?.[1]) * 1024).toBe(cfg.bodyLimit);
+    expect(compose).toMatch(/fetch\('http:\/\/127\.0\.0\.1:8080\/healthz'/);
+  });
+
+  it('Grafana and Prometheus are wired to the provisioning and the datasource url', () => {
+    expect(compose).toMatch(/\.\/grafana\/provisioning:\/etc\/grafana\/provisioning:ro/);
+    expect(compose).toMatch(/\.\/grafana\/dashboards:\/var\/lib\/grafana\/dashboards:ro/);
+    expect(compose).toMatch(/\.\/deploy\/prometheus\.yml:\/etc\/prometheus\/prometheus\.yml:ro/);
+    expect(datasourceYml).toMatch(/url:\s*http:\/\/prometheus:9090/);
+    expect(compose).toMatch(/^ {2}prometheus:/m);
+    expect(compose).toMatch(/API_KEY: \$\{API_KEY/);
+    expect(compose).toMatch(/ADMINPASS: \$\{ADMINPASS/);
+  });
+
+  it('the image runs dist/src/main.js on /app/config.json as a non-root user with a /healthz health check', () => {
+    expect(dockerfile).toMatch(/^FROM node:20-slim/m);
+    expect(dockerfile).toMatch(/npm ci/);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\\\n.*HEALTHCHECK_URL/m);
+    expect(dockerfile).toMatch(/ENV HEALTHCHECK_URL=http:\/\/127\.0\.0\.1:8080\/healthz/);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "dist\/src\/main\.js"\]\nCMD \["--config", "\/app\/config\.json"\]$/m);
+  });
+});

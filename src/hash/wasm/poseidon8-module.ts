@@ -44,6 +44,12 @@ const DIRECT_TERMS = 4;
 
 const pLimb = (k: number): number => P_LIMBS[k] as number;
 
+/** Generator variants (benchmarked; the defaults are what the committed module uses). */
+export interface Poseidon8WasmOptions {
+  /** mul/sqr: load the operand limbs into locals once instead of from memory per product. */
+  readonly preload?: boolean;
+}
+
 /** Pushes limb k of the element at (pointer local `ptr` + byte offset `off`). */
 function limb(f: FnBuilder, ptr: number, off: number, k: number): void {
   f.get(ptr).load32u(off + 4 * k);
@@ -113,9 +119,11 @@ function montScan(
 }
 
 /** mul(z, a, b) or mulAdd(z, a, b, c): z = a·b·R⁻¹ (+ c). z must not alias a or b. */
-function genMul(f: FnBuilder, withAddend: boolean): void {
+function genMul(f: FnBuilder, withAddend: boolean, preload: boolean): void {
   const [z, a, b, c] = [0, 1, 2, 3];
   const t = f.local(I64);
+  const A = preload ? loadAll(f, a) : null;
+  const Bl = preload ? loadAll(f, b) : null;
   montScan(
     f,
     t,
@@ -123,8 +131,11 @@ function genMul(f: FnBuilder, withAddend: boolean): void {
     (i) => {
       f.get(t);
       for (let j = Math.max(0, i - (N - 1)); j <= Math.min(i, N - 1); j++) {
-        limb(f, a, 0, j);
-        limb(f, b, 0, i - j);
+        if (A !== null && Bl !== null) f.get(A[j] as number).get(Bl[i - j] as number);
+        else {
+          limb(f, a, 0, j);
+          limb(f, b, 0, i - j);
+        }
         f.mul64().add64();
       }
       f.set(t);
@@ -136,10 +147,26 @@ function genMul(f: FnBuilder, withAddend: boolean): void {
 }
 
 /** sqr(z, a): z = a²·R⁻¹; z must not alias a. */
-function genSqr(f: FnBuilder): void {
+function loadAll(f: FnBuilder, ptr: number): number[] {
+  const ls: number[] = [];
+  for (let k = 0; k < N; k++) {
+    const l = f.local(I64);
+    limb(f, ptr, 0, k);
+    f.set(l);
+    ls.push(l);
+  }
+  return ls;
+}
+
+function genSqr(f: FnBuilder, preload: boolean): void {
   const [z, a] = [0, 1];
   const t = f.local(I64);
   const d = f.local(I64);
+  const A = preload ? loadAll(f, a) : null;
+  const la = (k: number): void => {
+    if (A !== null) f.get(A[k] as number);
+    else limb(f, a, 0, k);
+  };
   montScan(
     f,
     t,
@@ -148,16 +175,19 @@ function genSqr(f: FnBuilder): void {
       f.get(t);
       let cross = false;
       for (let j = Math.max(0, i - (N - 1)); j < i - j; j++) {
-        limb(f, a, 0, j);
-        limb(f, a, 0, i - j);
+        la(j);
+        la(i - j);
         f.mul64();
         if (cross) f.add64();
         cross = true;
       }
       if (cross) f.i64(1).shl64().add64();
       if (i % 2 === 0 && i / 2 < N) {
-        limb(f, a, 0, i / 2);
-        f.tee(d).get(d).mul64().add64();
+        if (A !== null) f.get(A[i / 2] as number).get(A[i / 2] as number).mul64().add64();
+        else {
+          limb(f, a, 0, i / 2);
+          f.tee(d).get(d).mul64().add64();
+        }
       }
       f.set(t);
     },
@@ -233,7 +263,8 @@ function genCopy(f: FnBuilder): void {
   for (let k = 0; k < N; k++) f.get(z).get(a).i32Load(4 * k).i32Store(4 * k);
 }
 
-export function buildPoseidon8Wasm(): Uint8Array {
+export function buildPoseidon8Wasm(options: Poseidon8WasmOptions = {}): Uint8Array {
+  const preload = options.preload ?? false;
   const mod = new ModuleBuilder(INITIAL_PAGES);
   const mul = mod.fn([I32, I32, I32]);
   const mulAdd = mod.fn([I32, I32, I32, I32]);
@@ -248,9 +279,9 @@ export function buildPoseidon8Wasm(): Uint8Array {
   const reset = mod.fn([]);
   const squeeze = mod.fn([]);
 
-  genMul(mul.f, false);
-  genMul(mulAdd.f, true);
-  genSqr(sqr.f);
+  genMul(mul.f, false, preload);
+  genMul(mulAdd.f, true, preload);
+  genSqr(sqr.f, preload);
   genDot(dot9.f, WIDTH);
   genDot(dot8.f, WIDTH - 1);
   genAdd(add.f);

@@ -200,6 +200,10 @@ export const verifyRoute = (verify: ReportVerifier, opts: VerifyRouteOptions = {
               },
             },
           },
+          400: {
+            type: 'object',
+            properties: { success: { type: 'boolean' }, validReports: { type: 'array', items: { type: 'integer' } }, errorMessage: { type: 'string' }, errorCode: { type: 'string' } },
+          },
         },
       },
     },

@@ -1,0 +1,37 @@
+# syntax=docker/dockerfile:1
+# Verifier image: `docker build -t oracle-verifier .`
+# Runs `node dist/src/main.js --config /app/config.json` as the unprivileged `node` user.
+# config.json is mounted at /app/config.json (it can change without rebuilding the image).
+
+FROM node:20-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY workers ./workers
+RUN npm run build
+
+FROM node:20-slim AS deps
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:20-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=deps --chown=root:root /src/node_modules ./node_modules
+COPY --from=build --chown=root:root /src/dist ./dist
+COPY --chown=root:root package.json package-lock.json get-enclave-id.sh ./
+COPY --chown=root:root trust ./trust
+COPY --chown=root:root config.json ./config.json
+# Code and trust roots stay root-owned and read-only for the service user.
+USER node
+EXPOSE 8080
+# Liveness on /healthz (plain HTTP on the configured port; override HEALTHCHECK_URL if it differs).
+ENV HEALTHCHECK_URL=http://127.0.0.1:8080/healthz
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL,{signal:AbortSignal.timeout(2500)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["node", "dist/src/main.js"]
+CMD ["--config", "/app/config.json"]

@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+/**
+ * oracle-verifier: command-line front end of the verifier (same core, config and worker pool as
+ * the server).
+ *   verify      one userData/report pair (the POST /decodeReport result)
+ *   reverify    bulk re-verification from ledger blocks, JSONL or saved transactions
+ *   collateral  fetch typeA collateral into a directory for offline audits
+ *   merge       merge reverify outputs (shards)
+ * Exit codes: 0 all valid, 1 some invalid, 2 could not complete.
+ */
+import { pathToFileURL } from 'node:url';
+import { realpathSync } from 'node:fs';
+import { isVerifierError } from '../errors.js';
+import { collateralCommand, COLLATERAL_USAGE } from './collateral.js';
+import { EXIT } from './errors.js';
+import { mergeCommand, MERGE_USAGE } from './merge.js';
+import { reverifyCommand, REVERIFY_USAGE } from './reverify.js';
+import { verifyCommand, VERIFY_USAGE } from './verify.js';
+
+export const USAGE = `oracle-verifier <command> [options]   (--help after a command for its options)
+
+${VERIFY_USAGE}
+
+${REVERIFY_USAGE}
+
+${COLLATERAL_USAGE}
+
+${MERGE_USAGE}
+`;
+
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const stdout = (s: string) => void process.stdout.write(s);
+  const stderr = (s: string) => void process.stderr.write(s);
+  const [cmd, ...rest] = argv;
+  try {
+    switch (cmd) {
+      case 'verify':
+        return await verifyCommand(rest, { stdout, stderr });
+      case 'reverify': {
+        let stopping = false;
+        const onSigint = () => {
+          if (stopping) process.exit(EXIT.INCOMPLETE);
+          stopping = true;
+          stderr('\ninterrupt: finishing the batches in progress (interrupt again to quit at once)\n');
+        };
+        process.on('SIGINT', onSigint);
+        process.on('SIGTERM', onSigint);
+        try {
+          return await reverifyCommand(rest, { stderr, tty: process.stderr.isTTY === true, stopRequested: () => stopping });
+        } finally {
+          process.off('SIGINT', onSigint);
+          process.off('SIGTERM', onSigint);
+        }
+      }
+      case 'collateral':
+        return await collateralCommand(rest, { stdout, stderr });
+      case 'merge':
+        return await mergeCommand(rest, { stderr });
+      case undefined:
+      case '--help':
+      case 'help':
+        stderr(USAGE);
+        return cmd === undefined ? EXIT.INCOMPLETE : 0;
+      default:
+        stderr(`oracle-verifier: unknown command ${JSON.stringify(cmd)}\n\n${USAGE}`);
+        return EXIT.INCOMPLETE;
+    }
+  } catch (e) {
+    const msg = isVerifierError(e) ? `${e.code}: ${e.message}` : (e as Error)?.stack ?? String(e);
+    stderr(`oracle-verifier: ${msg}\n`);
+    return EXIT.INCOMPLETE;
+  }
+}
+
+function isEntry(): boolean {
+  const arg = process.argv[1];
+  if (!arg) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(arg)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) {
+  const code = await runCli(process.argv.slice(2));
+  // Let stdout drain before exiting.
+  process.stdout.write('', () => process.exit(code));
+}

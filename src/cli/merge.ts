@@ -1,0 +1,61 @@
+/**
+ * `oracle-verifier merge OUT IN…`: merges reverify outputs (e.g. shards): records deduplicated by
+ * transaction id + transition id (else by id), stably sorted by block height (records without a
+ * height keep their order, after the others), measurementInForce recomputed by replaying the
+ * owner records in ledger order, summary recomputed.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from './args.js';
+import { cliError } from './errors.js';
+import { FileSink, readRecords } from './output.js';
+import { canonical, MeasurementState, Summary, type OutputRecord } from './records.js';
+
+export const MERGE_USAGE = 'usage: oracle-verifier merge OUT IN [IN…]\nexit: 0 all valid, 1 some invalid, 2 some could not be verified';
+
+export function mergeRecords(inputs: readonly OutputRecord[][]): OutputRecord[] {
+  const seen = new Set<string>();
+  const all: { r: OutputRecord; n: number }[] = [];
+  let n = 0;
+  for (const list of inputs) {
+    for (const r of list) {
+      const key = r.transactionId !== undefined || r.transitionId !== undefined ? `t:${r.transactionId ?? ''}/${r.transitionId ?? ''}` : r.id !== undefined ? `i:${r.id}` : undefined;
+      if (key !== undefined) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      all.push({ r, n: n++ });
+    }
+  }
+  const h = (r: OutputRecord) => r.blockHeight ?? Number.POSITIVE_INFINITY;
+  all.sort((x, y) => h(x.r) - h(y.r) || x.n - y.n);
+  const state = new MeasurementState();
+  const anyOwner = all.some(({ r }) => r.kind === 'measurement');
+  return all.map(({ r }) => {
+    if (r.kind === 'measurement') {
+      state.apply(r);
+      return canonical(r);
+    }
+    return anyOwner ? state.annotate(r) : canonical(r);
+  });
+}
+
+export async function mergeCommand(argv: readonly string[], io: { stderr: (s: string) => void }): Promise<number> {
+  const a = parseArgs(argv, { values: [], flags: ['help'] });
+  if (a.flags.has('help')) {
+    io.stderr(`${MERGE_USAGE}\n`);
+    return 0;
+  }
+  const [out, ...ins] = a.positionals;
+  if (!out || ins.length === 0) throw cliError('CLI_USAGE', MERGE_USAGE);
+  const outPath = resolve(out);
+  if (ins.some((i) => resolve(i) === outPath)) throw cliError('CLI_USAGE', 'merge: OUT must not be one of the inputs');
+  const merged = mergeRecords(ins.map((f) => readRecords(resolve(f))));
+  const summary = new Summary();
+  for (const r of merged) summary.add(r);
+  const sink = new FileSink(outPath, 0);
+  await sink.write(merged.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  sink.sync();
+  await sink.close();
+  io.stderr(summary.table());
+  return summary.exitCode();
+}
