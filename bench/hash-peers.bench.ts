@@ -80,22 +80,26 @@ bench
 await bench.run();
 
 const mean: Record<string, number> = {};
+const median: Record<string, number> = {};
 console.log(`8-chunk userData (4096 B, 205 fields, 27 permutations); node ${process.version}`);
-console.log('task'.padEnd(52) + 'mean ms'.padStart(10) + 'p99 ms'.padStart(10) + 'samples'.padStart(9));
+console.log('task'.padEnd(52) + 'mean ms'.padStart(10) + 'p50 ms'.padStart(10) + 'p99 ms'.padStart(10) + 'samples'.padStart(9));
 for (const t of bench.tasks) {
   const r = t.result;
   if (r.state !== 'completed') {
     console.log(`${t.name.padEnd(52)} ${r.state}`, r.state === "errored" ? r.error : "");
     continue;
   }
-  mean[/^\(([a-z]'?)\)/.exec(t.name)?.[1] ?? t.name] = r.latency.mean;
-  console.log(t.name.padEnd(52) + r.latency.mean.toFixed(3).padStart(10) + r.latency.p99.toFixed(3).padStart(10) + String(r.latency.samplesCount).padStart(9));
+  const key = /^\(([a-z]'?)\)/.exec(t.name)?.[1] ?? t.name;
+  mean[key] = r.latency.mean;
+  median[key] = r.latency.p50;
+  console.log(t.name.padEnd(52) + r.latency.mean.toFixed(3).padStart(10) + r.latency.p50.toFixed(3).padStart(10) + r.latency.p99.toFixed(3).padStart(10) + String(r.latency.samplesCount).padStart(9));
 }
-const ratio = (x: string, y: string): string => {
-  const a = mean[x];
-  const b = mean[y];
+const ratio = (x: string, y: string, of: Record<string, number> = mean): string => {
+  const a = of[x];
+  const b = of[y];
   return a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`;
 };
 console.log("† includes the 205 clone()s; b−b' is the hash alone");
-console.log(`a/d ${ratio('a', 'd')}   b/d ${ratio('b', 'd')}   c/d ${ratio('c', 'd')}   a/e ${ratio('a', 'e')}   b/e ${ratio('b', 'e')}`);
+console.log(`means:   a/d ${ratio('a', 'd')}   b/d ${ratio('b', 'd')}   c/d ${ratio('c', 'd')}   a/e ${ratio('a', 'e')}   b/e ${ratio('b', 'e')}`);
+console.log(`medians: a/d ${ratio('a', 'd', median)}   b/d ${ratio('b', 'd', median)}   c/d ${ratio('c', 'd', median)}   a/e ${ratio('a', 'e', median)}   b/e ${ratio('b', 'e', median)}`);
 if (sink === 0.5) console.log(sink);

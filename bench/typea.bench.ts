@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { Bench } from 'tinybench';
+import * as dcapQvl from '@phala/dcap-qvl';
 import { collateralFromDcapQvlJson } from '../src/attestation/typeA/collateral.js';
 import { cutTypeAReport, parseQuote } from '../src/attestation/typeA/quote.js';
 import { verifyCollateral, verifyQuote } from '../src/attestation/typeA/verify.js';
@@ -31,6 +32,11 @@ const q0 = parseQuote(cutTypeAReport(report));
 const pckKey = parseCertificate(q0.pckCertDers[0]).publicKey;
 const spkiPrefix = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d03010703420004', 'hex');
 let sink = 0;
+// Peer: Phala's pure-JS dcap-qvl on the same raw quote with the same collateral (its own JSON shape).
+const dcapQuote = cutTypeAReport(report);
+const dcapCollateral = JSON.parse(read('derived-collateral/oracle-sgx-report.collateral-2026-09-22.json').toString('utf8'));
+const dcapResult = dcapQvl.verify(dcapQuote, dcapCollateral, time / 1000);
+if (dcapResult.status !== 'OutOfDate') throw new Error(`dcap-qvl gave ${dcapResult.status}`);
 
 const bench = new Bench({ time: 2000, warmupTime: 300 });
 bench
@@ -49,6 +55,9 @@ bench
   })
   .add('warm: cut + parse + verifyQuote, chain + key caches', () => {
     sink ^= verifyQuote(parseQuote(cutTypeAReport(report)), vc, { root, time, chainCache, keyCache }).tcbStatusCode;
+  })
+  .add('peer: @phala/dcap-qvl verify (same quote and collateral)', () => {
+    sink ^= dcapQvl.verify(dcapQuote, dcapCollateral, time / 1000).status.length;
   })
   .add('parseQuote (cut included)', () => {
     sink ^= parseQuote(cutTypeAReport(report)).isvReport.isvSvn;

@@ -21,6 +21,7 @@ import { buildInfoRecord } from './server/info.js';
 import { createInProcessService } from './verify/service.js';
 import type { Policy, VerifierService } from './verify/types.js';
 import { VerifierPool } from './pool/pool.js';
+import { createMetrics, instrumentService } from './server/metrics.js';
 import { LRUCache } from 'lru-cache';
 
 export interface Targets {
@@ -103,7 +104,13 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   // With a fixed verification time the verifier behaves as if it were that time, also for the
   // freshness of cached collateral.
   const clock = config.verificationTime !== undefined ? () => config.verificationTime! : Date.now;
-  const collateral = new PccsCollateralSource(new PccsClient({ baseUrl: config.pccsUrl }), { root: roots.typeA, now: clock });
+  const metrics = createMetrics();
+  const sink = metrics.sink;
+  const collateral = new PccsCollateralSource(
+    new PccsClient({ baseUrl: config.pccsUrl, onRequest: (route, status, ms) => sink.observeUpstream('pccs', route, status, ms / 1000) }),
+    { root: roots.typeA, now: clock },
+  );
+  for (const c of collateral.caches()) sink.registerCacheStats(`collateral_${c.name}`, () => collateral.caches().find((x) => x.name === c.name)!);
   let service: VerifierService;
   let pool: VerifierPool | undefined;
   if (config.workers > 0) {
@@ -112,6 +119,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
       maxQueue: config.maxQueue,
       taskTimeoutMs: config.taskTimeoutMs,
       collateral,
+      onTaskDone: (seconds) => sink.observePoolTask(seconds),
       setup: {
         policy: { ...policy, pcrValuesTarget: [...policy.pcrValuesTarget], acceptedTcbStatuses: [...policy.acceptedTcbStatuses] },
         roots: { typeA: roots.typeA.der, typeB: roots.typeB.der },
@@ -119,11 +127,15 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
       },
     });
     service = pool;
+    const p = pool;
+    sink.registerPoolStats(() => p.stats());
   } else {
+    const chainCache = new ChainCache();
+    sink.registerCacheStats('x509_chain', () => ({ hits: chainCache.hits, misses: chainCache.misses, size: chainCache.size }));
     service = createInProcessService(policy, {
       roots,
       collateral,
-      chainCache: new ChainCache(),
+      chainCache,
       keyCache: new LRUCache({ max: 1024 }),
       ...(config.verificationTime !== undefined ? { typeATime: config.verificationTime } : {}),
     });
@@ -131,7 +143,8 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   const program = config.liveCheck.contractName ?? '';
   const info = buildInfoRecord(targets, program.endsWith('.aleo') || program === '' ? program : `${program}.aleo`, Date.now());
   const app = await buildApp({
-    service,
+    service: instrumentService(service, sink),
+    metrics,
     info,
     bodyLimit: config.bodyLimit,
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger === false ? false : { level: config.logLevel } }),

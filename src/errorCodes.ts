@@ -18,6 +18,7 @@ import { PccsCodes } from './collateral/errors.js';
 import { PoolCodes } from './pool/errors.js';
 import { VerifyCodes } from './verify/errors.js';
 import { HttpCodes } from './server/httpErrors.js';
+import { CliCodes } from './cli/errors.js';
 
 export const ERROR_CODES_BY_DOMAIN = {
   config: ConfigCodes,
@@ -37,6 +38,7 @@ export const ERROR_CODES_BY_DOMAIN = {
   pool: PoolCodes,
   verify: VerifyCodes,
   http: HttpCodes,
+  cli: CliCodes,
 } as const;
 
 export type ErrorCode = (typeof ERROR_CODES_BY_DOMAIN)[keyof typeof ERROR_CODES_BY_DOMAIN][number];

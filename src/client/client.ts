@@ -177,10 +177,9 @@ export class NotarizerClient {
     const attestations = await this.#all(async (base) => {
       const a = await this.#request(base, '/notarize', { method: 'POST', body }, timeout);
       if (a.status !== 200) throw NotarizerClient.#errorFromBody(base, a.status, a.body);
-      const att = checkAttestationShape(a.body, base);
-      checkRequestEcho(att, req, base);
-      return { ...att, enclaveUrl: new URL(base).origin };
+      return { ...checkAttestationShape(a.body, base), enclaveUrl: new URL(base).origin };
     });
+    attestations.forEach((att, i) => checkRequestEcho(att, req, this.notarizers[i] as string));
 
     if (dataShouldMatch) {
       const first = attestations[0] as AttestationResponse;

@@ -131,6 +131,11 @@ export class PccsCollateralSource implements TypeACollateralSource {
     return { key, version, collateral };
   }
 
+  /** The component caches, for metrics. */
+  caches(): { name: string; hits: number; misses: number; size: number }[] {
+    return [this.tcb, this.qe, this.pckCrl, this.rootCrl].map((c) => ({ name: c.name, hits: c.hits, misses: c.misses, size: c.size }));
+  }
+
   async forQuote(quote: Quote, time: number): Promise<VerifiedCollateral> {
     const { key, version, collateral } = await this.rawForQuote(quote);
     const hit = this.verified.get(key);

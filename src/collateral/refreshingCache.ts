@@ -25,6 +25,10 @@ export interface CacheEvents {
 export class RefreshingCache<T extends object> {
   private readonly entries: LRUCache<string, Fetched<T>>;
   private readonly inflight = new Map<string, Promise<Fetched<T>>>();
+  /** Lookups served from a current entry. */
+  hits = 0;
+  /** Lookups that had to fetch. */
+  misses = 0;
 
   constructor(
     readonly name: string,
@@ -65,12 +69,14 @@ export class RefreshingCache<T extends object> {
     const cached = this.entries.get(key);
     const now = this.now();
     if (cached && now < cached.nextUpdate) {
+      this.hits++;
       this.opts.events?.hit?.(this.name);
       if (now >= cached.nextUpdate - this.refreshAhead(cached) && !this.inflight.has(key)) {
         this.fetchOnce(key, fetcher).catch((e: unknown) => this.opts.events?.refreshError?.(this.name, key, e));
       }
       return cached.value;
     }
+    this.misses++;
     this.opts.events?.miss?.(this.name);
     try {
       return (await this.fetchOnce(key, fetcher)).value;

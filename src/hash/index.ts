@@ -5,8 +5,7 @@
  */
 import { ALEO_POSEIDON8_DOMAIN } from './domain.js';
 import { fieldToU128, u128ToLeBytes } from './field.js';
-import { poseidon8Kernel } from './kernel.js';
-import { structFieldElements } from './structFields.js';
+import { hashStructBytesField, poseidon8Kernel } from './kernel.js';
 import { u128StructFieldElements, type U128Member } from './u128Struct.js';
 
 export { HashCodes, type HashCode } from './errors.js';
@@ -21,7 +20,8 @@ export { u128StructFieldElements, type U128Member } from './u128Struct.js';
  * 4096 for userData, 5120 for a report). Throws VerifierError HASH_INPUT_* on bad lengths.
  */
 export function hashReportDataField(bytes: Uint8Array): bigint {
-  return poseidon8Kernel(ALEO_POSEIDON8_DOMAIN, structFieldElements(bytes));
+  // The kernel reads the struct's field elements straight from the bytes (no BigInt round trip).
+  return hashStructBytesField(bytes);
 }
 
 /** The hash as the ledger's u128 (`hash.psd8 … as u128`: lowest 128 bits). */

@@ -29,6 +29,12 @@ export const MONT_MU: number = (() => {
   return Number((((m - inv) % m) + m) % m);
 })();
 
+/**
+ * Q = a multiple of p above 2^511: the full-round MDS kernel (Winograd pairing) adds Q − C and
+ * Q − Y for the two integer products it must subtract (C, Y < 2^511), keeping every column ≥ 0.
+ */
+export const WINOGRAD_Q: bigint = P * ((1n << 511n) / P + 1n);
+
 /** Limbs of a non-negative integer < 2^261. */
 export function toLimbs(x: bigint): number[] {
   if (x < 0n || x >> RBITS !== 0n) throw new RangeError(`toLimbs: out of range ${x}`);

@@ -7,7 +7,7 @@
  */
 import { FIELD_MODULUS } from './field.js';
 import { writeStructLimbs, structLimbCount } from './limbs-struct.js';
-import { fromMont, LIMBS, MONT_R2, readLimbs, toMont, writeLimbs } from './limbs.js';
+import { fromMont, LIMB_BITS, LIMBS, MONT_R2, readLimbs, toMont, WINOGRAD_Q, writeLimbs } from './limbs.js';
 import { POSEIDON8_MDS } from './params.js';
 import { deriveSparseParams } from './sparseParams.js';
 import { POSEIDON8_WASM_BASE64 } from './wasm/poseidon8.wasm.b64.js';
@@ -17,6 +17,7 @@ import {
   E_FULL_ARK,
   E_INPUT,
   E_MDS,
+  E_MDS_W,
   E_ONE,
   E_OUT,
   E_PCOL,
@@ -81,6 +82,16 @@ export function createPoseidon8Wasm(moduleBytes?: Uint8Array): Poseidon8Wasm {
   sp.partialRow.forEach((row, r) => row.forEach((c, j) => put(E_PROW + r * WIDTH + j, toMont(c))));
   sp.partialCol.forEach((col, r) => col.forEach((c, j) => put(E_PCOL + r * RATE + j, toMont(c))));
   sp.finalBlock.forEach((row, i) => row.forEach((c, j) => put(E_FINAL + i * RATE + j, toMont(c))));
+  // Full-round MDS (Winograd pairing): per row Q − Σ_k m_{2k}·m_{2k+1} over the Montgomery forms.
+  POSEIDON8_MDS.forEach((row, i) => {
+    const m = row.map(toMont);
+    let c = 0n;
+    for (let k = 0; k + 1 < WIDTH; k += 2) c += (m[k] as bigint) * (m[k + 1] as bigint);
+    const d = WINOGRAD_Q - c;
+    if (d < 0n || d >> BigInt(2 * LIMBS * LIMB_BITS) !== 0n) throw new Error('Winograd constant out of range');
+    put(E_MDS_W + 2 * i, BigInt.asUintN(LIMBS * LIMB_BITS, d));
+    put(E_MDS_W + 2 * i + 1, d >> BigInt(LIMBS * LIMB_BITS));
+  });
   put(E_R2, MONT_R2);
   put(E_ONE, 1n);
 

@@ -28,6 +28,8 @@ export interface PoolOptions {
   taskTimeoutMs: number;
   setup: WorkerSetup;
   collateral?: Pick<PccsCollateralSource, 'rawForQuote'>;
+  /** Called with the duration of each task from submission to result (queueing included). */
+  onTaskDone?: (seconds: number) => void;
 }
 
 export interface PoolStats {
@@ -119,6 +121,7 @@ export class VerifierPool implements VerifierService {
     }
     const transferList = [task.userData.buffer, task.report.buffer].filter((b, i, all) => all.indexOf(b) === i) as ArrayBuffer[];
     this.inFlight++;
+    const t0 = performance.now();
     try {
       return (await this.piscina.run(task, { transferList, signal: AbortSignal.timeout(this.opts.taskTimeoutMs) })) as VerifyOutcome;
     } catch (e) {
@@ -130,6 +133,7 @@ export class VerifierPool implements VerifierService {
       throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
     } finally {
       this.inFlight--;
+      this.opts.onTaskDone?.((performance.now() - t0) / 1000);
     }
   }
 

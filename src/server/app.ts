@@ -3,7 +3,7 @@
  * one error mapping for unreadable requests, 405 for known paths with another method.
  */
 import type https from 'node:https';
-import type { FastifyError, FastifyHttpsOptions, FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyError, FastifyHttpsOptions, FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import type { InfoRecord } from './info.js';
@@ -13,6 +13,7 @@ import { infoRoute } from './routes/info.js';
 import { decodeRoute } from './routes/decode.js';
 import { decodeReportRoute } from './routes/decodeReport.js';
 import { healthRoutes } from './routes/health.js';
+import { verifyRoute } from './routes/verify.js';
 
 export interface AppOptions {
   service: VerifierService;
@@ -23,20 +24,25 @@ export interface AppOptions {
   loggerInstance?: FastifyServerOptions['loggerInstance'];
   https?: { key: Buffer; cert: Buffer };
   isReady?: () => boolean;
+  /** Prometheus metrics plugin (GET /metrics and request instrumentation). */
+  metrics?: { plugin: FastifyPluginAsync };
 }
 
 const ALLOWED: Record<string, string> = {
   '/info': 'GET, HEAD',
   '/decode': 'POST',
   '/decodeReport': 'POST',
+  '/verify': 'POST',
   '/healthz': 'GET, HEAD',
   '/readyz': 'GET, HEAD',
   '/docs/json': 'GET, HEAD',
+  '/metrics': 'GET, HEAD',
 };
 
 function failureBody(url: string | undefined, code: string, message: string): Record<string, unknown> {
   if (url === '/decode') return { success: false, errorString: message, errorCode: code };
   if (url === '/decodeReport') return { reportValid: false, errorString: message, errorCode: code };
+  if (url === '/verify') return { success: false, validReports: [], errorMessage: message, errorCode: code };
   return { errorString: message, errorCode: code };
 }
 
@@ -79,10 +85,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return reply.code(404).send({ errorString: `no route ${req.method} ${path}`, errorCode: 'HTTP_NOT_FOUND' });
   });
 
+  if (opts.metrics) await app.register(opts.metrics.plugin);
   app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes(opts.isReady ?? (() => true)));
   await app.register(infoRoute(opts.info));
   await app.register(decodeRoute(opts.service));
   await app.register(decodeReportRoute(opts.service));
+  // SDK-compatible POST /verify. The byte arrays are copied: the service may transfer them to a worker.
+  await app.register(
+    verifyRoute((userData, report, o) =>
+      opts.service.verifyBytes({ userData: userData.slice(), report: report.slice(), ...(o?.nonce ? { nonce: o.nonce.slice() } : {}) }),
+    ),
+  );
   return app;
 }

@@ -11,6 +11,7 @@
  * - `method` is one of the HTTP methods Fastify routes, `OTHER` otherwise.
  * - failure `code` must look like a stable error code (`UPPER_SNAKE`), `OTHER` otherwise.
  */
+import { isVerifierError } from '../errors.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { VerifierService, VerifyOutcome } from '../verify/types.js';
@@ -50,7 +51,12 @@ export interface MetricsSink {
   observePoolTask(seconds: number): void;
   /** Registers a cache read at each scrape; `read` returns cumulative hits/misses and the current size. */
   registerCacheStats(name: string, read: () => CacheStats): void;
-  /** One upstream request: `route` is a template such as `/pckcrl` (query strings are dropped); status is the HTTP status or `error` (no response). */
+  /**
+   * One upstream request. `route` is the request path relative to the service base (`pckcrl?ca=processor`,
+   * `qe/identity`) or an absolute URL; the label keeps the path only (`/pckcrl`, `/qe/identity`), so
+   * callers must not put identifiers in the path itself. Status: the HTTP status or `error` (no response).
+   * Fits PccsClientOptions.onRequest: `(route, status, ms) => sink.observeUpstream('pccs', route, status, ms / 1000)`.
+   */
   observeUpstream(service: UpstreamService, route: string, status: number | 'error', seconds: number): void;
   /** One Poseidon8 hash of a userData struct. */
   observeHash(seconds: number): void;
@@ -90,6 +96,21 @@ const CODE_RE = /^[A-Z][A-Z0-9_]{0,79}$/;
 const CACHE_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
 const ROUTE_RE = /^\/[A-Za-z0-9_./:{}-]{0,127}$/;
 const KINDS = new Set<VerificationKind>(['typeA', 'typeB', 'unknown']);
+
+/** `pckcrl?ca=x` → `/pckcrl`; `https://host/a/b?q` → `/a/b`; anything else unusual → `other`. */
+function routeLabel(route: string): string {
+  let path = route;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(route)) {
+    try {
+      path = new URL(route).pathname;
+    } catch {
+      return 'other';
+    }
+  }
+  path = path.split('?')[0] ?? '';
+  if (!path.startsWith('/')) path = `/${path}`;
+  return ROUTE_RE.test(path) ? path : 'other';
+}
 
 const finite = (x: number) => (Number.isFinite(x) && x >= 0 ? x : 0);
 
@@ -192,8 +213,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       caches.set(name, { read, lastHits: 0, lastMisses: 0, size: 0 });
     },
     observeUpstream(service, route, status, seconds) {
-      const path = route.split('?')[0] ?? '';
-      const r = ROUTE_RE.test(path) ? path : 'other';
+      const r = routeLabel(route);
       const st = status === 'error' ? 'error' : Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : 'error';
       upstreamRequests.inc({ service, route: r, status: st });
       upstreamDuration.observe({ service, route: r }, finite(seconds));
@@ -227,6 +247,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
 /** Reports the outcome of a decodeReport call into the sink. */
 export function recordVerification(sink: MetricsSink, out: VerifyOutcome, seconds: number): void {
   sink.observeVerification(out.reportType ?? 'unknown', out.reportValid, out.error?.code, seconds);
+  if (out.timings?.hashSeconds !== undefined) sink.observeHash(out.timings.hashSeconds);
 }
 
 /**
@@ -241,7 +262,7 @@ export function instrumentService<S extends VerifierService>(svc: S, sink: Metri
     try {
       out = await svc.decodeReport(userData, report, opts);
     } catch (e) {
-      sink.observeVerification('unknown', false, 'INTERNAL_ERROR', (performance.now() - t0) / 1000);
+      sink.observeVerification('unknown', false, isVerifierError(e) ? e.code : 'INTERNAL_ERROR', (performance.now() - t0) / 1000);
       throw e;
     }
     recordVerification(sink, out, (performance.now() - t0) / 1000);

@@ -18,8 +18,10 @@ export function fail(code: VerifyCode, message: string): never {
 }
 
 /** The report's 16 bound bytes must equal the Poseidon8 hash of the userData exactly as provided. */
-export function checkUserDataBinding(userData: Uint8Array, bound: Uint8Array, where: string): void {
+export function checkUserDataBinding(userData: Uint8Array, bound: Uint8Array, where: string, timings?: { hashSeconds?: number }): void {
+  const t0 = performance.now();
   const h = hashReportData(userData);
+  if (timings) timings.hashSeconds = (performance.now() - t0) / 1000;
   if (!equalBytes(h, bound)) {
     fail('USERDATA_HASH_MISMATCH', `userData hash does not match report: ${where} holds ${hex(bound)}, the Poseidon8 hash of userData is ${hex(h)}`);
   }

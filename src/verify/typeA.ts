@@ -31,6 +31,7 @@ export async function verifyTypeAReportAgainstPolicy(
   policy: Policy,
   deps: TypeADeps,
   onView: (view: Record<string, unknown>) => void,
+  timings?: { hashSeconds?: number },
 ): Promise<void> {
   const quote = parseQuote(cutTypeAReport(report));
   const view = typeAView(quote);
@@ -61,5 +62,5 @@ export async function verifyTypeAReportAgainstPolicy(
   for (let i = 16; i < 64; i++) {
     if (body.reportData[i] !== 0) fail('TYPEA_REPORT_DATA_NOT_ZERO', `typeA: report data byte ${i} is not zero (bytes 16..64 must be zero, as the ledger program requires)`);
   }
-  checkUserDataBinding(userData, body.reportData.subarray(0, 16), 'typeA report data[0..16]');
+  checkUserDataBinding(userData, body.reportData.subarray(0, 16), 'typeA report data[0..16]', timings);
 }

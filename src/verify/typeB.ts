@@ -23,6 +23,7 @@ export function verifyTypeBReportAgainstPolicy(
   deps: TypeBDeps,
   onView: (view: Record<string, unknown>) => void,
   nonce?: Uint8Array,
+  timings?: { hashSeconds?: number },
 ): void {
   const parsed = parseTypeB(cutTypeBReport(report));
   onView(typeBView(parsed));
@@ -40,5 +41,5 @@ export function verifyTypeBReportAgainstPolicy(
     const dn = parsed.document.nonce;
     if (!dn || !equalBytes(dn, nonce)) fail('TYPEB_NONCE_MISMATCH', 'typeB: document nonce does not match the request nonce');
   }
-  checkUserDataBinding(userData, ud, 'typeB user_data');
+  checkUserDataBinding(userData, ud, 'typeB user_data', timings);
 }

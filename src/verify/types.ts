@@ -19,6 +19,8 @@ export interface VerifyOutcome {
   reportValid: boolean;
   /** The first failed check, present exactly when reportValid is false. */
   error?: FailureInfo;
+  /** Where the time went (for metrics; not part of HTTP responses). */
+  timings?: { hashSeconds?: number };
 }
 
 /** The oracle policy applied after the cryptographic verification. */
@@ -33,4 +35,6 @@ export interface Policy {
 export interface VerifierService {
   decode(userData: string): DecodeOutcome | Promise<DecodeOutcome>;
   decodeReport(userData: string, report: string, opts?: { nonce?: string }): Promise<VerifyOutcome>;
+  /** Verifies recovered bytes (userData 4096, report 5120); the arrays may be handed to a worker and detached. */
+  verifyBytes(task: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }): Promise<VerifyOutcome>;
 }

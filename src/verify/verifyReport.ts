@@ -55,6 +55,7 @@ export async function verifyReportBytes(
   opts: { nonce?: Uint8Array } = {},
 ): Promise<VerifyOutcome> {
   const out: VerifyOutcome = { reportValid: false };
+  const timings: { hashSeconds?: number } = {};
   let first: FailureInfo | undefined;
   const decoded = decodeUserData(userData);
   if (decoded.decodedData) out.decodedData = decoded.decodedData;
@@ -67,7 +68,7 @@ export async function verifyReportBytes(
     const kind = detectReportType(report);
     out.reportType = kind;
     if (kind === 'typeB') {
-      verifyTypeBReportAgainstPolicy(report, userData, policy, { root: deps.roots.typeB, ...(deps.chainCache ? { chainCache: deps.chainCache } : {}) }, onView, opts.nonce);
+      verifyTypeBReportAgainstPolicy(report, userData, policy, { root: deps.roots.typeB, ...(deps.chainCache ? { chainCache: deps.chainCache } : {}) }, onView, opts.nonce, timings);
     } else {
       if (opts.nonce !== undefined) {
         throw new VerifierError<VerifyCode>('REQUEST_BAD_NONCE', 'request: a nonce applies to typeB reports only; this report is typeA');
@@ -84,6 +85,7 @@ export async function verifyReportBytes(
           ...(deps.typeATime !== undefined ? { time: deps.typeATime } : {}),
         },
         onView,
+        timings,
       );
     }
   } catch (e) {
@@ -91,6 +93,7 @@ export async function verifyReportBytes(
   }
   if (first) out.error = first;
   else out.reportValid = true;
+  if (timings.hashSeconds !== undefined) out.timings = timings;
   return out;
 }
 

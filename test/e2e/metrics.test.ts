@@ -8,9 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
 import { buildInfoRecord } from '../../src/server/info.js';
 import { createInProcessService } from '../../src/verify/service.js';
-import { readFileSync } from 'node:fs';
-import { PINNED_ROOT_SHA256 } from '../../src/attestation/trustRoots.js';
-import { parsePemChain, type Certificate } from '../../src/attestation/x509/certificate.js';
+import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
 import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { createMetrics, instrumentService, type Metrics } from '../../src/server/metrics.js';
@@ -61,14 +59,6 @@ function tweak(text: string, chunk: number, field: number): string {
   return text.replace(re, `$1${v === 0n ? 1n : v - 1n}u128`);
 }
 
-/** The bundled (pinned) trust root of a kind, as bootstrap uses it. */
-function bundledRoot(kind: 'typeA' | 'typeB'): Certificate {
-  const certs = parsePemChain(readFileSync(DEFAULT_TRUST_ROOTS[kind], 'utf8'));
-  expect(certs).toHaveLength(1);
-  expect(certs[0]!.fingerprint256).toBe(PINNED_ROOT_SHA256[kind]);
-  return certs[0]!;
-}
-
 describe('GET /metrics on the real app', () => {
   let app: FastifyInstance;
   let url: string;
@@ -77,7 +67,10 @@ describe('GET /metrics on the real app', () => {
 
   beforeAll(async () => {
     metrics = createMetrics();
-    const roots = { typeA: bundledRoot('typeA'), typeB: bundledRoot('typeB') };
+    const roots = {
+      typeA: loadTrustRoot('typeA', DEFAULT_TRUST_ROOTS.typeA, { pinned: true }),
+      typeB: loadTrustRoot('typeB', DEFAULT_TRUST_ROOTS.typeB, { pinned: true }),
+    };
     const uniqueId = Uint8Array.from(Buffer.from(targets.uniqueIdTarget, 'base64'));
     const pcrs = [oracleDoc.pcr0, oracleDoc.pcr1, oracleDoc.pcr2].map((h: string) => Uint8Array.from(Buffer.from(h, 'hex')));
     const policy = { uniqueIdTarget: uniqueId, pcrValuesTarget: pcrs, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'], allowDebugEnclaves: false };
@@ -188,9 +181,13 @@ describe('GET /metrics on the real app', () => {
     metrics.sink.setPoolStats({ queueSize: 3, utilization: 0.75, threads: 2 });
     metrics.sink.observePoolTask(0.004);
     metrics.sink.observePoolTask(0.02);
-    metrics.sink.observeUpstream('pccs', '/pckcrl?ca=processor&encoding=der', 200, 0.12);
+    metrics.sink.observeUpstream('pccs', 'pckcrl?ca=processor&encoding=der', 200, 0.12);
+    metrics.sink.observeUpstream('pccs', 'https://certificates.trustedservices.intel.com/IntelSGXRootCA.der', 200, 0.05);
     metrics.sink.observeUpstream('pccs', '/tcb', 503, 0.3);
     metrics.sink.observeUpstream('ledger', '/program/{program}/mapping/{mapping}/{key}', 'error', 5);
+    // the verifications of the earlier tests reported their Poseidon8 hash times
+    const hashBefore = value(await scrape(), 'verifier_hash_duration_seconds_count', {}) ?? 0;
+    expect(hashBefore).toBeGreaterThanOrEqual(2);
     metrics.sink.observeHash(0.0003);
     let s = await scrape();
     expect(value(s, 'verifier_pool_queue_size', {})).toBe(3);
@@ -200,12 +197,13 @@ describe('GET /metrics on the real app', () => {
     expect(value(s, 'verifier_pool_task_duration_seconds_bucket', { le: '0.005' })).toBe(1);
     expect(value(s, 'verifier_upstream_requests_total', { service: 'pccs', route: '/pckcrl', status: '200' })).toBe(1);
     expect(value(s, 'verifier_upstream_requests_total', { service: 'pccs', route: '/tcb', status: '503' })).toBe(1);
+    expect(value(s, 'verifier_upstream_requests_total', { service: 'pccs', route: '/IntelSGXRootCA.der', status: '200' })).toBe(1);
     expect(value(s, 'verifier_upstream_requests_total', { service: 'ledger', route: '/program/{program}/mapping/{mapping}/{key}', status: 'error' })).toBe(1);
     expect(value(s, 'verifier_upstream_errors_total', { service: 'pccs', route: '/tcb' })).toBe(1);
     expect(value(s, 'verifier_upstream_errors_total', { service: 'pccs', route: '/pckcrl' })).toBeUndefined();
     expect(value(s, 'verifier_upstream_errors_total', { service: 'ledger', route: '/program/{program}/mapping/{mapping}/{key}' })).toBe(1);
     expect(value(s, 'verifier_upstream_request_duration_seconds_sum', { service: 'pccs', route: '/tcb' })).toBeCloseTo(0.3, 9);
-    expect(value(s, 'verifier_hash_duration_seconds_count', {})).toBe(1);
+    expect(value(s, 'verifier_hash_duration_seconds_count', {})).toBe(hashBefore + 1);
     // a pulled reader replaces pushed figures and is read at each scrape
     let q = 7;
     metrics.sink.registerPoolStats(() => ({ queueSize: q, utilization: 1, threads: 4 }));
@@ -238,7 +236,7 @@ describe('createMetrics', () => {
   it('bounds label values: unknown codes and bad upstream routes collapse, bad cache names are refused', async () => {
     const m = createMetrics({ defaultMetrics: false });
     m.sink.observeVerification('typeA', false, 'some free text with spaces', 0.01);
-    m.sink.observeUpstream('pccs', 'https://evil.example/x y', 200, 0.01);
+    m.sink.observeUpstream('pccs', 'a b/<script>', 200, 0.01);
     const s = parseExposition(await m.registry.metrics());
     expect(value(s, 'verifier_verification_failures_total', { kind: 'typeA', code: 'OTHER' })).toBe(1);
     expect(value(s, 'verifier_upstream_requests_total', { service: 'pccs', route: 'other', status: '200' })).toBe(1);

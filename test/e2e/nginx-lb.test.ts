@@ -9,7 +9,7 @@
  *
  * Needs the nginx binary (Debian package `nginx`). Skipped with a message only outside CI.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,7 @@ describe.skipIf(!nginxBin && !inCi)('nginx in front of two replicas (deploy/ngin
     await nginx?.stop();
     await a?.stop();
     await b?.stop('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const post = async (url: string, body: string) => {

@@ -35,6 +35,14 @@ import { validateAttestationRequest } from '../../src/client/validate.js';
 import type { AttestationRequest, AttestationResponse } from '../../src/client/types.js';
 import { defaultPcrs, type TypeBPki } from './typeb-pki.js';
 import type { TestPki } from './typea-pki.js';
+import Fastify from 'fastify';
+import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { parseCertificate, parsePemChain, type Certificate } from '../../src/attestation/x509/certificate.js';
+import { verifyCollateral } from '../../src/attestation/typeA/verify.js';
+import { verifyReportBytes, type VerifyDeps } from '../../src/verify/verifyReport.js';
+import type { Policy } from '../../src/verify/types.js';
+import { verifyRoute, type ReportVerifier } from '../../src/server/routes/verify.js';
 
 export interface SimTarget {
   status?: number;
@@ -350,15 +358,6 @@ export async function startNotarizerSim(opts: NotarizerSimOptions): Promise<Nota
 }
 
 // ---------- a verification backend with the real /verify route, for the test PKIs ----------
-import Fastify from 'fastify';
-import { readFileSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
-import { parseCertificate, parsePemChain, type Certificate } from '../../src/attestation/x509/certificate.js';
-import { verifyCollateral } from '../../src/attestation/typeA/verify.js';
-import { verifyReportBytes, type VerifyDeps } from '../../src/verify/verifyReport.js';
-import type { Policy } from '../../src/verify/types.js';
-import { verifyRoute, type ReportVerifier } from '../../src/server/routes/verify.js';
-
 export interface VerificationBackend {
   readonly url: string;
   /** Number of (userData, report) verifications run. */

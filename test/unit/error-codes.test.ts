@@ -21,10 +21,11 @@ describe('error codes', () => {
     expect(Object.keys(ERROR_CODES_BY_DOMAIN).length).toBeGreaterThan(10);
   });
 
-  it('every literal code used in src/ is declared', () => {
+  // The notarizer client library (src/client) is a separate API with its own ClientError codes.
+  it('every literal code used by the verifier (src/ except the client library) is declared', () => {
     const declared = new Set<string>(ERROR_CODES);
     const used = new Set<string>();
-    for (const f of files('src')) {
+    for (const f of files('src').filter((f) => !f.startsWith(join('src', 'client')))) {
       const text = readFileSync(f, 'utf8');
       for (const m of text.matchAll(/(?:VerifierError(?:<[^>]*>)?\(\s*|[a-zA-Z]+Error\(\s*|fail\(\s*|code:\s*)'([A-Z][A-Z0-9_]+)'/g)) used.add(m[1]!);
     }

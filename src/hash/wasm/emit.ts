@@ -121,6 +121,9 @@ export class FnBuilder {
   shrU64(): this {
     return this.op(0x88);
   }
+  shrS64(): this {
+    return this.op(0x87);
+  }
   add32(): this {
     return this.op(0x6a);
   }

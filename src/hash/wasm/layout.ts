@@ -21,7 +21,10 @@ export const E_PCONST = E_MDS + WIDTH * WIDTH; // 31
 export const E_PROW = E_PCONST + PARTIAL; // 31 × 9
 export const E_PCOL = E_PROW + PARTIAL * WIDTH; // 31 × 8
 export const E_FINAL = E_PCOL + PARTIAL * (WIDTH - 1); // 8 × 8, row-major
-export const E_INPUT = E_FINAL + (WIDTH - 1) * (WIDTH - 1); // input elements (canonical limbs)
+export const E_MDS_W = E_FINAL + (WIDTH - 1) * (WIDTH - 1); // 9 × 2: Q − C_i as 18 limbs per row
+export const E_SUMS = E_MDS_W + 2 * WIDTH; // 8 scratch elements (pairwise sums)
+export const E_YW = E_SUMS + 8; // 2 elements: Q − Y as 18 limbs
+export const E_INPUT = E_YW + 2; // input elements (canonical limbs)
 
 export const byteOf = (e: number): number => e * ELEM_BYTES;
 

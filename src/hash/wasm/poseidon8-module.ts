@@ -11,17 +11,23 @@
  *  - values: Montgomery output < ab/R + p (no final subtraction); the kernel keeps every value
  *    below 2^259 (see the comments in permute), so results stay below 2^261 (9 limbs).
  *
+ * Full rounds multiply by the MDS with Winograd's pairing (genMdsRow) unless options.winograd is
+ * false (plain single-reduction dot products; kept as a differential-testing variant).
+ *
  * Exports: memory; reset(); absorb(ptr, k) (adds k ≤ 8 canonical inputs at byte ptr into rate
  * elements 1..k, entering Montgomery form); permute(); squeeze() (state[1] out of Montgomery form
  * into OUT: canonical, or exactly p for zero); mul(z, a, b) for tests.
  */
-import { LIMB_BITS, LIMB_MASK, LIMBS, MONT_MU, P_LIMBS } from '../limbs.js';
+import { LIMB_BITS, LIMB_MASK, LIMBS, MONT_MU, P_LIMBS, WINOGRAD_Q } from '../limbs.js';
 import { FnBuilder, I32, I64, ModuleBuilder } from './emit.js';
 import {
   byteOf,
   E_FINAL,
   E_FULL_ARK,
   E_MDS,
+  E_MDS_W,
+  E_SUMS,
+  E_YW,
   E_ONE,
   E_OUT,
   E_PCOL,
@@ -46,9 +52,12 @@ const pLimb = (k: number): number => P_LIMBS[k] as number;
 
 /** Generator variants (benchmarked; the defaults are what the committed module uses). */
 export interface Poseidon8WasmOptions {
-  /** mul/sqr: load the operand limbs into locals once instead of from memory per product. */
-  readonly preload?: boolean;
+  /** Full-round MDS with Winograd's pairing (5 instead of 9 products per row + 4 shared). */
+  readonly winograd?: boolean;
 }
+
+/** Limb c (0 ≤ c < 18) of Q in 29-bit limbs. */
+const qLimb = (c: number): bigint => (WINOGRAD_Q >> BigInt(LIMB_BITS * c)) & MASK;
 
 /** Pushes limb k of the element at (pointer local `ptr` + byte offset `off`). */
 function limb(f: FnBuilder, ptr: number, off: number, k: number): void {
@@ -119,11 +128,9 @@ function montScan(
 }
 
 /** mul(z, a, b) or mulAdd(z, a, b, c): z = a·b·R⁻¹ (+ c). z must not alias a or b. */
-function genMul(f: FnBuilder, withAddend: boolean, preload: boolean): void {
+function genMul(f: FnBuilder, withAddend: boolean): void {
   const [z, a, b, c] = [0, 1, 2, 3];
   const t = f.local(I64);
-  const A = preload ? loadAll(f, a) : null;
-  const Bl = preload ? loadAll(f, b) : null;
   montScan(
     f,
     t,
@@ -131,11 +138,8 @@ function genMul(f: FnBuilder, withAddend: boolean, preload: boolean): void {
     (i) => {
       f.get(t);
       for (let j = Math.max(0, i - (N - 1)); j <= Math.min(i, N - 1); j++) {
-        if (A !== null && Bl !== null) f.get(A[j] as number).get(Bl[i - j] as number);
-        else {
-          limb(f, a, 0, j);
-          limb(f, b, 0, i - j);
-        }
+        limb(f, a, 0, j);
+        limb(f, b, 0, i - j);
         f.mul64().add64();
       }
       f.set(t);
@@ -147,26 +151,11 @@ function genMul(f: FnBuilder, withAddend: boolean, preload: boolean): void {
 }
 
 /** sqr(z, a): z = a²·R⁻¹; z must not alias a. */
-function loadAll(f: FnBuilder, ptr: number): number[] {
-  const ls: number[] = [];
-  for (let k = 0; k < N; k++) {
-    const l = f.local(I64);
-    limb(f, ptr, 0, k);
-    f.set(l);
-    ls.push(l);
-  }
-  return ls;
-}
-
-function genSqr(f: FnBuilder, preload: boolean): void {
+function genSqr(f: FnBuilder): void {
   const [z, a] = [0, 1];
   const t = f.local(I64);
   const d = f.local(I64);
-  const A = preload ? loadAll(f, a) : null;
-  const la = (k: number): void => {
-    if (A !== null) f.get(A[k] as number);
-    else limb(f, a, 0, k);
-  };
+  const la = (k: number): void => limb(f, a, 0, k);
   montScan(
     f,
     t,
@@ -183,11 +172,8 @@ function genSqr(f: FnBuilder, preload: boolean): void {
       }
       if (cross) f.i64(1).shl64().add64();
       if (i % 2 === 0 && i / 2 < N) {
-        if (A !== null) f.get(A[i / 2] as number).get(A[i / 2] as number).mul64().add64();
-        else {
-          limb(f, a, 0, i / 2);
-          f.tee(d).get(d).mul64().add64();
-        }
+        limb(f, a, 0, i / 2);
+        f.tee(d).get(d).mul64().add64();
       }
       f.set(t);
     },
@@ -242,6 +228,100 @@ function genDot(f: FnBuilder, terms: number): void {
   );
 }
 
+/**
+ * ywide(): YW = Q − Σ_{k<4} y_{2k}·y_{2k+1} as an exact 18-limb integer (y = TMP, the S-box
+ * outputs of a full round, each < 2^254, so the sum is < 2^510 < Q).
+ */
+function genYWide(f: FnBuilder): void {
+  const t = f.local(I64);
+  const bor = f.local(I64);
+  const s = f.local(I64);
+  const y = (e: number, j: number): void => {
+    f.i32(0).load32u(byteOf(E_TMP + e) + 4 * j);
+  };
+  const yw = byteOf(E_YW);
+  f.i64(0).set(t).i64(0).set(bor);
+  for (let c = 0; c < 2 * N; c++) {
+    if (c < 2 * N - 1) {
+      f.get(t);
+      for (let k = 0; k < 4; k++) {
+        for (let j = Math.max(0, c - (N - 1)); j <= Math.min(c, N - 1); j++) {
+          y(2 * k, j);
+          y(2 * k + 1, c - j);
+          f.mul64().add64();
+        }
+      }
+      f.tee(t).i64(MASK).and64().set(s);
+      f.get(t).i64(SHIFT).shrU64().set(t);
+    } else {
+      f.get(t).set(s);
+    }
+    // d = Q_c − s + borrow; YW_c = d mod 2^29; borrow = d >> 29 (arithmetic: 0 or negative).
+    f.i64(qLimb(c)).get(s).sub64().get(bor).add64().set(s);
+    f.i32(0).get(s);
+    if (c < 2 * N - 1) f.i64(MASK).and64();
+    f.store32(yw + 4 * c);
+    f.get(s).i64(SHIFT).shrS64().set(bor);
+  }
+}
+
+/**
+ * mdsRow(z, m, d): z = (Σ_j m_j·y_j)·R⁻¹ for y = TMP, via
+ *   Σ_j m_j y_j = Σ_{k<4} (m_{2k} + y_{2k+1})(m_{2k+1} + y_{2k}) + m_8 y_8 − C − Y,
+ * C = Σ_k m_{2k} m_{2k+1} (per row; d = Q − C precomputed), Y = Σ_k y_{2k} y_{2k+1} (YW = Q − Y).
+ * The sums are < 2^255 (normalised limbs); the total (+2Q) is < 2^513.2.
+ * Column bound: 36 + 9 operand and 8 reduction products + 2 limbs + carry < 2^63.8.
+ */
+function genMdsRow(f: FnBuilder, add: number): void {
+  const [z, m, d] = [0, 1, 2];
+  const t = f.local(I64);
+  const EB = byteOf(1);
+  const SUMS = byteOf(E_SUMS);
+  const Y = byteOf(E_TMP);
+  const YW = byteOf(E_YW);
+  for (let k = 0; k < 4; k++) {
+    f.i32(SUMS + 2 * k * EB).get(m).i32(2 * k * EB).add32().i32(Y + (2 * k + 1) * EB).call(add);
+    f.i32(SUMS + (2 * k + 1) * EB).get(m).i32((2 * k + 1) * EB).add32().i32(Y + 2 * k * EB).call(add);
+  }
+  const at = (addr: number): void => {
+    f.i32(0).load32u(addr);
+  };
+  montScan(
+    f,
+    t,
+    null,
+    (i) => {
+      f.get(t);
+      for (let k = 0; k < 4; k++) {
+        for (let j = Math.max(0, i - (N - 1)); j <= Math.min(i, N - 1); j++) {
+          at(SUMS + 2 * k * EB + 4 * j);
+          at(SUMS + (2 * k + 1) * EB + 4 * (i - j));
+          f.mul64().add64();
+        }
+      }
+      for (let j = Math.max(0, i - (N - 1)); j <= Math.min(i, N - 1); j++) {
+        limb(f, m, 8 * EB, j);
+        at(Y + 8 * EB + 4 * (i - j));
+        f.mul64().add64();
+      }
+      if (i < N) {
+        limb(f, d, 0, i);
+        f.add64();
+        at(YW + 4 * i);
+        f.add64();
+      }
+      f.set(t);
+    },
+    z,
+    0,
+    (k) => {
+      limb(f, d, 0, N + k);
+      at(YW + 4 * (N + k));
+      f.add64();
+    },
+  );
+}
+
 /** add(z, a, b): z = a + b with normalised limbs (no modular reduction); z may alias a or b. */
 function genAdd(f: FnBuilder): void {
   const [z, a, b] = [0, 1, 2];
@@ -264,7 +344,7 @@ function genCopy(f: FnBuilder): void {
 }
 
 export function buildPoseidon8Wasm(options: Poseidon8WasmOptions = {}): Uint8Array {
-  const preload = options.preload ?? false;
+  const winograd = options.winograd ?? true;
   const mod = new ModuleBuilder(INITIAL_PAGES);
   const mul = mod.fn([I32, I32, I32]);
   const mulAdd = mod.fn([I32, I32, I32, I32]);
@@ -278,14 +358,18 @@ export function buildPoseidon8Wasm(options: Poseidon8WasmOptions = {}): Uint8Arr
   const absorb = mod.fn([I32, I32]);
   const reset = mod.fn([]);
   const squeeze = mod.fn([]);
+  const ywide = mod.fn([]);
+  const mdsRow = mod.fn([I32, I32, I32]);
 
-  genMul(mul.f, false, preload);
-  genMul(mulAdd.f, true, preload);
-  genSqr(sqr.f, preload);
+  genMul(mul.f, false);
+  genMul(mulAdd.f, true);
+  genSqr(sqr.f);
   genDot(dot9.f, WIDTH);
   genDot(dot8.f, WIDTH - 1);
   genAdd(add.f);
   genCopy(copy.f);
+  genYWide(ywide.f);
+  genMdsRow(mdsRow.f, add.index);
 
   const B = byteOf;
   const S0 = B(E_SCR);
@@ -312,7 +396,12 @@ export function buildPoseidon8Wasm(options: Poseidon8WasmOptions = {}): Uint8Arr
         f.i32(S2).i32(st(j)).i32(B(E_FULL_ARK + r * WIDTH + j)).call(add.index);
         f.i32(B(E_TMP + j)).i32(S2).call(sbox.index);
       }
-      for (let i = 0; i < WIDTH; i++) f.i32(st(i)).i32(B(E_MDS + i * WIDTH)).i32(B(E_TMP)).call(dot9.index);
+      if (winograd) {
+        f.call(ywide.index);
+        for (let i = 0; i < WIDTH; i++) f.i32(st(i)).i32(B(E_MDS + i * WIDTH)).i32(B(E_MDS_W + 2 * i)).call(mdsRow.index);
+      } else {
+        for (let i = 0; i < WIDTH; i++) f.i32(st(i)).i32(B(E_MDS + i * WIDTH)).i32(B(E_TMP)).call(dot9.index);
+      }
     };
     for (let r = 0; r < HALF_FULL; r++) fullRound(r);
     for (let r = 0; r < PARTIAL; r++) {

@@ -1,0 +1,80 @@
+/**
+ * Offline JSONL throughput of `oracle-verifier reverify` (2 workers, offline collateral directory)
+ * against the raw capacity of the same VerifierPool fed directly with parsed bytes.
+ * Run: node --import tsx bench/cli.bench.ts [N]   (N updates per kind, default 300)
+ * Inputs: the real ledger sgx and nitro updates (readme examples), repeated; typeA verified at
+ * 2026-09-23 with the recorded 2026 Intel collateral written by `collateral fetch`.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PccsClient } from '../src/collateral/pccsClient.js';
+import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../src/ledger/struct.js';
+import { fetchCollateralDir } from '../src/cli/collateralDir.js';
+import { createCliVerifier } from '../src/cli/context.js';
+import { runReverify } from '../src/cli/reverify.js';
+import { jsonlSource } from '../src/cli/sources.js';
+import { Semaphore } from '../src/cli/rateLimit.js';
+import { recordedBundle2026, startPccsServer } from '../test/support/pccs-server.js';
+
+const VECTORS = resolve(process.cwd(), '../shared/vectors');
+const N = Number(process.argv[2] ?? 300);
+const WORKERS = 2;
+const AT = Date.parse('2026-09-23T00:00:00Z');
+const ex = JSON.parse(readFileSync(join(VECTORS, 'aleo/e2e/readme-decodeReport-examples.json'), 'utf8'));
+const doc = JSON.parse(readFileSync(join(VECTORS, 'nitro/manifest.json'), 'utf8')).vectors.find((v: { file: string }) => v.file === 'oracle-nitro-report.hex');
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-bench-'));
+const pccs = await startPccsServer(recordedBundle2026(VECTORS));
+await fetchCollateralDir(new PccsClient({ baseUrl: pccs.url }), pccs.url, ['00906ed50000'], join(dir, 'collateral'));
+await pccs.close();
+const config = join(dir, 'config.json');
+writeFileSync(config, JSON.stringify({
+  uniqueIdTarget: '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df',
+  pcrValuesTarget: [doc.pcr0, doc.pcr1, doc.pcr2],
+  acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded', 'OutOfDate'],
+}));
+const pairs = Array.from({ length: 2 * N }, (_, i) => (i % 2 ? ex.nitro.request : ex.sgx.request) as { userData: string; report: string });
+const jsonl = join(dir, 'in.jsonl');
+writeFileSync(jsonl, pairs.map((p, i) => JSON.stringify({ ...p, id: i })).join('\n') + '\n');
+
+const verifier = createCliVerifier({ configPath: config, at: AT, workers: WORKERS, collateralDir: join(dir, 'collateral') });
+const pool = verifier.pool!;
+const inFlight = WORKERS * 4;
+
+// Warm-up: worker start, collateral verification, caches.
+await Promise.all(pairs.slice(0, 8).map((p) => verifier.verify(p.userData, p.report)));
+
+// 1. Raw pool capacity: parsed bytes straight into verifyBytes, `inFlight` at a time.
+const tasks = pairs.map((p) => ({ userData: parseChunkedStruct(p.userData, USER_DATA_CHUNKS), report: parseChunkedStruct(p.report, REPORT_CHUNKS) }));
+const sem = new Semaphore(inFlight);
+let t0 = performance.now();
+const outs = await Promise.all(tasks.map((t) => sem.run(() => pool.verifyBytes(t))));
+const rawSecs = (performance.now() - t0) / 1000;
+if (!outs.every((o) => o.reportValid)) throw new Error('raw pool: some verification failed');
+
+// 2. The CLI path: JSONL read, struct parse on the main thread, pool, records, output file, checkpoint.
+let stderr = '';
+t0 = performance.now();
+const code = await runReverify({
+  source: jsonlSource(jsonl),
+  verifier,
+  maxInFlight: inFlight,
+  annotateInForce: true,
+  outFile: join(dir, 'out.jsonl'),
+  checkpointFile: join(dir, 'out.ckpt'),
+  resume: false,
+  progressIntervalMs: 0,
+  io: { stderr: (s) => void (stderr += s), tty: false },
+});
+const cliSecs = (performance.now() - t0) / 1000;
+if (code !== 0) throw new Error(`reverify exit ${code}\n${stderr}`);
+await verifier.close();
+rmSync(dir, { recursive: true, force: true });
+
+const total = pairs.length;
+const row = (name: string, secs: number) => `${name.padEnd(44)} ${(total / secs).toFixed(0).padStart(6)} updates/s  (${total} in ${secs.toFixed(2)} s)`;
+console.log(`updates: ${total} (${N} sgx + ${N} nitro), workers ${WORKERS}, in flight ${inFlight}`);
+console.log(row('raw pool capacity (verifyBytes, parsed bytes)', rawSecs));
+console.log(row('reverify --jsonl (parse + pool + output)', cliSecs));
+console.log(`CLI / raw: ${((100 * rawSecs) / cliSecs).toFixed(0)} %`);

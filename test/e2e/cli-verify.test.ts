@@ -1,0 +1,110 @@
+/**
+ * `verify` gives the POST /decodeReport body of the real server for the real cases; an
+ * interrupted in-process `reverify` (stop request) resumes exactly; the collateral directory
+ * reader refuses what it does not hold.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyCommand } from '../../src/cli/verify.js';
+import { createCliVerifier } from '../../src/cli/context.js';
+import { runReverify } from '../../src/cli/reverify.js';
+import { jsonlSource } from '../../src/cli/sources.js';
+import { DirCollateralSource } from '../../src/cli/collateralDir.js';
+import { parseQuote, cutTypeAReport } from '../../src/attestation/typeA/quote.js';
+import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/ledger/struct.js';
+import { parsePemChain } from '../../src/attestation/x509/certificate.js';
+import { postJson, startServer, type RunningServer } from '../support/server.js';
+import { recordedBundle2026, startPccsServer, type PccsServer } from '../support/pccs-server.js';
+import { readVectorJson, vectorPath, VECTORS } from '../support/paths.js';
+
+const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
+const doc = readVectorJson<any>('nitro/manifest.json').vectors.find((v: any) => v.file === 'oracle-nitro-report.hex');
+const MRENCLAVE = '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df';
+const raw = { uniqueIdTarget: MRENCLAVE, pcrValuesTarget: [doc.pcr0, doc.pcr1, doc.pcr2] };
+
+let dir: string;
+let pccs: PccsServer;
+let server: RunningServer;
+let config: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cli-verify-'));
+  pccs = await startPccsServer(recordedBundle2026(VECTORS));
+  server = await startServer({ ...raw, pccsUrl: pccs.url, verificationTime: '2026-09-23T00:00:00Z' });
+  config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ ...raw, pccsUrl: pccs.url }));
+  for (const k of ['sgx', 'nitro']) {
+    writeFileSync(join(dir, `${k}.ud`), examples[k].request.userData);
+    writeFileSync(join(dir, `${k}.rep`), JSON.stringify(examples[k].request.report)); // a JSON string is accepted too
+  }
+});
+afterAll(async () => {
+  await server?.close();
+  await pccs?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function verify(args: string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const code = await verifyCommand(args, { stdout: (s) => void (stdout += s), stderr: () => {} });
+  return { code, stdout };
+}
+
+describe('verify', () => {
+  for (const k of ['sgx', 'nitro'] as const) {
+    it(`--json prints the POST /decodeReport body (${k})`, async () => {
+      const r = await verify(['--user-data', join(dir, `${k}.ud`), '--report', join(dir, `${k}.rep`), '--config', config, '--at', '2026-09-23T00:00:00Z', '--json']);
+      const http = await postJson(`${server.url}/decodeReport`, examples[k].request);
+      expect(JSON.parse(r.stdout)).toEqual(http.body);
+      // sgx: TCB OutOfDate is not accepted by default → invalid (exit 1); nitro valid.
+      expect(r.code).toBe(k === 'sgx' ? 1 : 0);
+      if (k === 'sgx') expect(http.body.errorCode).toBe('TYPEA_TCB_STATUS_REJECTED');
+    });
+  }
+  it('prints a readable summary without --json', async () => {
+    const r = await verify(['--user-data', join(dir, 'sgx.ud'), '--report', join(dir, 'sgx.rep'), '--config', config, '--at', '2026-09-23T00:00:00Z']);
+    expect(r.stdout).toMatch(/report valid:\s+NO/);
+    expect(r.stdout).toMatch(/TYPEA_TCB_STATUS_REJECTED/);
+    expect(r.stdout).toContain(`unique id:     ${MRENCLAVE}`);
+    expect(r.stdout).toMatch(/TCB status:\s+OutOfDate \(INTEL-SA-/);
+  });
+});
+
+describe('reverify in process: stop and resume', () => {
+  it('a stop request ends after a durable batch; --resume completes without loss or repeat', async () => {
+    const jsonl = join(dir, 'many.jsonl');
+    const n = 130;
+    writeFileSync(jsonl, Array.from({ length: n }, (_, i) => JSON.stringify({ ...examples.nitro.request, id: `n${i}` })).join('\n') + '\n');
+    const out = join(dir, 'many.out');
+    const ckpt = join(dir, 'many.ckpt');
+    const verifier = createCliVerifier({ configPath: config, workers: 0 });
+    let batches = 0;
+    let err = '';
+    const base = { source: jsonlSource(jsonl), verifier, maxInFlight: 4, annotateInForce: true, outFile: out, checkpointFile: ckpt, progressIntervalMs: 0 };
+    const first = await runReverify({ ...base, resume: false, io: { stderr: (s) => void (err += s), tty: false, stopRequested: () => ++batches > 1 } });
+    expect(first).toBe(2);
+    const c = JSON.parse(readFileSync(ckpt, 'utf8'));
+    expect(c).toMatchObject({ cursor: 50, done: false });
+    expect(readFileSync(out).length).toBe(c.outputOffset);
+    await expect(runReverify({ ...base, resume: false, io: { stderr: () => {}, tty: false } })).rejects.toThrow(/add --resume/);
+    const second = await runReverify({ ...base, resume: true, io: { stderr: (s) => void (err += s), tty: false } });
+    expect(second, err).toBe(0);
+    const ids = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id);
+    expect(ids).toEqual(Array.from({ length: n }, (_, i) => `n${i}`));
+    expect(JSON.parse(readFileSync(ckpt, 'utf8'))).toMatchObject({ cursor: n, done: true });
+  });
+});
+
+describe('collateral directory reader', () => {
+  const quote = parseQuote(cutTypeAReport(parseChunkedStruct(examples.sgx.request.report, REPORT_CHUNKS)));
+  const root = parsePemChain(readFileSync(vectorPath('sgx/intel-root/IntelSGXRootCA.pem'), 'utf8'))[0]!;
+  it('refuses a directory without manifest and an FMSPC it does not hold', async () => {
+    expect(() => new DirCollateralSource(dir, root)).toThrow(/no manifest.json/);
+    const d = join(dir, 'cd');
+    await import('node:fs').then((fs) => fs.mkdirSync(d));
+    writeFileSync(join(d, 'manifest.json'), JSON.stringify({ format: 'oracle-verifier-collateral/1', pccsUrl: 'x', fetchedAt: 'x', fmspcs: ['00a067110000'], pckCrlCas: ['processor'] }));
+    await expect(new DirCollateralSource(d, root).rawForQuote(quote)).rejects.toMatchObject({ code: 'TYPEA_COLLATERAL_UNAVAILABLE', message: expect.stringMatching(/no TCB info for FMSPC 00906ed50000/) });
+  });
+});

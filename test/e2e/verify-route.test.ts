@@ -1,0 +1,125 @@
+/**
+ * POST /verify (real route plugin, in-process verification core) with the real Nitro attestation
+ * of the documentation (verified at its own time against the bundled AWS root) and its tampered
+ * variants, and with fresh typeA/typeB attestations of the notarizer simulator.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readVectorJson } from '../support/paths.js';
+import { postJson } from '../support/server.js';
+import { createTypeBPki } from '../support/typeb-pki.js';
+import { mintTypeAPki } from '../support/typea-pki.js';
+import { startNotarizerSim, startVerificationBackend, type NotarizerSim, type VerificationBackend } from '../support/notarizer-sim.js';
+
+const real = readVectorJson<any>('aleo/e2e/docs-example_btc_usdc_attestation_nitro.json');
+const manifest = readVectorJson<any>('nitro/manifest.json');
+const doc = manifest.vectors.find((v: any) => v.file === 'oracle-nitro-report.hex');
+const hex = (s: string) => Uint8Array.from(Buffer.from(s, 'hex'));
+const clone = <T>(v: T): T => structuredClone(v);
+
+let realBackend: VerificationBackend;
+let sims: VerificationBackend;
+let simA: NotarizerSim;
+let simB: NotarizerSim;
+let typeA: ReturnType<typeof mintTypeAPki>;
+let typeB: ReturnType<typeof createTypeBPki>;
+
+async function fresh(sim: NotarizerSim): Promise<any> {
+  const r = await postJson(`${sim.url}/notarize`, {
+    url: 'api.example.com/p',
+    requestMethod: 'GET',
+    selector: 'p',
+    responseFormat: 'json',
+    encodingOptions: { value: 'int' },
+    debugRequest: false,
+  });
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+beforeAll(async () => {
+  realBackend = await startVerificationBackend({ policy: { pcrValuesTarget: [hex(doc.pcr0), hex(doc.pcr1), hex(doc.pcr2)] } });
+  typeA = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
+  typeB = createTypeBPki();
+  const targets = { 'api.example.com/p': { body: '{"p":"42"}' } };
+  simA = await startNotarizerSim({ kind: 'typeA', typeA, whitelist: ['api.example.com'], targets });
+  simB = await startNotarizerSim({ kind: 'typeB', typeB, whitelist: ['api.example.com'], targets });
+  sims = await startVerificationBackend({ typeA, typeB });
+});
+afterAll(async () => {
+  await Promise.all([realBackend?.close(), sims?.close(), simA?.close(), simB?.close()]);
+});
+
+describe('POST /verify with the real Nitro attestation', () => {
+  it('is valid with its oracleData, and by re-encoding (legacy era) without it', async () => {
+    const r = await postJson(`${realBackend.url}/verify`, { reports: [real] });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ success: true, validReports: [0] });
+    const { oracleData: _o, ...bare } = clone(real);
+    const r2 = await postJson(`${realBackend.url}/verify`, { reports: [bare] });
+    expect(r2.body).toEqual({ success: true, validReports: [0] });
+  });
+
+  it('checks every report and names each failure', async () => {
+    const data = clone(real);
+    data.attestationData = '59408.02000000';
+    const bareData = clone(data);
+    delete bareData.oracleData;
+    const kind = clone(real);
+    kind.reportType = 'sgx';
+    const nonce = clone(real);
+    nonce.nonce = '00'.repeat(32);
+    const report = clone(real);
+    report.oracleData.report = report.oracleData.report.replace(/f3: (\d+)u128/, (_: string, n: string) => `f3: ${BigInt(n) ^ 1n}u128`);
+    const r = await postJson(`${realBackend.url}/verify`, { reports: [data, real, bareData, kind, nonce, report, 'x'] });
+    expect(r.status).toBe(200);
+    expect(r.body.success).toBe(false);
+    expect(r.body.validReports).toEqual([1]);
+    expect(r.body.reportErrors.map((e: any) => [e.index, e.errorCode])).toEqual([
+      [0, 'RESPONSE_FIELDS_MISMATCH'],
+      [2, 'USERDATA_HASH_MISMATCH'],
+      [3, 'REPORT_TYPE_MISMATCH'],
+      [4, 'TYPEB_NONCE_MISMATCH'],
+      [5, 'REPORT_MISMATCH'],
+      [6, 'BAD_REPORT_ENTRY'],
+    ]);
+    expect(r.body.errorMessage).toMatch(/^report 0: .*; report 2: /);
+  });
+
+  it('answers 400 without reports or with an unreadable body', async () => {
+    for (const body of [{}, { reports: [] }, { reports: 'x' }, '{"reports": [', '']) {
+      const r = await postJson(`${realBackend.url}/verify`, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body).toMatchObject({ success: false, validReports: [] });
+      expect(typeof r.body.errorMessage).toBe('string');
+    }
+  });
+});
+
+describe('POST /verify with fresh simulator attestations', () => {
+  it('accepts typeA (Open Enclave report + quote) and typeB documents and filters a tampered one', async () => {
+    const a = await fresh(simA);
+    const b = await fresh(simB);
+    expect(a.attestationData).toBe('42');
+    const bad = clone(b);
+    const raw = Buffer.from(bad.attestationReport, 'base64');
+    raw[100]! ^= 1;
+    bad.attestationReport = raw.toString('base64');
+    delete bad.oracleData;
+    const r = await postJson(`${sims.url}/verify`, { reports: [a, bad, b] });
+    expect(r.body.validReports).toEqual([0, 2]);
+    expect(r.body.reportErrors).toHaveLength(1);
+    expect(r.body.reportErrors[0].index).toBe(1);
+  });
+
+  it('refuses a typeA report whose MRENCLAVE is not the target, and a typeB document of an untrusted root', async () => {
+    const other = await startVerificationBackend({ typeA, policy: { uniqueIdTarget: new Uint8Array(32).fill(1) } });
+    try {
+      const r = await postJson(`${other.url}/verify`, { reports: [await fresh(simA), await fresh(simB)] });
+      expect(r.body.validReports).toEqual([]);
+      expect(r.body.reportErrors[0].errorCode).toBe('TYPEA_UNIQUE_ID_MISMATCH');
+      expect(r.body.reportErrors[1].index).toBe(1); // bundled AWS root, test-PKI document
+    } finally {
+      await other.close();
+    }
+  });
+});

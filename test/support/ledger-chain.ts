@@ -1,0 +1,184 @@
+/**
+ * Block and transaction fixtures for the ledger-node simulator (test/support/ledger-node.ts):
+ * a chain of blocks in snarkOS's JSON shape (confirmed transactions with execute transitions whose
+ * public inputs carry Leo value text), served through `addRoute` at
+ *   GET /blocks?start=S&end=E         (end exclusive, at most 50 blocks, like snarkOS)
+ *   GET /block/height/latest
+ *   GET /block/{h}/transactions
+ *   GET /transaction/{id}
+ */
+import { createHash } from 'node:crypto';
+import { jsonAnswer, prettyLeo, type LedgerNode } from './ledger-node.js';
+
+export interface TransitionSpec {
+  program: string;
+  function: string;
+  /** Public input values (Leo text), in order. */
+  inputs: string[];
+}
+
+export interface ChainTransition {
+  id: string;
+  program: string;
+  function: string;
+  inputs: { type: 'public'; id: string; value: string }[];
+  outputs: unknown[];
+  tpk: string;
+  tcm: string;
+  scm: string;
+}
+
+export interface ConfirmedTx {
+  status: 'accepted' | 'rejected';
+  type: 'execute';
+  index: number;
+  transaction: Record<string, unknown>;
+  finalize: unknown[];
+  rejected?: Record<string, unknown>;
+}
+
+const BECH = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+
+/** A deterministic bech32-looking identifier (`at1…`, `au1…`, `ab1…`). */
+export function fakeId(prefix: string, seed: string): string {
+  const h = createHash('sha256').update(seed).digest();
+  let s = '';
+  for (let i = 0; i < 58; i++) s += BECH[h[i % 32]! % 32]!;
+  return `${prefix}1${s}`;
+}
+
+const fieldId = (seed: string) => `${BigInt(`0x${createHash('sha256').update(seed).digest('hex').slice(0, 60)}`)}field`;
+
+const SIG = 'sign1qyqsqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq';
+const ADDR = 'aleo1urxgwaz5yqf5u7ajlc52lxcq7a3u62tpk4m5ryl5e8xplz0mxy9sd6thfe';
+const POSITION = '{ block_index: 8u8, shift_a: 0u8, shift_b: 0u8, mask_a: 0u128, mask_b: 0u128 }';
+
+/** Transition builders for the oracle program and for things a scan must skip. */
+export const t = {
+  setDataSgx: (program: string, userData: string, report: string): TransitionSpec => ({ program, function: 'set_data_sgx', inputs: [userData, report, SIG, ADDR] }),
+  setDataNitro: (program: string, userData: string, report: string): TransitionSpec => ({
+    program,
+    function: 'set_data_nitro',
+    inputs: [userData, report, SIG, ADDR, POSITION, POSITION, POSITION, POSITION],
+  }),
+  setUniqueId: (program: string, leo: string): TransitionSpec => ({ program, function: 'set_unique_id', inputs: [leo] }),
+  setPcrValues: (program: string, leo: string): TransitionSpec => ({ program, function: 'set_pcr_values', inputs: [leo] }),
+  setKey: (program: string): TransitionSpec => ({ program, function: 'set_key', inputs: [ADDR, 'true'] }),
+  transfer: (): TransitionSpec => ({ program: 'credits.aleo', function: 'transfer_public', inputs: [ADDR, '1000000u64'] }),
+  other: (program: string, fn: string, inputs: string[]): TransitionSpec => ({ program, function: fn, inputs }),
+};
+
+export class LedgerChain {
+  private readonly blocks = new Map<number, ConfirmedTx[]>();
+  private readonly txs = new Map<string, { tx: Record<string, unknown>; height: number }>();
+  private seq = 0;
+  /** Every oracle transition id added, with its height and function (expected scan results). */
+  readonly added: { height: number; transactionId: string; transitionId: string; program: string; function: string; accepted: boolean }[] = [];
+
+  constructor(
+    readonly first: number,
+    /** Latest height (inclusive). */
+    readonly latest: number,
+  ) {}
+
+  private transition(spec: TransitionSpec, seed: string): ChainTransition {
+    return {
+      id: fakeId('au', `${seed}/transition`),
+      program: spec.program,
+      function: spec.function,
+      inputs: spec.inputs.map((v, i) => ({ type: 'public', id: fieldId(`${seed}/in${i}`), value: v.trim().startsWith('{') ? prettyLeo(v) : v })),
+      outputs: [{ type: 'future', id: fieldId(`${seed}/out`), value: `{\n  program_id: ${spec.program},\n  function_name: ${spec.function},\n  arguments: []\n}` }],
+      tpk: `${BigInt(`0x${createHash('sha256').update(`${seed}/tpk`).digest('hex').slice(0, 60)}`)}group`,
+      tcm: fieldId(`${seed}/tcm`),
+      scm: fieldId(`${seed}/scm`),
+    };
+  }
+
+  private fee(seed: string): Record<string, unknown> {
+    return {
+      transition: this.transition({ program: 'credits.aleo', function: 'fee_public', inputs: ['1000u64', '0u64', fieldId(`${seed}/fee`)] }, `${seed}/fee`),
+      global_state_root: 'sr1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq',
+      proof: 'proof1qqqq',
+    };
+  }
+
+  /** Adds an execute transaction with these transitions at `height`; returns its id and transition ids. */
+  add(height: number, transitions: TransitionSpec[], opts: { rejected?: boolean } = {}): { transactionId: string; transitionIds: string[] } {
+    if (height < this.first || height > this.latest) throw new Error(`height ${height} outside the chain`);
+    const seed = `tx${this.seq++}`;
+    const ts = transitions.map((s, i) => this.transition(s, `${seed}/${i}`));
+    const id = fakeId('at', seed);
+    const execution = { transitions: ts, global_state_root: 'sr1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq', proof: 'proof1qqqq' };
+    const list = this.blocks.get(height) ?? [];
+    let confirmed: ConfirmedTx;
+    if (opts.rejected) {
+      // snarkVM: a rejected execution is replaced by a fee-only transaction; the execution is kept aside.
+      const feeTx = { type: 'fee', id: fakeId('at', `${seed}/fee-tx`), fee: this.fee(seed) };
+      confirmed = { status: 'rejected', type: 'execute', index: list.length, transaction: feeTx, rejected: { type: 'execution', execution }, finalize: [] };
+      this.txs.set(feeTx.id, { tx: feeTx, height });
+    } else {
+      const tx = { type: 'execute', id, execution, fee: this.fee(seed) };
+      confirmed = { status: 'accepted', type: 'execute', index: list.length, transaction: tx, finalize: [] };
+      this.txs.set(id, { tx, height });
+    }
+    list.push(confirmed);
+    this.blocks.set(height, list);
+    ts.forEach((x) => this.added.push({ height, transactionId: id, transitionId: x.id, program: x.program, function: x.function, accepted: !opts.rejected }));
+    return { transactionId: id, transitionIds: ts.map((x) => x.id) };
+  }
+
+  block(height: number): Record<string, unknown> {
+    return {
+      block_hash: fakeId('ab', `block${height}`),
+      previous_hash: fakeId('ab', `block${height - 1}`),
+      header: {
+        previous_state_root: 'sr1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq',
+        transactions_root: fieldId(`txroot${height}`),
+        finalize_root: fieldId(`finroot${height}`),
+        ratifications_root: fieldId(`ratroot${height}`),
+        solutions_root: '0field',
+        subdag_root: fieldId(`subdag${height}`),
+        metadata: {
+          network: 0,
+          round: height * 2,
+          height,
+          cumulative_weight: String(height * 1000),
+          cumulative_proof_target: '0',
+          coinbase_target: 1000,
+          proof_target: 100,
+          last_coinbase_target: 1000,
+          last_coinbase_timestamp: 1725000000,
+          timestamp: 1725000000 + height * 3,
+        },
+      },
+      authority: { type: 'quorum', subdag: {} },
+      ratifications: [],
+      solutions: { version: 1 },
+      aborted_solution_ids: [],
+      transactions: this.blocks.get(height) ?? [],
+      aborted_transaction_ids: [],
+    };
+  }
+
+  /** Serves the chain from the simulator. */
+  install(node: LedgerNode): void {
+    const text = (status: number, body: string) => ({ status, body, headers: { 'content-type': 'text/plain' } });
+    node.addRoute('GET', /^\/blocks$/, ({ query }) => {
+      const s = Number(query.get('start'));
+      const e = Number(query.get('end'));
+      if (!Number.isInteger(s) || !Number.isInteger(e) || s < 0 || e <= s) return text(500, 'Invalid URL - start and end must be integers with start < end');
+      if (e - s > 50) return text(500, `Cannot request more than 50 blocks per call (requested ${e - s})`);
+      if (s < this.first || e - 1 > this.latest) return text(500, `Missing blocks in range ${s}..${e}`);
+      const out = [];
+      for (let h = s; h < e; h++) out.push(this.block(h));
+      return jsonAnswer(out);
+    });
+    node.addRoute('GET', /^\/block\/height\/latest$/, () => jsonAnswer(this.latest));
+    node.addRoute('GET', /^\/block\/(\d+)\/transactions$/, ({ params: [h = ''] }) => jsonAnswer(this.blocks.get(Number(h)) ?? []));
+    node.addRoute('GET', /^\/transaction\/([^/]+)$/, ({ params: [id = ''], query }) => {
+      const hit = this.txs.get(id);
+      if (!hit) return text(500, `Missing transaction '${id}'`);
+      return jsonAnswer(query.get('metadata') === 'true' ? { transaction: hit.tx, block_hash: fakeId('ab', `block${hit.height}`), block_height: hit.height } : hit.tx);
+    });
+  }
+}

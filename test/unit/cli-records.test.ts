@@ -1,0 +1,156 @@
+/** CLI building blocks: arguments, transition extraction, shards, merge, summary, rate limit, progress. */
+import { describe, expect, it } from 'vitest';
+import { parseArgs, timeOption } from '../../src/cli/args.js';
+import { itemsOfTransaction, type BlockScanner } from '../../src/cli/ledger.js';
+import { mergeRecords } from '../../src/cli/merge.js';
+import { MeasurementState, Summary, updateRecord, type OutputRecord } from '../../src/cli/records.js';
+import { RateLimiter } from '../../src/cli/rateLimit.js';
+import { blockSource, parseShard } from '../../src/cli/sources.js';
+import { Progress } from '../../src/cli/progress.js';
+import { LedgerChain, t } from '../support/ledger-chain.js';
+import { formatUniqueId } from '../../src/ledger/ids.js';
+
+const P = 'official_oracle.aleo';
+const UD = '{ c0: { f0: 1u128 } }';
+
+describe('arguments', () => {
+  it('parses values, lists, flags and refuses unknown or repeated options', () => {
+    const a = parseArgs(['--out=x', '--fmspc', 'a', 'b', '--resume', 'pos'], { values: ['out'], lists: ['fmspc'], flags: ['resume'] });
+    expect(a.values.get('out')).toBe('x');
+    expect(a.lists.get('fmspc')).toEqual(['a', 'b']);
+    expect(a.flags.has('resume')).toBe(true);
+    expect(a.positionals).toEqual(['pos']);
+    expect(() => parseArgs(['--nope'], { values: [] })).toThrow(/unknown option --nope/);
+    expect(() => parseArgs(['--out', 'a', '--out', 'b'], { values: ['out'] })).toThrow(/given twice/);
+    expect(() => parseArgs(['--out'], { values: ['out'] })).toThrow(/needs a value/);
+  });
+  it('reads times with a zone only, and shards i/n with i < n', () => {
+    expect(timeOption(parseArgs(['--at', '2026-09-23T00:00:00Z'], { values: ['at'] }), 'at')).toBe(Date.UTC(2026, 8, 23));
+    expect(() => timeOption(parseArgs(['--at', '2026-09-23'], { values: ['at'] }), 'at')).toThrow(/ISO-8601/);
+    expect(parseShard('1/3')).toEqual({ index: 1, count: 3 });
+    expect(() => parseShard('3/3')).toThrow(/0 ≤ i < n/);
+    expect(() => parseShard('x')).toThrow();
+  });
+});
+
+describe('transition extraction', () => {
+  const chain = new LedgerChain(1, 10);
+  const sgx = chain.add(2, [t.transfer(), t.setDataSgx(P, UD, '{ c0: { f0: 2u128 } }'), t.other('other.aleo', 'set_data_sgx', [UD, UD])]);
+  chain.add(3, [t.setDataSgx(P, UD, UD)], { rejected: true });
+  const own = chain.add(4, [t.setUniqueId(P, formatUniqueId(new Uint8Array(32).fill(7))), t.setPcrValues(P, '{ nope: 1u128 }'), t.setKey(P)]);
+  const bad = chain.add(5, [{ program: P, function: 'set_data_nitro', inputs: [UD] }]);
+  const all = [2, 3, 4, 5].flatMap((h) => ((chain.block(h).transactions as unknown[]).flatMap((tx) => itemsOfTransaction(tx, P, h))));
+
+  it('keeps only accepted set_data_* and owner transitions of the program, in order', () => {
+    expect(all.map((i) => i.type)).toEqual(['update', 'owner', 'owner', 'update-malformed']);
+    const u = all[0]!;
+    expect(u.type === 'update' && u.base).toEqual({ transactionId: sgx.transactionId, transitionId: sgx.transitionIds[1], blockHeight: 2, function: 'set_data_sgx' });
+    expect(u.type === 'update' && u.report).toMatch(/^\{\n {2}c0: \{\n {4}f0: 2u128/); // the ledger's pretty Leo text, as served
+  });
+  it('parses owner measurements and reports malformed ones', () => {
+    const [a, b] = all.slice(1) as { type: 'owner'; record: OutputRecord }[];
+    expect(a!.record).toMatchObject({ transitionId: own.transitionIds[0], kind: 'measurement', measurement: { uniqueId: '07'.repeat(32) } });
+    expect(b!.record).toMatchObject({ function: 'set_pcr_values', errorCode: expect.stringMatching(/^STRUCT_/) });
+    expect(b!.record.measurement).toBeUndefined();
+    const m = all[3] as { type: 'update-malformed'; record: OutputRecord };
+    expect(m.record).toMatchObject({ transitionId: bad.transitionIds[0], reportValid: false, errorCode: 'LEDGER_TRANSITION_MALFORMED', kind: 'typeB' });
+  });
+});
+
+describe('block source', () => {
+  const fakeScanner = (log: number[]): BlockScanner => ({
+    client: { baseUrl: 'x', getJson: async () => null },
+    latestHeight: async () => 0,
+    async fetchRange(s, e) {
+      log.push(s);
+      await new Promise((r) => setTimeout(r, (s * 7919) % 13)); // out-of-order completion
+      return Array.from({ length: e - s }, (_, i) => ({ height: s + i, transactions: [] }));
+    },
+  });
+  const collect = async (shard: { index: number; count: number } | undefined, cursor = 100) => {
+    const log: number[] = [];
+    const src = blockSource({ scanner: fakeScanner(log), program: P, from: 100, to: 337, batchSize: 50, concurrency: 3, node: 'x', ...(shard ? { shard } : {}) });
+    const out: [number, number][] = [];
+    for await (const b of src.batches(cursor, () => false)) out.push([b.cursor, b.units]);
+    return { out, remaining: src.remaining(cursor) };
+  };
+
+  it('yields batches in height order with cursors at batch ends; shards split them exactly', async () => {
+    const all = await collect(undefined);
+    expect(all.out).toEqual([[150, 50], [200, 50], [250, 50], [300, 50], [337, 37]]);
+    expect(all.remaining).toBe(237);
+    const s0 = await collect({ index: 0, count: 2 });
+    const s1 = await collect({ index: 1, count: 2 });
+    expect(s0.out.map((x) => x[0])).toEqual([150, 250, 337]);
+    expect(s1.out.map((x) => x[0])).toEqual([200, 300]);
+    expect(s0.remaining! + s1.remaining!).toBe(237);
+    expect((await collect({ index: 0, count: 2 }, 250)).out.map((x) => x[0])).toEqual([337]); // resume
+  });
+});
+
+describe('records, merge and summary', () => {
+  const up = (h: number, id: string, kind: 'typeA' | 'typeB', m: object, valid = true, code?: string): OutputRecord => ({
+    transactionId: `at${id}`, transitionId: `au${id}`, blockHeight: h, function: kind === 'typeA' ? 'set_data_sgx' : 'set_data_nitro', kind, reportValid: valid,
+    ...(code ? { errorCode: code, errorString: code } : {}), measurements: m as OutputRecord['measurements'],
+  });
+  const own = (h: number, id: string, m: OutputRecord['measurement']): OutputRecord => ({ transactionId: `at${id}`, transitionId: `au${id}`, blockHeight: h, function: 'set_unique_id', kind: 'measurement', measurement: m! });
+
+  it('dedups, sorts by height (stable) and replays the measurement in force', () => {
+    const a = [own(5, 'o1', { uniqueId: 'aa' }), up(6, 'u1', 'typeA', { uniqueId: 'aa' }), up(9, 'u3', 'typeB', { pcrs: ['1', '2', '3'] })];
+    const b = [up(7, 'u2', 'typeA', { uniqueId: 'bb' }, false, 'TYPEA_UNIQUE_ID_MISMATCH'), own(8, 'o2', { uniqueId: 'bb' }), up(8, 'u4', 'typeA', { uniqueId: 'bb' })];
+    const m = mergeRecords([b, a, b]);
+    expect(m.map((r) => r.transitionId)).toEqual(['auo1', 'auu1', 'auu2', 'auo2', 'auu4', 'auu3']);
+    expect(m[1]!.measurementInForce).toEqual({ matches: true, sourceHeight: 5 });
+    expect(m[2]!.measurementInForce).toEqual({ matches: false, sourceHeight: 5 });
+    expect(m[4]!.measurementInForce).toEqual({ matches: true, sourceHeight: 8 });
+    expect(m[5]!.measurementInForce).toBeUndefined(); // no PCR values replayed
+    expect(Object.keys(m[1]!)).toEqual(['transactionId', 'transitionId', 'blockHeight', 'function', 'kind', 'reportValid', 'measurements', 'measurementInForce']);
+  });
+
+  it('builds update records from outcomes and counts kind × outcome × code', () => {
+    const r = updateRecord({ id: 'x' }, { reportType: 'typeA', reportValid: false, error: { code: 'PCCS_UNAVAILABLE', message: 'down' }, decodedReport: { uniqueId: Buffer.alloc(32, 1).toString('base64'), tcbStatusName: 'OutOfDate' } });
+    expect(r).toEqual({ id: 'x', kind: 'typeA', reportValid: false, errorCode: 'PCCS_UNAVAILABLE', errorString: 'down', tcbStatus: 'OutOfDate', measurements: { uniqueId: '01'.repeat(32) } });
+    const s = new Summary();
+    s.add(up(1, 'a', 'typeB', {}));
+    expect(s.exitCode()).toBe(0);
+    s.add(up(2, 'b', 'typeA', {}, false, 'USERDATA_HASH_MISMATCH'));
+    expect(s.exitCode()).toBe(1);
+    s.add(r);
+    expect(s.exitCode()).toBe(2);
+    s.add(own(3, 'c', { uniqueId: 'aa' }));
+    const table = s.table();
+    expect(table).toMatch(/typeA\s+invalid\s+USERDATA_HASH_MISMATCH\s+1/);
+    expect(table).toMatch(/typeA\s+unverifiable\s+PCCS_UNAVAILABLE\s+1/);
+    expect(table).toMatch(/updates 3: valid 1, invalid 1, unverifiable 1; measurement transitions 1/);
+  });
+
+  it('annotate removes a stale measurementInForce when nothing is in force', () => {
+    const st = new MeasurementState();
+    const r = { ...up(1, 'a', 'typeA', { uniqueId: 'aa' }), measurementInForce: { matches: true, sourceHeight: 0 } };
+    expect(st.annotate(r).measurementInForce).toBeUndefined();
+  });
+});
+
+describe('rate limit and progress', () => {
+  it('spaces acquisitions 1/rps apart', async () => {
+    const rl = new RateLimiter(50);
+    const t0 = Date.now();
+    const at: number[] = [];
+    await Promise.all(Array.from({ length: 6 }, async () => {
+      await rl.acquire();
+      at.push(Date.now() - t0);
+    }));
+    at.sort((a, b) => a - b);
+    expect(at[5]!).toBeGreaterThanOrEqual(5 * 20 - 3);
+    expect(at[0]!).toBeLessThan(15);
+  });
+  it('prints rate and ETA; rewrites in place on a TTY', () => {
+    let out = '';
+    const p = new Progress({ total: 200, unit: 'blocks', tty: true, intervalMs: 0, write: (s) => (out += s) });
+    p.add(50, 7);
+    expect(p.line()).toMatch(/^blocks 50\/200 \(25\.0%\), updates 7, [\d.]+ updates\/s, [\d.]+ blocks\/s ETA \S+$/);
+    p.stop();
+    expect(out.startsWith('\r')).toBe(true);
+    expect(out.endsWith('\n')).toBe(true);
+  });
+});
