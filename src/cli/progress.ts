@@ -1,7 +1,9 @@
 /**
- * Progress on stderr: on a TTY one line rewritten in place (`\r`) a few times a second; otherwise
- * a plain line every `intervalMs` (0 = none). Blocks scanned, updates verified, rate, ETA.
+ * Progress on stderr: on a TTY a cli-progress bar (blocks scanned, updates verified, rate, ETA);
+ * otherwise a plain line every `intervalMs` (0 = none).
  */
+import cliProgress from 'cli-progress';
+
 export interface ProgressOptions {
   /** Blocks (or input units) to do in this run, when known. */
   total?: number;
@@ -27,8 +29,24 @@ export class Progress {
   private readonly write: (s: string) => void;
   private lastLen = 0;
 
+  private readonly bar?: cliProgress.SingleBar;
+
   constructor(private readonly o: ProgressOptions) {
     this.write = o.write ?? ((s) => void process.stderr.write(s));
+    if (o.tty) {
+      this.bar = new cliProgress.SingleBar(
+        {
+          stream: process.stderr,
+          format: `{bar} {percentage}% | {value}/{total} ${o.unit} | updates {updates} | {rate} updates/s | ETA {eta_formatted}`,
+          hideCursor: true,
+          etaBuffer: 50,
+          fps: 4,
+        },
+        cliProgress.Presets.shades_classic,
+      );
+      this.bar.start(o.total ?? 0, 0, { updates: 0, rate: '0.0' });
+      return;
+    }
     const every = o.tty ? 250 : o.intervalMs;
     if (every > 0) {
       this.timer = setInterval(() => this.render(), every);
@@ -39,6 +57,11 @@ export class Progress {
   add(units: number, updates: number): void {
     this.units += units;
     this.updates += updates;
+    if (this.bar) {
+      if (this.o.total === undefined) this.bar.setTotal(this.units);
+      const secs = Math.max(0.001, (Date.now() - this.t0) / 1000);
+      this.bar.update(this.units, { updates: this.updates, rate: (this.updates / secs).toFixed(1) });
+    }
   }
 
   line(): string {
@@ -60,6 +83,10 @@ export class Progress {
   }
 
   stop(): void {
+    if (this.bar) {
+      this.bar.stop();
+      return;
+    }
     if (this.timer) clearInterval(this.timer);
     if (this.o.tty) this.write(`\r${this.line().padEnd(this.lastLen)}\n`);
   }
