@@ -33,7 +33,7 @@ export class Progress {
 
   constructor(private readonly o: ProgressOptions) {
     this.write = o.write ?? ((s) => void process.stderr.write(s));
-    if (o.tty) {
+    if (o.tty && !o.write) {
       this.bar = new cliProgress.SingleBar(
         {
           stream: process.stderr,

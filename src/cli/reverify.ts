@@ -209,7 +209,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
     writeJsonAtomic(o.checkpointFile, c);
   };
   const remaining = source.remaining(cursor);
-  const progress = new Progress({ ...(remaining !== undefined ? { total: remaining } : {}), unit: source.unit, tty: io.tty, intervalMs: o.progressIntervalMs, write: io.stderr });
+  const progress = new Progress({ ...(remaining !== undefined ? { total: remaining } : {}), unit: source.unit, tty: io.tty, intervalMs: o.progressIntervalMs, ...(io.tty ? {} : { write: io.stderr }) });
   const sem = new Semaphore(o.maxInFlight);
   const stop = () => io.stopRequested?.() ?? false;
 

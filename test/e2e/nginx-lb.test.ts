@@ -136,8 +136,8 @@ describe.skipIf(!nginxBin && !inCi)('nginx in front of two replicas (deploy/ngin
     // and the killed replica never received more than nginx attributed to it
     const incomingB = b!.logs.filter((l) => l.msg === 'incoming request' && l.req?.method === 'POST' && l.req?.url === '/decode').length;
     const viaNginxToB = results.filter((r) => tried(r.requestId).includes(B)).length;
+    // (no lower bound: B was SIGKILLed, so its last log lines may never have reached the pipe)
     expect(incomingB).toBeLessThanOrEqual(viaNginxToB);
-    expect(incomingB).toBeGreaterThanOrEqual(servedBefore.B);
 
     console.info(`nginx-lb: ${TOTAL} requests in ${seconds.toFixed(2)} s (${(TOTAL / seconds).toFixed(0)} req/s, concurrency ${CONCURRENCY}); before kill A=${servedBefore.A} B=${servedBefore.B}; after kill ${afterKill.length} all on A; retried ${retried.length}`);
   }, 60_000);
