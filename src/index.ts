@@ -1,0 +1,16 @@
+/**
+ * Package entry: the verification core (for programs that embed the verifier), the worker pool,
+ * the notarizer client library, the ledger codecs and the error codes.
+ */
+export { VerifierError, isVerifierError } from './errors.js';
+export { ERROR_CODES, ERROR_CODES_BY_DOMAIN, type ErrorCode } from './errorCodes.js';
+export { verifyReportBytes, verifyReportText, decodeUserData, decodeUserDataText, type VerifyDeps } from './verify/verifyReport.js';
+export { createInProcessService } from './verify/service.js';
+export type { DecodeOutcome, FailureInfo, Policy, ReportType, VerifierService, VerifyOutcome } from './verify/types.js';
+export { VerifierPool, type PoolOptions } from './pool/pool.js';
+export { loadConfig, resolveConfig, type Config } from './config/load.js';
+export { parseChunkedStruct, formatChunkedStruct, USER_DATA_CHUNKS, REPORT_CHUNKS } from './ledger/struct.js';
+export { formatUniqueId, formatProductId, formatPcrStruct } from './ledger/ids.js';
+export { decodeProofData, encodeProofData, padProofData, truncateFloatString } from './encoding/index.js';
+export { hashReportData } from './hash/index.js';
+export * from './client/index.js';
