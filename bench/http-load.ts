@@ -7,7 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -52,7 +53,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startService(workers: number): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startService(workers: number): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const cfg = join(dir, `config-${workers}.json`);
   writeFileSync(
@@ -81,6 +82,7 @@ async function startService(workers: number): Promise<{ url: string; stop: () =>
   }
   return {
     url,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((r) => {
         child.once('exit', () => r());
@@ -120,14 +122,75 @@ async function load(url: string, opts: { connections: number; overallRate?: numb
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, invalid };
 }
 
+/**
+ * Open-loop run at a fixed rate: one request every 1/rate s on a keep-alive agent, whatever the
+ * answers (autocannon's overallRate refills once a second and sends bursts, which inflates p99).
+ */
+async function paced(url: string, rate: number, seconds: number): Promise<Run> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const target = new URL(`${url}/decodeReport`);
+  const lat: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let invalid = 0;
+  let i = 0;
+  const total = Math.round(rate * seconds);
+  const t0 = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let n = 0; n < total; n++) {
+    const due = t0 + (n * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const body = bodies[i++ % bodies.length]!;
+    const start = performance.now();
+    pending.push(
+      new Promise<void>((res) => {
+        const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (r) => {
+          let text = '';
+          r.setEncoding('utf8');
+          r.on('data', (d: string) => (text += d));
+          r.on('end', () => {
+            lat.push(performance.now() - start);
+            if (r.statusCode !== 200) non2xx++;
+            else if (!text.includes('"reportValid":true')) invalid++;
+            res();
+          });
+        });
+        req.on('error', () => {
+          errors++;
+          res();
+        });
+        req.end(body);
+      }),
+    );
+  }
+  await Promise.all(pending);
+  const elapsed = (performance.now() - t0) / 1000;
+  agent.destroy();
+  lat.sort((x, y) => x - y);
+  const pct = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] ?? NaN;
+  return { rps: lat.length / elapsed, p50: Math.round(pct(0.5) * 10) / 10, p99: Math.round(pct(0.99) * 10) / 10, non2xx, errors, invalid };
+}
+
+/** CPU seconds (user + system) used so far by a process, from /proc. */
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
 const results: Record<string, Run> = {};
+const cpu: Record<string, { server: number; client: number; requests: number }> = {};
 for (const workers of [1, 2]) {
   const svc = await startService(workers);
   await load(svc.url, { connections: 4, seconds: 2 }); // warm caches and JIT
+  const s0 = cpuSeconds(svc.pid);
+  const c0 = process.cpuUsage();
   const max = await load(svc.url, { connections: 8 * workers, seconds: DURATION });
+  const c1 = process.cpuUsage(c0);
+  cpu[`${workers} worker(s), max`] = { server: cpuSeconds(svc.pid) - s0, client: (c1.user + c1.system) / 1e6, requests: max.rps * DURATION };
   results[`${workers} worker(s), max`] = max;
-  const at80 = await load(svc.url, { connections: 8 * workers, seconds: DURATION, overallRate: Math.max(1, Math.floor(max.rps * 0.8)) });
-  results[`${workers} worker(s), 80% of max`] = at80;
+  const at80 = await paced(svc.url, Math.max(1, Math.floor(max.rps * 0.8)), DURATION);
+  results[`${workers} worker(s), 80% of max (paced)`] = at80;
   await svc.stop();
 }
 await pccs.close();
@@ -137,4 +200,8 @@ console.log('run'.padEnd(28), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms
 for (const [k, v] of Object.entries(results)) {
   console.log(k.padEnd(28), v.rps.toFixed(1).padStart(8), String(v.p50).padStart(8), String(v.p99).padStart(8), (v.p99 / Math.max(1, v.p50)).toFixed(2).padStart(8), String(v.non2xx).padStart(8), String(v.invalid).padStart(8));
 }
-console.log(JSON.stringify(results));
+console.log('\nCPU during the max runs (2 cores = 2 CPU-s per s):');
+for (const [k, v] of Object.entries(cpu)) {
+  console.log(`${k.padEnd(28)} server ${(v.server / DURATION).toFixed(2)} CPU-s/s (${((1000 * v.server) / v.requests).toFixed(2)} ms CPU per request), load generator ${(v.client / DURATION).toFixed(2)} CPU-s/s`);
+}
+console.log(JSON.stringify({ results, cpu }));
