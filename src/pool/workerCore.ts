@@ -2,6 +2,7 @@
  * What a verification worker does with one task: the verification core, with typeA collateral
  * supplied by the main thread and verified (once per collateral version) in the worker.
  */
+import type { KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { VerifierError } from '../errors.js';
 import { parseCertificate, type Certificate } from '../attestation/x509/certificate.js';
@@ -16,6 +17,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
   const roots: { typeA: Certificate; typeB: Certificate } = { typeA: parseCertificate(setup.roots.typeA), typeB: parseCertificate(setup.roots.typeB) };
   const policy: Policy = setup.policy;
   const chainCache = new ChainCache();
+  const keyCache = new LRUCache<string, KeyObject>({ max: 1024 });
   const verified = new LRUCache<string, VerifiedCollateral>({ max: 64 });
 
   return async (task) => {
@@ -33,6 +35,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
     return verifyReportBytes(task.userData, task.report, policy, {
       roots,
       chainCache,
+      keyCache,
       collateral,
       ...(setup.typeATime !== undefined ? { typeATime: setup.typeATime } : {}),
     }, task.nonce ? { nonce: task.nonce } : {});
