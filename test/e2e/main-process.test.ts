@@ -13,6 +13,7 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { describe, expect, it } from 'vitest';
 import { runMain, startMain } from '../support/process.js';
+import { startLedgerNode } from '../support/ledger-node.js';
 import { readVectorJson } from '../support/paths.js';
 
 const targets = readVectorJson<any>('production-targets.json');
@@ -147,6 +148,28 @@ describe('service process', () => {
       expect(modern).toBe('TLSv1.2');
     } finally {
       await svc.stop();
+    }
+  });
+
+  it('live check: starts when the ledger program holds the targets, exits non-zero printing both values when not', async () => {
+    const node = await startLedgerNode({ prefix: '/v1/mainnet' });
+    try {
+      node.setMapping('official_oracle.aleo', 'sgx_unique_id', '0u8', targets.ledgerEncoded.uniqueId, 'pretty');
+      node.setMapping('official_oracle.aleo', 'nitro_pcr_values', '0u8', targets.ledgerEncoded.pcrs, 'single');
+      const live = { ...good, liveCheck: { skip: false, apiBaseUrl: node.url, contractName: 'official_oracle', timeoutMs: 2000 } };
+      const svc = await startMain(['--config', writeConfig('live-ok.json', live)]);
+      try {
+        expect((await (await fetch(`${svc.url}/info`)).json() as any).liveCheckProgram).toBe('official_oracle.aleo');
+      } finally {
+        await svc.stop();
+      }
+      const other = '11'.repeat(32);
+      const r = await runMain(['--config', writeConfig('live-bad.json', { ...live, uniqueIdTarget: other })]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(other);
+      expect(r.stderr).toContain(targets.uniqueIdTargetHex);
+    } finally {
+      await node.close();
     }
   });
 
