@@ -115,16 +115,4 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
   };
 }
 
-/** The body POST /decodeReport answers for an outcome (same keys, same order). */
-export function decodeReportBody(out: VerifyOutcome): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  if (out.reportType) body.reportType = out.reportType;
-  if (out.decodedData) body.decodedData = out.decodedData;
-  if (out.decodedReport) body.decodedReport = out.decodedReport;
-  body.reportValid = out.reportValid;
-  if (out.error) {
-    body.errorString = out.error.message;
-    body.errorCode = out.error.code;
-  }
-  return body;
-}
+export { decodeReportBody } from '../verify/responseBody.js';

@@ -7,7 +7,7 @@ import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
 import type { Policy } from './types.js';
 import { checkUniqueId, checkUserDataBinding, fail } from './policy.js';
-import { TCB_STATUS_CODES, typeAView } from './views.js';
+import { typeAView } from './views.js';
 
 /** Supplies verified collateral (TCB info, QE identity, CRLs) for a quote at a time. */
 export interface TypeACollateralSource {
@@ -45,7 +45,7 @@ export async function verifyTypeAReportAgainstPolicy(
     ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
     ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
   });
-  view.tcbStatus = TCB_STATUS_CODES[verdict.tcbStatus] ?? TCB_STATUS_CODES.Unknown;
+  view.tcbStatus = verdict.tcbStatusCode;
   view.tcbStatusName = verdict.tcbStatus;
   view.advisoryIds = verdict.advisoryIds;
 

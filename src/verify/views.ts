@@ -5,20 +5,9 @@
 import { formatPcrStruct, formatProductId, formatUniqueId } from '../ledger/ids.js';
 import type { ParsedTypeB } from '../attestation/typeB/verify.js';
 import type { Quote } from '../attestation/typeA/quote.js';
+import { EGO_TCB_STATUS } from '../attestation/typeA/tcbStatus.js';
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
-
-/** EGo's TcbStatus numbering. */
-export const TCB_STATUS_CODES: Readonly<Record<string, number>> = {
-  UpToDate: 0,
-  OutOfDate: 1,
-  Revoked: 2,
-  ConfigurationNeeded: 3,
-  OutOfDateConfigurationNeeded: 4,
-  SWHardeningNeeded: 5,
-  ConfigurationAndSWHardeningNeeded: 6,
-  Unknown: 7,
-};
 
 export function typeAView(q: Quote): Record<string, unknown> {
   const body = q.isvReport;
@@ -37,7 +26,7 @@ export function typeAView(q: Quote): Record<string, unknown> {
     ledgerSignerId: formatUniqueId(body.mrSigner, { quoted: true }),
     productId: b64(productId),
     ledgerProductId: formatProductId(productId),
-    tcbStatus: TCB_STATUS_CODES.Unknown,
+    tcbStatus: EGO_TCB_STATUS.Unknown,
   };
 }
 

@@ -152,6 +152,17 @@ describe('typeA minted quotes through /decodeReport with a PCCS serving minted c
     flipped[16 + 100]! ^= 1; // inside the ISV report body: the ISV signature no longer verifies
     expect((await post(ud.text, reportText(flipped))).body.errorCode).toMatch(/^TYPEA_.*SIGNATURE/);
 
+    // QE auth data changed after the QE signed its report: the QE report data no longer binds the key
+    const authChanged = good.slice();
+    authChanged[16 + 1014]! ^= 1;
+    expect((await post(ud.text, reportText(authChanged))).body.errorCode).toBe('TYPEA_QE_REPORT_DATA_MISMATCH');
+    // a debug enclave (ATTRIBUTES.DEBUG) is refused by default and accepted when allowDebugEnclaves is set
+    const debugQuote = reportText(openEnclaveReport(p.quote({ reportData: reportData(ud.hash), mrEnclave: MRENCLAVE, attributeFlags: 7n })));
+    const dbg = await post(ud.text, debugQuote);
+    expect(dbg.body).toMatchObject({ reportValid: false, errorCode: 'TYPEA_DEBUG_ENCLAVE', decodedReport: { debug: true } });
+    const sDebug = await serverFor(p, { allowDebugEnclaves: true });
+    expect((await postJson(`${sDebug.url}/decodeReport`, { userData: ud.text, report: debugQuote })).body.reportValid).toBe(true);
+
     const revoked = mintTypeAPki({ revokeLeaf: true, pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
     const s3 = await serverFor(revoked);
     const r3 = await postJson(`${s3.url}/decodeReport`, { userData: ud.text, report: reportText(openEnclaveReport(revoked.quote({ reportData: reportData(ud.hash), mrEnclave: MRENCLAVE }))) });

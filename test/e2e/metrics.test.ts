@@ -248,7 +248,15 @@ describe('createMetrics', () => {
   it('instrumentService reports a throwing call as INTERNAL_ERROR and rethrows', async () => {
     const m = createMetrics({ defaultMetrics: false });
     const boom = new Error('boom');
-    const inner: VerifierService = { decode: () => ({ error: { code: 'X', message: 'x' } }), decodeReport: async () => { throw boom; } };
+    const inner: VerifierService = {
+      decode: () => ({ error: { code: 'X', message: 'x' } }),
+      decodeReport: async () => {
+        throw boom;
+      },
+      verifyBytes: async () => {
+        throw boom;
+      },
+    };
     const svc = instrumentService(inner, m.sink);
     await expect(svc.decodeReport('a', 'b')).rejects.toBe(boom);
     expect(svc.decode('u')).toEqual({ error: { code: 'X', message: 'x' } });

@@ -257,6 +257,8 @@ export interface QuoteSpec {
   readonly qeIsvSvn?: number;
   readonly mrEnclave?: Uint8Array;
   readonly reportData?: Uint8Array;
+  /** ISV report ATTRIBUTES.flags (default INIT | MODE64BIT; add 0x02 for a debug enclave). */
+  readonly attributeFlags?: bigint;
 }
 
 function rawPoint(k: KeyObject): Uint8Array {
@@ -273,7 +275,7 @@ export function buildQuote(s: QuoteSpec): Uint8Array {
   header.writeUInt16LE(14, 10);
   Buffer.from('939a7233f79c4ca9940a0db3957f0607', 'hex').copy(header, 12);
   const isv = Buffer.alloc(384);
-  isv.writeBigUInt64LE(5n, 48); // INIT | MODE64BIT
+  isv.writeBigUInt64LE(s.attributeFlags ?? 5n, 48); // INIT | MODE64BIT
   isv.writeBigUInt64LE(7n, 56);
   Buffer.from(s.mrEnclave ?? new Uint8Array(32).fill(0x5a)).copy(isv, 64);
   isv.writeUInt16LE(1, 256);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { VerifierService } from '../../verify/types.js';
+import { decodeReportBody } from '../../verify/responseBody.js';
 import { decodeReportRequest, decodeReportResponse } from '../schemas.js';
 
 export const decodeReportRoute = (svc: VerifierService): FastifyPluginAsync => async (app) => {
@@ -15,16 +16,7 @@ export const decodeReportRoute = (svc: VerifierService): FastifyPluginAsync => a
     async (req) => {
       const { userData, report, nonce } = req.body;
       const out = await svc.decodeReport(userData, report, nonce === undefined ? {} : { nonce });
-      const body: Record<string, unknown> = {};
-      if (out.reportType) body.reportType = out.reportType;
-      if (out.decodedData) body.decodedData = out.decodedData;
-      if (out.decodedReport) body.decodedReport = out.decodedReport;
-      body.reportValid = out.reportValid;
-      if (out.error) {
-        body.errorString = out.error.message;
-        body.errorCode = out.error.code;
-      }
-      return body;
+      return decodeReportBody(out);
     },
   );
 };

@@ -1,0 +1,16 @@
+/** The public shape of a decode-and-verify outcome, shared by POST /decodeReport and the CLI. */
+import type { VerifyOutcome } from './types.js';
+
+/** The body POST /decodeReport answers for an outcome (same keys, same order). */
+export function decodeReportBody(out: VerifyOutcome): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (out.reportType) body.reportType = out.reportType;
+  if (out.decodedData) body.decodedData = out.decodedData;
+  if (out.decodedReport) body.decodedReport = out.decodedReport;
+  body.reportValid = out.reportValid;
+  if (out.error) {
+    body.errorString = out.error.message;
+    body.errorCode = out.error.code;
+  }
+  return body;
+}
