@@ -62,8 +62,13 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
   if (needsReproducibleBuild(config)) {
     throw cliError('CLI_NO_TARGETS', `config ${config.file}: uniqueIdTarget and three pcrValuesTarget are required by the CLI (it does not run the reproducible build)`);
   }
+  const at = o.at ?? config.verificationTime;
   const roots = {
-    typeA: loadTrustRoot('typeA', config.trustedRoots.typeA, { pinned: config.trustedRoots.typeA === DEFAULT_TRUST_ROOTS.typeA }),
+    // The typeA root must be valid at the verification time (--at, else the clock).
+    typeA: loadTrustRoot('typeA', config.trustedRoots.typeA, {
+      pinned: config.trustedRoots.typeA === DEFAULT_TRUST_ROOTS.typeA,
+      ...(at !== undefined ? { now: at } : {}),
+    }),
     typeB: loadTrustRoot('typeB', config.trustedRoots.typeB, { pinned: config.trustedRoots.typeB === DEFAULT_TRUST_ROOTS.typeB }),
   };
   const policy: Policy = {
@@ -72,7 +77,6 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
     acceptedTcbStatuses: config.acceptedTcbStatuses,
     allowDebugEnclaves: config.allowDebugEnclaves,
   };
-  const at = o.at ?? config.verificationTime;
   const clock = at !== undefined ? () => at : Date.now;
   const collateral = o.collateralDir
     ? new DirCollateralSource(resolve(o.collateralDir), roots.typeA)
