@@ -15,6 +15,7 @@ import { PACKAGE_ROOT } from '../config/packageRoot.js';
 import { cutTypeAReport, parseQuote, TYPEA_PREFIX } from '../attestation/typeA/quote.js';
 import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../ledger/struct.js';
 import { decodeNonce } from '../verify/nonce.js';
+import { hasPrefix } from '../verify/detect.js';
 import { decodeUserDataText } from '../verify/verifyReport.js';
 import { toFailure } from '../verify/failure.js';
 import type { DecodeOutcome, VerifierService, VerifyOutcome } from '../verify/types.js';
@@ -50,12 +51,6 @@ function workerEntry(): { filename: string; execArgv: string[] } {
 
 function poolError(code: PoolCode, message: string, cause?: unknown): VerifierError<PoolCode> {
   return new VerifierError<PoolCode>(code, message, cause === undefined ? undefined : { cause });
-}
-
-function startsWith(b: Uint8Array, prefix: Uint8Array): boolean {
-  if (b.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (b[i] !== prefix[i]) return false;
-  return true;
 }
 
 export class VerifierPool implements VerifierService {
@@ -98,7 +93,7 @@ export class VerifierPool implements VerifierService {
   /** Verifies parsed bytes; the byte arrays are transferred to the worker (unusable afterwards). */
   async verifyBytes(task: VerifyTask): Promise<VerifyOutcome> {
     if (this.closed) throw poolError('POOL_CLOSED', 'the verification pool is shut down');
-    if (this.opts.collateral && startsWith(task.report, TYPEA_PREFIX) && !task.collateral) {
+    if (this.opts.collateral && hasPrefix(task.report, TYPEA_PREFIX) && !task.collateral) {
       let quote;
       try {
         quote = parseQuote(cutTypeAReport(task.report));

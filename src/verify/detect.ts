@@ -5,21 +5,21 @@
  * 2-byte length).
  */
 import { VerifierError } from '../errors.js';
+import { TYPEA_PREFIX } from '../attestation/typeA/quote.js';
+import { TYPEB_PREFIX } from '../attestation/typeB/detect.js';
 import type { ReportType } from './types.js';
 import type { VerifyCode } from './errors.js';
 
-export const TYPEA_MAGIC = Uint8Array.of(0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00);
-export const TYPEB_MAGIC = Uint8Array.of(0x84, 0x44, 0xa1, 0x01, 0x38, 0x22, 0xa0, 0x59);
 
-function startsWith(b: Uint8Array, magic: Uint8Array): boolean {
+export function hasPrefix(b: Uint8Array, magic: Uint8Array): boolean {
   if (b.length < magic.length) return false;
   for (let i = 0; i < magic.length; i++) if (b[i] !== magic[i]) return false;
   return true;
 }
 
 export function detectReportType(report: Uint8Array): ReportType {
-  if (startsWith(report, TYPEA_MAGIC)) return 'typeA';
-  if (startsWith(report, TYPEB_MAGIC)) return 'typeB';
+  if (hasPrefix(report, TYPEA_PREFIX)) return 'typeA';
+  if (hasPrefix(report, TYPEB_PREFIX)) return 'typeB';
   const head = Buffer.from(report.subarray(0, 8)).toString('hex');
   throw new VerifierError<VerifyCode>(
     'REPORT_UNKNOWN_KIND',
