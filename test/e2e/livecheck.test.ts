@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { liveCheck, type LiveCheckOptions } from '../../src/startup/liveCheck.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { readVectorJson } from '../support/paths.js';
+import { rejection } from '../support/errors.js';
 
 interface ProductionTargets {
   uniqueIdTargetHex: string;
@@ -31,15 +31,6 @@ function leoText(data: Uint8Array, keys: string[]): string {
 }
 const PCR_KEYS = [0, 1, 2].flatMap((p) => [1, 2, 3].map((c) => `pcr_${p}_chunk_${c}`));
 
-async function rejection(p: Promise<unknown>): Promise<VerifierError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(VerifierError);
-    return e as VerifierError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('liveCheck against a ledger-node simulator', () => {
   let node: LedgerNode;

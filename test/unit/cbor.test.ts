@@ -2,21 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { decodeCbor, type CborNode } from '../../src/attestation/cbor.js';
 import { parseTypeB } from '../../src/attestation/typeB/index.js';
 import { encodeCbor, indefinite, type CborInput } from '../support/cbor-encode.js';
+import { codeOf } from '../support/errors.js';
 
 const h = (s: string): Uint8Array => new Uint8Array(Buffer.from(s.replace(/\s/g, ''), 'hex'));
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (!(e instanceof VerifierError)) throw e;
-    return e.code;
-  }
-  return 'OK';
-}
 const oracle = new Uint8Array(
   Buffer.from(readFileSync(path.resolve(process.cwd(), '../shared/vectors/nitro/oracle-nitro-report.hex'), 'utf8').trim(), 'hex'),
 );

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { VerifierError } from '../../src/errors.js';
 import { parseCertificate, parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { checkCrlTime, isRevoked, parseCrl, verifyCrl } from '../../src/attestation/x509/crl.js';
+import { codeOf } from '../support/errors.js';
 
 const SGX = path.resolve(process.cwd(), '../shared/vectors/sgx');
 const read = (p: string): Buffer => readFileSync(path.join(SGX, p));
@@ -14,15 +15,6 @@ const rootCrl2026 = hexFile('intel-pcs-2026-09-22/root_ca_crl.der.hex');
 const oracleCollateral = JSON.parse(read('derived-collateral/oracle-sgx-report.collateral-2026-09-22.json').toString('utf8'));
 const processorCa = parsePemChain(oracleCollateral.pck_crl_issuer_chain)[0]!;
 
-function codeOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof VerifierError) return e.code;
-    throw e;
-  }
-  return 'no error';
-}
 
 describe('parseCrl on real Intel CRLs', () => {
   it('2026 processor CRL: 13 revoked serials, dates, issuer', () => {

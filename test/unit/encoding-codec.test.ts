@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { decodeProofData, encodeProofData, formatDoubleFixed, padProofData, truncateFloatString } from '../../src/encoding/index.js';
 import type { ProofDataInput } from '../../src/encoding/index.js';
+import { codeOf } from '../support/errors.js';
 
 const input: ProofDataInput = {
   url: 'api.example.com/price', requestMethod: 'POST', selector: 'price', responseFormat: 'json',
@@ -10,14 +10,6 @@ const input: ProofDataInput = {
 };
 const good = (): Uint8Array => padProofData(encodeProofData(input));
 
-function codeOf(f: () => unknown): string | undefined {
-  try {
-    f();
-    return undefined;
-  } catch (e) {
-    return e instanceof VerifierError ? e.code : 'not a VerifierError';
-  }
-}
 
 describe('truncateFloatString', () => {
   it('cuts, never rounds; precision 0 drops the fraction', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { HashCodes } from '../../src/hash/errors.js';
 import { FIELD_DATA_BITS, structChunkCount, structFieldCount, structFieldElements } from '../../src/hash/structFields.js';
+import { codeOf } from '../support/errors.js';
 
 function pseudoRandomBytes(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
@@ -13,15 +13,6 @@ function pseudoRandomBytes(n: number, seed: number): Uint8Array {
   return out;
 }
 
-function codeOf(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof VerifierError) return e.code;
-    throw e;
-  }
-  return undefined;
-}
 
 describe('structFieldElements input validation', () => {
   it('rejects an empty message', () => {

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { hashTimestampedRequest, hashU128Struct } from '../../src/hash/index.js';
 import { u128StructFieldElements } from '../../src/hash/u128Struct.js';
+import { codeOf } from '../support/errors.js';
 
-function codeOf(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof VerifierError) return e.code;
-    throw e;
-  }
-  return undefined;
-}
 
 describe('u128StructFieldElements', () => {
   it('lays out { request_hash, attestation_timestamp } in 3 field elements', () => {

@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { createLedgerNodeClient, ledgerPath, parseRetryAfter } from '../../src/startup/ledgerNodeClient.js';
 import { prettyLeo, reply, singleLineLeo, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
+import { rejection } from '../support/errors.js';
 
-async function rejection(p: Promise<unknown>): Promise<VerifierError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(VerifierError);
-    return e as VerifierError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('parseRetryAfter', () => {
   it('reads delta-seconds and HTTP dates', () => {

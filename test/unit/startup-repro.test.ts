@@ -3,24 +3,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { runReproducibleBuild } from '../../src/startup/reproducibleBuild.js';
 import { readVectorJson } from '../support/paths.js';
+import { rejection } from '../support/errors.js';
 
 const targets = readVectorJson<{ uniqueIdTargetHex: string; pcrValuesTargetHex: string[] }>('production-targets.json');
 
 const FIXTURES = 'test/fixtures/enclave-id';
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
-async function rejection(p: Promise<unknown>): Promise<VerifierError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(VerifierError);
-    return e as VerifierError;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** True while `pid` exists and is not a zombie (an orphan's reaping is up to PID 1). */
 async function isRunning(pid: number): Promise<boolean> {

@@ -1,24 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { parseQuote } from '../../src/attestation/typeA/quote.js';
 import { verifyCollateral, verifyQuote, type TypeAVerdict } from '../../src/attestation/typeA/verify.js';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 import { issue, mintTypeAPki, newKey, signBody, tcbInfoBody, type TestPki, type TestPkiOptions } from '../support/typea-pki.js';
+import { codeOf } from '../support/errors.js';
 
 function verify(pki: TestPki, quote = pki.quote(), collateral: Collateral = pki.collateral, time = pki.time): TypeAVerdict {
   const root = pki.root.cert;
   return verifyQuote(parseQuote(quote), verifyCollateral(collateral, { root, time }), { root, time });
 }
 
-function codeOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof VerifierError) return e.code;
-    throw e;
-  }
-  return 'no error';
-}
 
 const mint = (o: TestPkiOptions = {}): TestPki => mintTypeAPki(o);
 

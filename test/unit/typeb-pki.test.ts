@@ -1,26 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { parseCertificate, parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { cutTypeBReport, parseTypeB, verifyTypeB, verifyTypeBReport } from '../../src/attestation/typeB/index.js';
 import { createTypeBPki, defaultPcrs, type MintDocumentOptions } from '../support/typeb-pki.js';
 import { encodeCbor, raw, type CborInput } from '../support/cbor-encode.js';
 import { generateEcKey } from '../support/x509-mint.js';
+import { codeOf } from '../support/errors.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 const pki = createTypeBPki({ now: NOW });
 const root = parsePemChain(pki.rootPem)[0]!;
 const other = createTypeBPki({ now: NOW });
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (!(e instanceof VerifierError)) throw e;
-    return e.code;
-  }
-  return 'OK';
-}
 const verify = (report: Uint8Array, allowDebug = false): string => codeOf(() => verifyTypeBReport(report, { root, allowDebug }));
 const mint = (o?: MintDocumentOptions): Uint8Array => pki.mintDocument(o);
 

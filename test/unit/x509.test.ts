@@ -18,18 +18,10 @@ import {
   type MintedCa,
   type MintExtension,
 } from '../support/x509-mint.js';
+import { codeOf } from '../support/errors.js';
 
 const T = Date.UTC(2025, 5, 1);
 const DAY = 86_400_000;
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (!(e instanceof VerifierError)) throw e;
-    return e.code;
-  }
-  return 'OK';
-}
 
 const root = mintCa({ subject: name({ CN: 'Test Root' }), curve: 'P-256', notBefore: T - 100 * DAY, notAfter: T + 100 * DAY });
 const inter = mintCa({ subject: name({ CN: 'Test Intermediate' }), curve: 'P-256', issuer: root, notBefore: T - 10 * DAY, notAfter: T + 10 * DAY });

@@ -5,6 +5,7 @@ import { VerifierError } from '../../src/errors.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { cutTypeBReport, parseTypeB, verifyTypeB, verifyTypeBReport } from '../../src/attestation/typeB/index.js';
+import { codeOf } from '../support/errors.js';
 
 const dir = path.resolve(process.cwd(), '../shared/vectors/nitro');
 const hex = (name: string): Uint8Array => new Uint8Array(Buffer.from(readFileSync(path.join(dir, name), 'utf8').trim(), 'hex'));
@@ -27,15 +28,6 @@ interface ManifestEntry {
 const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { vectors: ManifestEntry[] };
 const entry = (file: string): ManifestEntry => manifest.vectors.find((v) => v.file === file)!;
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(VerifierError);
-    return (e as VerifierError).code;
-  }
-  return 'OK';
-}
 
 const toHex = (b: Uint8Array | null | undefined): string | null => (b ? Buffer.from(b).toString('hex') : null);
 
