@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { KEY_USAGE, parseCertificate, parsePemChain, type Certificate } from '../../src/attestation/x509/certificate.js';
 import { verifyChain, verifyChainDer, type ChainPolicy } from '../../src/attestation/x509/chain.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';

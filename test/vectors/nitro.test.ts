@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { cutTypeBReport, parseTypeB, verifyTypeB, verifyTypeBReport } from '../../src/attestation/typeB/index.js';
