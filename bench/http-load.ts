@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { createTypeBPki, defaultPcrs } from '../test/support/typeb-pki.js';
 import { mintTypeAPki } from '../test/support/typea-pki.js';
-import { startPccsServer } from '../test/support/pccs-server.js';
+import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
 import { makeUserData, openEnclaveReport, reportText } from '../test/support/ledger-reports.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -33,13 +33,7 @@ for (let i = 0; i < 64; i++) {
   const report = i % 2 === 0 ? reportText(openEnclaveReport(a.quote({ reportData: rd, mrEnclave: MRENCLAVE }))) : reportText(b.mintDocument({ userData: ud.hash }));
   bodies.push(JSON.stringify({ userData: ud.text, report }));
 }
-const c = a.collateral;
-const pccs = await startPccsServer({
-  tcbInfo: { '00906ed50000': { body: `{"tcbInfo":${c.tcbInfoRaw},"signature":"${c.tcbInfoSignature}"}`, issuerChain: c.tcbInfoIssuerChain } },
-  qeIdentity: { body: `{"enclaveIdentity":${c.qeIdentityRaw},"signature":"${c.qeIdentitySignature}"}`, issuerChain: c.qeIdentityIssuerChain },
-  pckCrl: { processor: { derHex: hex(c.pckCrl), issuerChain: c.pckCrlIssuerChain } },
-  rootCaCrlHex: hex(c.rootCaCrl),
-});
+const pccs = await startPccsServer(bundleFromCollateral(a.collateral));
 writeFileSync(join(dir, 'a.pem'), a.root.pem);
 writeFileSync(join(dir, 'b.pem'), b.rootPem);
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
-import { startPccsServer, type PccsServer } from '../support/pccs-server.js';
+import { bundleFromCollateral, startPccsServer, type PccsServer } from '../support/pccs-server.js';
 import { createTypeBPki, defaultPcrs } from '../support/typeb-pki.js';
 import { mintTypeAPki } from '../support/typea-pki.js';
 import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-reports.js';
@@ -29,13 +29,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cli-minted-'));
   const a = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
   const b = createTypeBPki();
-  const c = a.collateral;
-  pccs = await startPccsServer({
-    tcbInfo: { '00906ed50000': { body: `{"tcbInfo":${c.tcbInfoRaw},"signature":"${c.tcbInfoSignature}"}`, issuerChain: c.tcbInfoIssuerChain } },
-    qeIdentity: { body: `{"enclaveIdentity":${c.qeIdentityRaw},"signature":"${c.qeIdentitySignature}"}`, issuerChain: c.qeIdentityIssuerChain },
-    pckCrl: { processor: { derHex: hex(c.pckCrl), issuerChain: c.pckCrlIssuerChain } },
-    rootCaCrlHex: hex(c.rootCaCrl),
-  });
+  pccs = await startPccsServer(bundleFromCollateral(a.collateral));
   writeFileSync(join(dir, 'a.pem'), a.root.pem);
   writeFileSync(join(dir, 'b.pem'), b.rootPem);
   config = join(dir, 'config.json');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTypeBPki, defaultPcrs } from '../support/typeb-pki.js';
 import { mintTypeAPki, type TestPki } from '../support/typea-pki.js';
-import { startPccsServer, type PccsBundle, type PccsServer } from '../support/pccs-server.js';
+import { bundleFromCollateral, startPccsServer, type PccsBundle, type PccsServer } from '../support/pccs-server.js';
 import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-reports.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
 
@@ -79,13 +79,7 @@ describe('typeB minted documents through /decodeReport', () => {
 });
 
 function bundleOf(p: TestPki): PccsBundle {
-  const c = p.collateral;
-  return {
-    tcbInfo: { '00906ed50000': { body: `{"tcbInfo":${c.tcbInfoRaw},"signature":"${c.tcbInfoSignature}"}`, issuerChain: c.tcbInfoIssuerChain } },
-    qeIdentity: { body: `{"enclaveIdentity":${c.qeIdentityRaw},"signature":"${c.qeIdentitySignature}"}`, issuerChain: c.qeIdentityIssuerChain },
-    pckCrl: { processor: { derHex: hex(c.pckCrl), issuerChain: c.pckCrlIssuerChain } },
-    rootCaCrlHex: hex(c.rootCaCrl),
-  };
+  return bundleFromCollateral(p.collateral);
 }
 
 describe('typeA minted quotes through /decodeReport with a PCCS serving minted collateral', () => {

@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 
 export interface SignedBody {
   /** The exact response body, e.g. {"tcbInfo":{…},"signature":"…"}. */
@@ -135,6 +136,17 @@ export function recordedBundle2026(vectorsDir: string): PccsBundle {
     qeIdentity: { body: read('qe_identity.json').trim(), issuerChain: tcbChain },
     pckCrl: { processor: { derHex: read('pck_crl_processor.der.hex').trim(), issuerChain: derived.pck_crl_issuer_chain } },
     rootCaCrlHex: read('root_ca_crl.der.hex').trim(),
+  };
+}
+
+/** A bundle serving one collateral set (e.g. a test PKI's) as the PCCS would, FMSPC 00906ed50000 / processor CA. */
+export function bundleFromCollateral(c: Collateral, fmspc = '00906ed50000'): PccsBundle {
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  return {
+    tcbInfo: { [fmspc.toLowerCase()]: { body: `{"tcbInfo":${c.tcbInfoRaw},"signature":"${c.tcbInfoSignature}"}`, issuerChain: c.tcbInfoIssuerChain } },
+    qeIdentity: { body: `{"enclaveIdentity":${c.qeIdentityRaw},"signature":"${c.qeIdentitySignature}"}`, issuerChain: c.qeIdentityIssuerChain },
+    pckCrl: { processor: { derHex: hex(c.pckCrl), issuerChain: c.pckCrlIssuerChain } },
+    rootCaCrlHex: hex(c.rootCaCrl),
   };
 }
 
