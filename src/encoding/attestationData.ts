@@ -5,12 +5,14 @@
 import { VerifierError } from '../errors.js';
 import { BLOCK, U64_MAX, decodeUtf8, encodeUtf8, readU64LE, writeU64LE } from './blocks.js';
 import type { ProofDataCode, ProofDataEncodeCode } from './errors.js';
-import { formatScaledFloat, scaleDecimal } from './float.js';
+import { formatScaledFloat } from './float.js';
+import { MAX_FLOAT_PRECISION, encodeFloatValue } from './floatEncode.js';
+
+export { MAX_FLOAT_PRECISION };
 import type { EncodingOptions, ValueEncoding } from './types.js';
 
 export const STRING_PADDED_BYTES = 3072;
 export const NUMBER_PADDED_CHARS = 255;
-export const MAX_FLOAT_PRECISION = 12;
 
 /** Price-feed URLs of the oracle: no padding, meta header attestation length set to this value. */
 export const PRICE_FEED_LENGTHS: Readonly<Record<string, number>> = Object.freeze({
@@ -88,44 +90,6 @@ export function encodeIntValue(prepared: string): bigint {
   const v = BigInt(prepared);
   if (v > U64_MAX) fail('ENCODE_INT_PARSE', 'extracted value expected to be int but it exceeds 2^64-1');
   return v;
-}
-
-/** Significant decimal digits of an integer part + trimmed fraction. */
-function significantDigits(intDigits: string, frac: string): number {
-  let i = 0;
-  const all = intDigits + frac;
-  while (i < all.length && all[i] === '0') i++;
-  return all.length - i;
-}
-
-/**
- * Prepared float string → u64 of value × 10^precision. Accepts `0|[1-9][0-9]*` optionally followed
- * by '.' and at least one digit; trailing zeros of the fraction are ignored; a longer fraction than
- * `precision` is refused (the notarizer never rounds). Refuses values whose 64-bit conversion loses
- * information: a whole number whose scaled value is not exact in 64 bits, or a fraction with 19 or
- * more significant digits. Scaled values above 2^64-1 saturate, as in the reference.
- */
-export function encodeFloatValue(prepared: string, precision: number): bigint {
-  const dot = prepared.indexOf('.');
-  const intPart = dot < 0 ? prepared : prepared.slice(0, dot);
-  const rawFrac = dot < 0 ? '' : prepared.slice(dot + 1);
-  let end = rawFrac.length;
-  while (end > 0 && rawFrac[end - 1] === '0') end--;
-  const frac = rawFrac.slice(0, end);
-  if (encodeUtf8(frac).length > precision) {
-    fail('ENCODE_TOO_PRECISE', `extracted value has ${frac.length} fractional digits, more precise than precision ${precision}`);
-  }
-  if (/[eEpP][+-]/.test(prepared)) fail('ENCODE_SCIENTIFIC_NOTATION', 'scientific notation is not supported for floats');
-  if (prepared.startsWith('-')) fail('ENCODE_NEGATIVE_FLOAT', 'negative numbers are not supported for floats');
-  const intOk = intPart.length > 0 && isDigits(intPart) && (intPart.length === 1 || intPart[0] !== '0');
-  const fracOk = isDigits(rawFrac) && (dot < 0 || rawFrac.length > 0);
-  if (!intOk || !fracOk) {
-    fail('ENCODE_FLOAT_PARSE', `extracted value ${JSON.stringify(prepared.replace(/0+$/, '').slice(0, 40))} is not a plain unsigned decimal float`);
-  }
-  const scaled = scaleDecimal(intPart, frac, precision);
-  const lossy = frac.length === 0 ? !scaled.exact : significantDigits(intPart, frac) >= 19;
-  if (lossy) fail('ENCODE_FLOAT_LOSSY', 'cannot convert the float to 64 bits without losing information');
-  return scaled.value;
 }
 
 /** The attestation data section bytes (before block padding). */

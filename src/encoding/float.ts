@@ -1,9 +1,8 @@
 /**
- * Float handling of the proof data (service-spec.md precision rule, ledger-encoding.md §2):
- * the client-side truncation rule, the notarizer's decimal → scaled u64 conversion, and the
- * decoder's lossy float64 printing.
+ * Float handling of the proof data (service-spec.md precision rule, ledger-encoding.md §2): the
+ * client-side truncation rule and the decoder's lossy float64 printing. The notarizer's
+ * decimal → scaled u64 rule is in floatEncode.ts.
  */
-import { U64_MAX } from './blocks.js';
 
 /**
  * Cuts the fractional part of a decimal string to `precision` digits (never rounds); precision 0
@@ -17,71 +16,6 @@ export function truncateFloatString(value: string, precision: number): string {
   if (dot < 0) return value;
   if (precision === 0) return value.slice(0, dot);
   return value.slice(0, dot + 1 + precision);
-}
-
-/** Result of rounding a positive rational to a 64-bit binary mantissa. */
-interface Binary64x {
-  mant: bigint; // 2^63 <= mant < 2^64 (or 0)
-  exp: number; // value = mant * 2^exp
-  exact: boolean;
-}
-
-function bitLength(v: bigint): number {
-  return v === 0n ? 0 : v.toString(2).length;
-}
-
-/** num/den (both > 0) rounded away from zero to a 64-bit mantissa. */
-function roundUp64(num: bigint, den: bigint): Binary64x {
-  if (num === 0n) return { mant: 0n, exp: 0, exact: true };
-  // choose e so that num / (den * 2^e) lies in [2^63, 2^64)
-  let e = bitLength(num) - bitLength(den) - 64;
-  for (;;) {
-    const n = e >= 0 ? num : num << BigInt(-e);
-    const d = e >= 0 ? den << BigInt(e) : den;
-    const q = n / d;
-    if (q >= 1n << 64n) {
-      e += 1;
-      continue;
-    }
-    if (q < 1n << 63n) {
-      e -= 1;
-      continue;
-    }
-    const exact = q * d === n;
-    let mant = exact ? q : q + 1n;
-    let exp = e;
-    if (mant === 1n << 64n) {
-      mant = 1n << 63n;
-      exp += 1;
-    }
-    return { mant, exp, exact };
-  }
-}
-
-function floorOf(x: Binary64x): bigint {
-  return x.exp >= 0 ? x.mant << BigInt(x.exp) : x.mant >> BigInt(-x.exp);
-}
-
-export interface ScaledFloat {
-  /** floor(value × 10^precision) as the notarizer computes it, saturated at 2^64-1. */
-  value: bigint;
-  /** Whether the 64-bit intermediate results were exact (decimal value and scaled value). */
-  exact: boolean;
-}
-
-/**
- * Decimal digits (integer part, fraction part; both plain ASCII digit strings) → u64 of
- * value × 10^precision, reproducing the reference: the decimal is rounded up to a 64-bit binary
- * mantissa, multiplied by 10^precision with the same rounding, truncated and saturated at 2^64-1.
- */
-export function scaleDecimal(intDigits: string, fracDigits: string, precision: number): ScaledFloat {
-  const m = BigInt((intDigits + fracDigits) || '0');
-  if (m === 0n) return { value: 0n, exact: true };
-  const x = roundUp64(m, 10n ** BigInt(fracDigits.length));
-  const num = x.mant * 10n ** BigInt(precision);
-  const y = x.exp >= 0 ? roundUp64(num << BigInt(x.exp), 1n) : roundUp64(num, 1n << BigInt(-x.exp));
-  const f = floorOf(y);
-  return { value: f > U64_MAX ? U64_MAX : f, exact: x.exact && y.exact };
 }
 
 const F64 = new DataView(new ArrayBuffer(8));

@@ -1,0 +1,3 @@
+module goFloatOracle
+
+go 1.19
