@@ -19,6 +19,9 @@ import { makeUserData, openEnclaveReport, reportText } from '../test/support/led
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
+/** Worker counts to run (LOAD_WORKERS=2 for one of them) and extra node flags for the service (e.g. --cpu-prof). */
+const WORKER_COUNTS = (process.env.LOAD_WORKERS ?? '1,2').split(',').map(Number);
+const NODE_ARGS = (process.env.LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const dir = mkdtempSync(join(tmpdir(), 'http-load-'));
 
 // Test PKIs and the request mix: 64 distinct updates, half typeA, half typeB.
@@ -67,7 +70,7 @@ async function startService(workers: number): Promise<{ url: string; pid: number
       logLevel: 'warn',
     }),
   );
-  const child = spawn(process.execPath, [resolve('dist/src/main.js'), '--config', cfg], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_ARGS, resolve('dist/src/main.js'), '--config', cfg], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) break;
@@ -166,22 +169,26 @@ async function paced(url: string, rate: number, seconds: number): Promise<Run> {
   return { rps: lat.length / elapsed, p50: Math.round(pct(0.5) * 10) / 10, p99: Math.round(pct(0.99) * 10) / 10, non2xx, errors, invalid };
 }
 
-/** CPU seconds (user + system) used so far by a process, from /proc. */
-function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU seconds (user + system) used so far by a process (or, with tid, one of its threads), from /proc. */
+function cpuSeconds(pid: number, tid?: number): number {
+  const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  const f = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
 const results: Record<string, Run> = {};
-const cpu: Record<string, { server: number; client: number; requests: number }> = {};
-for (const workers of [1, 2]) {
+const cpu: Record<string, { server: number; main: number; client: number; requests: number }> = {};
+for (const workers of WORKER_COUNTS) {
   const svc = await startService(workers);
   await load(svc.url, { connections: 4, seconds: 2 }); // warm caches and JIT
   const s0 = cpuSeconds(svc.pid);
+  const m0 = cpuSeconds(svc.pid, svc.pid); // the main (HTTP) thread: tid = pid
   const c0 = process.cpuUsage();
   const max = await load(svc.url, { connections: 8 * workers, seconds: DURATION });
   const c1 = process.cpuUsage(c0);
-  cpu[`${workers} worker(s), max`] = { server: cpuSeconds(svc.pid) - s0, client: (c1.user + c1.system) / 1e6, requests: max.rps * DURATION };
+  cpu[`${workers} worker(s), max`] = {
+    server: cpuSeconds(svc.pid) - s0, main: cpuSeconds(svc.pid, svc.pid) - m0, client: (c1.user + c1.system) / 1e6, requests: max.rps * DURATION,
+  };
   results[`${workers} worker(s), max`] = max;
   const at80 = await paced(svc.url, Math.max(1, Math.floor(max.rps * 0.8)), DURATION);
   results[`${workers} worker(s), 80% of max (paced)`] = at80;
@@ -196,6 +203,10 @@ for (const [k, v] of Object.entries(results)) {
 }
 console.log('\nCPU during the max runs (2 cores = 2 CPU-s per s):');
 for (const [k, v] of Object.entries(cpu)) {
-  console.log(`${k.padEnd(28)} server ${(v.server / DURATION).toFixed(2)} CPU-s/s (${((1000 * v.server) / v.requests).toFixed(2)} ms CPU per request), load generator ${(v.client / DURATION).toFixed(2)} CPU-s/s`);
+  const perReq = (x: number) => ((1000 * x) / v.requests).toFixed(2);
+  console.log(
+    `${k.padEnd(28)} server ${(v.server / DURATION).toFixed(2)} CPU-s/s (${perReq(v.server)} ms CPU per request: HTTP thread ${perReq(v.main)}, ` +
+      `workers and V8 helpers ${perReq(v.server - v.main)}), load generator ${(v.client / DURATION).toFixed(2)} CPU-s/s`,
+  );
 }
 console.log(JSON.stringify({ results, cpu }));

@@ -22,6 +22,7 @@ import type { DecodeOutcome, VerifierService, VerifyOutcome } from '../verify/ty
 import type { PccsCollateralSource } from '../collateral/pccsSource.js';
 import type { PoolCode } from './errors.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
+import { CollateralPacker } from './collateralPack.js';
 
 export interface PoolOptions {
   threads: number;
@@ -58,6 +59,7 @@ export class VerifierPool implements VerifierService {
   private closed = false;
   /** Tasks handed to Piscina and not yet settled (running + queued). */
   private inFlight = 0;
+  private readonly packer = new CollateralPacker();
 
   constructor(private readonly opts: PoolOptions) {
     const entry = workerEntry();
@@ -103,7 +105,7 @@ export class VerifierPool implements VerifierService {
       if (quote) {
         try {
           const raw = await this.opts.collateral.rawForQuote(quote);
-          task.collateral = { version: raw.version, collateral: raw.collateral };
+          task.collateral = this.packer.pack(raw.version, raw.collateral);
         } catch (e) {
           task.collateralError = toFailure(e);
         }

@@ -1,6 +1,6 @@
 /** Messages between the main thread and the verification workers (structured-clone safe). */
-import type { Collateral } from '../attestation/typeA/collateral.js';
 import type { FailureInfo, VerifyOutcome } from '../verify/types.js';
+import type { PackedCollateral } from './collateralPack.js';
 
 export interface WorkerSetup {
   policy: {
@@ -19,8 +19,8 @@ export interface VerifyTask {
   userData: Uint8Array;
   report: Uint8Array;
   nonce?: Uint8Array;
-  /** Raw typeA collateral fetched once by the main thread; `version` changes on refresh. */
-  collateral?: { version: string; collateral: Collateral };
+  /** typeA collateral fetched once by the main thread, shared per version (`version` changes on refresh). */
+  collateral?: PackedCollateral;
   /** Why collateral could not be supplied (PCCS down and nothing cached). */
   collateralError?: FailureInfo;
 }

@@ -12,6 +12,7 @@ import { verifyReportBytes } from '../verify/verifyReport.js';
 import type { TypeACollateralSource } from '../verify/typeA.js';
 import type { Policy, VerifyOutcome } from '../verify/types.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
+import { unpackCollateral } from './collateralPack.js';
 
 export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Promise<VerifyOutcome> {
   const roots: { typeA: Certificate; typeB: Certificate } = { typeA: parseCertificate(setup.roots.typeA), typeB: parseCertificate(setup.roots.typeB) };
@@ -27,7 +28,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
         if (!task.collateral) throw new VerifierError('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral was supplied for this quote');
         const hit = verified.get(task.collateral.version);
         if (hit) return hit;
-        const vc = verifyCollateral(task.collateral.collateral, { root: roots.typeA, time });
+        const vc = verifyCollateral(unpackCollateral(task.collateral), { root: roots.typeA, time });
         verified.set(task.collateral.version, vc);
         return vc;
       },

@@ -1,0 +1,36 @@
+/**
+ * typeA collateral handed to the workers once per version: the main thread serialises each
+ * collateral version once into a SharedArrayBuffer, and every task carries only a reference to
+ * it (a SharedArrayBuffer crosses postMessage without a copy). A worker deserialises a version
+ * the first time it sees it and then keeps its verified form, so the per-task cost no longer
+ * grows with the size of the TCB info, CRLs and issuer chains.
+ */
+import { deserialize, serialize } from 'node:v8';
+import { LRUCache } from 'lru-cache';
+import type { Collateral } from '../attestation/typeA/collateral.js';
+
+export interface PackedCollateral {
+  version: string;
+  packed: SharedArrayBuffer;
+}
+
+/** Main thread: one SharedArrayBuffer per collateral version (a few versions live at a time). */
+export class CollateralPacker {
+  private readonly packs = new LRUCache<string, PackedCollateral>({ max: 32 });
+
+  pack(version: string, collateral: Collateral): PackedCollateral {
+    const hit = this.packs.get(version);
+    if (hit) return hit;
+    const bytes = serialize(collateral);
+    const packed = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(packed).set(bytes);
+    const p = { version, packed };
+    this.packs.set(version, p);
+    return p;
+  }
+}
+
+/** Worker: the collateral of a pack (the buffer is only read). */
+export function unpackCollateral(p: PackedCollateral): Collateral {
+  return deserialize(Buffer.from(p.packed)) as Collateral;
+}
