@@ -10,6 +10,11 @@ import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { parseChunkedStruct } from '../../src/ledger/struct.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
 import { readVectorJson, vectorPath } from '../support/paths.js';
+import { mintTypeAPki } from '../support/typea-pki.js';
+import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-reports.js';
+import { CollateralPacker } from '../../src/pool/collateralPack.js';
+import type { Collateral } from '../../src/attestation/typeA/collateral.js';
+import { VerifierError } from '../../src/errors.js';
 
 const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
 const manifest = readVectorJson<any>('nitro/manifest.json');
@@ -100,5 +105,64 @@ describe('bounded queue over HTTP', () => {
     }
     for (const r of results.filter((x) => x.status === 200)) expect(r.body.reportValid).toBe(true);
     expect(Date.now() - t0).toBeLessThan(20_000);
+  });
+});
+
+describe('VerifierPool with typeA collateral from the main thread', () => {
+  const UP_TO_DATE = { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' };
+  const pki = mintTypeAPki({ pckTcb: UP_TO_DATE });
+  const mrEnclave = new Uint8Array(32).fill(0x5a);
+  const calls: string[] = [];
+  let source: { version: string; collateral: Collateral } | Error = { version: 'v1', collateral: pki.collateral };
+  let pool: VerifierPool;
+  beforeAll(() => {
+    pool = new VerifierPool({
+      threads: 2, maxQueue: 64, taskTimeoutMs: 30_000,
+      setup: {
+        policy: { ...setup.policy, uniqueIdTarget: mrEnclave, acceptedTcbStatuses: ['UpToDate'] },
+        roots: { typeA: pki.root.cert.der, typeB: setup.roots.typeB },
+        typeATime: pki.time,
+      },
+      collateral: {
+        async rawForQuote() {
+          calls.push('raw');
+          if (source instanceof Error) throw source;
+          return { key: 'k', ...source };
+        },
+      },
+    });
+  });
+  afterAll(async () => pool?.close());
+
+  const request = (i: number) => {
+    const ud = makeUserData({ attestationData: `${100 + i}.5`, timestamp: 1725008028 + i });
+    const rd = new Uint8Array(64);
+    rd.set(ud.hash);
+    return { userData: ud.text, report: reportText(openEnclaveReport(pki.quote({ reportData: rd, mrEnclave }))) };
+  };
+
+  it('verifies minted quotes in both workers with one shared copy of each collateral version', async () => {
+    const outcomes = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => pool.decodeReport(request(i).userData, request(i).report)));
+    for (const o of outcomes) expect(o.reportValid, JSON.stringify(o.error)).toBe(true);
+    expect(calls.length).toBe(6);
+    // a refresh (new version) is picked up by the workers
+    source = { version: 'v2', collateral: pki.collateral };
+    const again = await pool.decodeReport(request(7).userData, request(7).report);
+    expect(again.reportValid).toBe(true);
+  });
+
+  it('reports the collateral failure of the main thread as the verdict, in order', async () => {
+    source = new VerifierError('PCCS_UNAVAILABLE', 'PCCS at http://127.0.0.1:9 is unreachable');
+    const o = await pool.decodeReport(request(9).userData, request(9).report);
+    expect(o.reportValid).toBe(false);
+    expect(o.error).toMatchObject({ code: 'PCCS_UNAVAILABLE', message: expect.stringContaining('unreachable') });
+  });
+
+  it('packs each version once and hands out the same shared buffer', () => {
+    const packer = new CollateralPacker();
+    const a = packer.pack('v1', pki.collateral);
+    expect(packer.pack('v1', pki.collateral)).toBe(a);
+    expect(a.packed).toBeInstanceOf(SharedArrayBuffer);
+    expect(packer.pack('v2', pki.collateral).packed).not.toBe(a.packed);
   });
 });
