@@ -1,76 +1,12 @@
 /**
- * The whole verification core per report, in process (what one pool task does): struct texts
- * already parsed to bytes → decode userData → detect → verify (caches warm) → policy → Poseidon8
- * binding. Same minted typeA/typeB mix as bench/http-load.ts. This is the per-report CPU cost the
- * HTTP load run is compared with.   Usage: npx tsx bench/core.bench.ts
+ * The whole verification core per report, in process (what one pool task does), on the minted
+ * 50/50 typeA/typeB mix of the HTTP load run: the per-report CPU cost the HTTP throughput is
+ * compared with (bench/corePath.ts).   Usage: npx tsx bench/core.bench.ts
  */
-import type { KeyObject } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import { Bench } from 'tinybench';
-import { createTypeBPki, defaultPcrs } from '../test/support/typeb-pki.js';
-import { mintTypeAPki } from '../test/support/typea-pki.js';
-import { makeUserData, openEnclaveReport, REPORT_BYTES } from '../test/support/ledger-reports.js';
-import { parseCertificate, parsePemChain } from '../src/attestation/x509/certificate.js';
-import { ChainCache } from '../src/attestation/x509/chainCache.js';
-import { verifyCollateral } from '../src/attestation/typeA/verify.js';
-import { verifyReportBytes, type VerifyDeps } from '../src/verify/verifyReport.js';
-import type { Policy } from '../src/verify/types.js';
+import { measureCorePath } from './corePath.js';
 
-const a = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
-const b = createTypeBPki();
-const MRENCLAVE = new Uint8Array(32).fill(0x5a);
-const pad = (x: Uint8Array) => {
-  const r = new Uint8Array(REPORT_BYTES);
-  r.set(x);
-  return r;
-};
-const typeA: { userData: Uint8Array; report: Uint8Array }[] = [];
-const typeB: { userData: Uint8Array; report: Uint8Array }[] = [];
-for (let i = 0; i < 32; i++) {
-  const ud = makeUserData({ attestationData: `${59000 + i}.01000000`, timestamp: 1725008028 + i });
-  const rd = new Uint8Array(64);
-  rd.set(ud.hash);
-  typeA.push({ userData: ud.bytes, report: pad(openEnclaveReport(a.quote({ reportData: rd, mrEnclave: MRENCLAVE }))) });
-  typeB.push({ userData: ud.bytes, report: pad(b.mintDocument({ userData: ud.hash })) });
-}
-const policy: Policy = {
-  uniqueIdTarget: MRENCLAVE,
-  pcrValuesTarget: defaultPcrs().slice(0, 3),
-  acceptedTcbStatuses: ['UpToDate'],
-  allowDebugEnclaves: false,
-};
-const rootA = parsePemChain(a.root.pem)[0]!;
-const vc = verifyCollateral(a.collateral, { root: rootA, time: a.time });
-const deps: VerifyDeps = {
-  roots: { typeA: rootA, typeB: parseCertificate(b.rootDer) },
-  chainCache: new ChainCache(),
-  keyCache: new LRUCache<string, KeyObject>({ max: 1024 }),
-  collateral: { forQuote: async () => vc },
-  typeATime: a.time,
-};
-for (const x of [...typeA, ...typeB]) {
-  const out = await verifyReportBytes(x.userData, x.report, policy, deps);
-  if (!out.reportValid) throw new Error(`not valid: ${out.error?.message}`);
-}
-let i = 0;
-let j = 0;
-const bench = new Bench({ time: 3000, warmupTime: 500 });
-bench
-  .add('core, typeA report (warm caches)', async () => {
-    const x = typeA[i++ % typeA.length]!;
-    await verifyReportBytes(x.userData, x.report, policy, deps);
-  })
-  .add('core, typeB report (warm caches)', async () => {
-    const x = typeB[j++ % typeB.length]!;
-    await verifyReportBytes(x.userData, x.report, policy, deps);
-  });
-await bench.run();
-const means: number[] = [];
-for (const t of bench.tasks) {
-  const r = t.result;
-  if (r.state !== 'completed') throw new Error(`${t.name}: ${r.state}`);
-  means.push(r.latency.mean);
-  console.log(`${t.name.padEnd(40)} mean ${r.latency.mean.toFixed(3)} ms  p50 ${r.latency.p50.toFixed(3)} ms  (${r.latency.samplesCount} samples)`);
-}
-const mix = (means[0]! + means[1]!) / 2;
+const r = await measureCorePath();
+console.log(`${'core, typeA report (warm caches)'.padEnd(40)} mean ${r.typeAMs.toFixed(3)} ms  (${r.samples[0]} samples)`);
+console.log(`${'core, typeB report (warm caches)'.padEnd(40)} mean ${r.typeBMs.toFixed(3)} ms  (${r.samples[1]} samples)`);
+const mix = r.mixMs;
 console.log(`50/50 mix: ${mix.toFixed(3)} ms per report → 2 workers: 2 ÷ ${mix.toFixed(3)} ms = ${(2000 / mix).toFixed(0)} reports/s; 85 % = ${((0.85 * 2000) / mix).toFixed(0)}/s`);
