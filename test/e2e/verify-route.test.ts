@@ -85,6 +85,17 @@ describe('POST /verify with the real Nitro attestation', () => {
     expect(r.body.errorMessage).toMatch(/^report 0: .*; report 2: /);
   });
 
+  it('does not re-encode a value longer than the userData (a price-feed float the encoder would accept)', async () => {
+    const huge = clone(real);
+    delete huge.oracleData;
+    huge.attestationRequest.url = 'price_feed: btc';
+    huge.attestationRequest.encodingOptions = { value: 'float', precision: 0 };
+    huge.attestationData = (1n << 200_000n).toString(); // 60,206 digits, exactly a 64-bit-mantissa float
+    const r = await postJson(`${realBackend.url}/verify`, { reports: [huge] });
+    expect(r.status).toBe(200);
+    expect(r.body.reportErrors.map((e: any) => e.errorCode)).toEqual(['RESPONSE_FIELDS_NOT_ENCODABLE']);
+  });
+
   it('answers 400 without reports or with an unreadable body', async () => {
     for (const body of [{}, { reports: [] }, { reports: 'x' }, '{"reports": [', '']) {
       const r = await postJson(`${realBackend.url}/verify`, body);

@@ -88,7 +88,13 @@ function proofInput(r: Record<string, unknown>): ProofDataInput | undefined {
   return input;
 }
 
+/**
+ * A value longer than the whole userData cannot be in it; refusing it before encoding keeps a
+ * hostile request from making the HTTP thread parse a multi-kilobyte float (price-feed URLs are
+ * encoded unpadded, so the encoder alone does not bound the value's length).
+ */
 function reencode(input: ProofDataInput, era: EncodingEra): Uint8Array | undefined {
+  if (Buffer.byteLength(input.attestationData, 'utf8') > USER_DATA_BYTES) return undefined;
   try {
     return padProofData(encodeProofData(input, { era }), USER_DATA_BYTES);
   } catch {
