@@ -6,10 +6,10 @@ import { VerifierError } from '../errors.js';
 import { BLOCK, U64_MAX, decodeUtf8, encodeUtf8, readU64LE, writeU64LE } from './blocks.js';
 import type { ProofDataCode, ProofDataEncodeCode } from './errors.js';
 import { formatScaledFloat } from './float.js';
-import { MAX_FLOAT_PRECISION, encodeFloatValue } from './floatEncode.js';
+import { MAX_FLOAT_PRECISION, checkPrecision, encodeFloatValue } from './floatEncode.js';
+import type { EncodingOptions, ValueEncoding } from './types.js';
 
 export { MAX_FLOAT_PRECISION };
-import type { EncodingOptions, ValueEncoding } from './types.js';
 
 export const STRING_PADDED_BYTES = 3072;
 export const NUMBER_PADDED_CHARS = 255;
@@ -34,12 +34,7 @@ export function checkEncodingOptions(options: { value: string; precision: number
   if (value !== 'string' && value !== 'int' && value !== 'float') {
     fail('ENCODE_UNKNOWN_VALUE_TYPE', `unknown value type ${JSON.stringify(value)}, expected string, int or float`);
   }
-  if (!Number.isInteger(precision) || precision < 0) {
-    fail('ENCODE_BAD_PRECISION', `precision must be a non-negative integer, got ${precision}`);
-  }
-  if (precision > MAX_FLOAT_PRECISION) {
-    fail('ENCODE_PRECISION_TOO_BIG', `encoding precision ${precision} is too big (max ${MAX_FLOAT_PRECISION})`);
-  }
+  checkPrecision(precision);
   return { value, precision };
 }
 

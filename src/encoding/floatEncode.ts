@@ -102,10 +102,15 @@ function parseGoDecimal(s: string): Parsed {
   return { kind: 'value', value: roundRational(mant, 10n ** BigInt(fracDigits), 64, 'awayFromZero') };
 }
 
-/** The prepared float string → u64 of value × 10^precision, or the notarizer's refusal. */
-export function encodeFloatValue(prepared: string, precision: number): bigint {
+/** The encoding options' precision: a non-negative integer, at most MAX_FLOAT_PRECISION. */
+export function checkPrecision(precision: number): void {
   if (!Number.isInteger(precision) || precision < 0) fail('ENCODE_BAD_PRECISION', `precision must be a non-negative integer, got ${precision}`);
   if (precision > MAX_FLOAT_PRECISION) fail('ENCODE_PRECISION_TOO_BIG', `encoding precision ${precision} is too big (max ${MAX_FLOAT_PRECISION})`);
+}
+
+/** The prepared float string → u64 of value × 10^precision, or the notarizer's refusal. */
+export function encodeFloatValue(prepared: string, precision: number): bigint {
+  checkPrecision(precision);
   if (Buffer.byteLength(prepared, 'utf8') > MAX_FLOAT_INPUT_BYTES) {
     fail('ENCODE_FIELD_TOO_LONG', `float value is longer than ${MAX_FLOAT_INPUT_BYTES} bytes`);
   }

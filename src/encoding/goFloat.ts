@@ -11,6 +11,8 @@
  * Checked against Go's math/big on random inputs by test/differential/go-float.test.ts.
  */
 
+import { U64_MAX } from './blocks.js';
+
 /** A non-negative big.Float: zero, +Inf, or exactly mant × 2^exp (mant > 0). */
 export type GoFloat = { readonly kind: 'zero' } | { readonly kind: 'inf' } | { readonly kind: 'finite'; readonly mant: bigint; readonly exp: number };
 
@@ -73,11 +75,10 @@ export function quoUint(x: GoFloat, m: bigint, prec: number, mode: RoundingMode)
 
 /** Go's Float.Uint64(): truncation toward zero, saturated at 2^64 - 1 (+Inf too). */
 export function toUint64(x: GoFloat): bigint {
-  const max = (1n << 64n) - 1n;
   if (x.kind === 'zero') return 0n;
-  if (x.kind === 'inf') return max;
+  if (x.kind === 'inf') return U64_MAX;
   const v = x.exp >= 0 ? x.mant << BigInt(x.exp) : x.mant >> BigInt(-x.exp);
-  return v > max ? max : v;
+  return v > U64_MAX ? U64_MAX : v;
 }
 
 /**
