@@ -8,60 +8,7 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:cryp
 import { parseCertificate, type Certificate } from '../../src/attestation/x509/certificate.js';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 
-// ---------- DER writer ----------
-function len(n: number): number[] {
-  if (n < 0x80) return [n];
-  const out: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) out.unshift(v & 0xff);
-  return [0x80 | out.length, ...out];
-}
-export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
-  const body = Buffer.concat(content);
-  return Uint8Array.from([tag, ...len(body.length), ...body]);
-}
-export const seq = (...c: Uint8Array[]): Uint8Array => tlv(0x30, ...c);
-const set = (...c: Uint8Array[]): Uint8Array => tlv(0x31, ...c);
-const explicit = (n: number, ...c: Uint8Array[]): Uint8Array => tlv(0xa0 | n, ...c);
-export function int(v: bigint | number, tag = 0x02): Uint8Array {
-  let b = BigInt(v);
-  const bytes: number[] = [];
-  do {
-    bytes.unshift(Number(b & 0xffn));
-    b >>= 8n;
-  } while (b > 0n);
-  if (bytes[0]! & 0x80) bytes.unshift(0);
-  return tlv(tag, Uint8Array.from(bytes));
-}
-export function oid(s: string): Uint8Array {
-  const p = s.split('.').map(Number);
-  const out = [p[0]! * 40 + p[1]!];
-  for (const arc of p.slice(2)) {
-    const g: number[] = [];
-    let v = arc;
-    do {
-      g.unshift(v & 0x7f);
-      v = Math.floor(v / 128);
-    } while (v > 0);
-    for (let i = 0; i < g.length - 1; i++) g[i]! |= 0x80;
-    out.push(...g);
-  }
-  return tlv(0x06, Uint8Array.from(out));
-}
-export const octets = (b: Uint8Array): Uint8Array => tlv(0x04, b);
-const bool = (v: boolean): Uint8Array => tlv(0x01, Uint8Array.of(v ? 0xff : 0));
-const utf8 = (s: string): Uint8Array => tlv(0x0c, Buffer.from(s, 'utf8'));
-const printable = (s: string): Uint8Array => tlv(0x13, Buffer.from(s, 'latin1'));
-function utcTime(ms: number): Uint8Array {
-  const d = new Date(ms);
-  const p = (n: number): string => String(n).padStart(2, '0');
-  const y = d.getUTCFullYear();
-  const rest = `${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}Z`;
-  // RFC 5280: UTCTime through 2049, GeneralizedTime from 2050.
-  return y < 2050 ? tlv(0x17, Buffer.from(`${p(y % 100)}${rest}`, 'latin1')) : tlv(0x18, Buffer.from(`${y}${rest}`, 'latin1'));
-}
-function bitString(b: Uint8Array, unused = 0): Uint8Array {
-  return tlv(0x03, Uint8Array.of(unused), b);
-}
+import { bits as bitString, bool, explicit, integer as int, octets, oid, printable, seq, set, time as utcTime, utf8 } from './x509-mint.js';
 
 // ---------- X.509 ----------
 const ECDSA_SHA256 = seq(oid('1.2.840.10045.4.3.2'));

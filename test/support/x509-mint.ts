@@ -24,7 +24,8 @@ export const octets = (b: Uint8Array): Uint8Array => tlv(0x04, b);
 export const bits = (b: Uint8Array, unused = 0): Uint8Array => tlv(0x03, Uint8Array.of(unused), b);
 export const utf8 = (s: string): Uint8Array => tlv(0x0c, new TextEncoder().encode(s));
 export const printable = (s: string): Uint8Array => tlv(0x13, new TextEncoder().encode(s));
-export function integer(v: bigint | number): Uint8Array {
+/** A non-negative INTEGER (or, with tag 0x0a, an ENUMERATED). */
+export function integer(v: bigint | number, tag = 0x02): Uint8Array {
   let n = BigInt(v);
   if (n < 0n) throw new Error('negative integers not supported');
   const bytes: number[] = [];
@@ -33,7 +34,7 @@ export function integer(v: bigint | number): Uint8Array {
     n >>= 8n;
   } while (n > 0n);
   if (bytes[0]! & 0x80) bytes.unshift(0);
-  return tlv(0x02, Uint8Array.from(bytes));
+  return tlv(tag, Uint8Array.from(bytes));
 }
 export function oid(s: string): Uint8Array {
   const arcs = s.split('.').map(BigInt);
