@@ -9,16 +9,7 @@ import { hashReportData } from '../src/hash/index.js';
 import { poseidon8Kernel } from '../src/hash/kernel.js';
 import { poseidon8 } from '../src/hash/poseidon8-reference.js';
 import { structFieldElements } from '../src/hash/structFields.js';
-
-function pseudoRandomBytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    out[i] = x >>> 24;
-  }
-  return out;
-}
+import { pseudoRandomBytes } from '../test/support/random.js';
 
 const user8 = pseudoRandomBytes(8 * 512, 1);
 const report10 = pseudoRandomBytes(10 * 512, 2);

@@ -8,16 +8,7 @@ import {
   structFieldElements,
   ALEO_POSEIDON8_DOMAIN,
 } from '../../src/hash/index.js';
-
-function pseudoRandomBytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    out[i] = x >>> 16;
-  }
-  return out;
-}
+import { pseudoRandomBytes } from '../support/random.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 

@@ -2,17 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HashCodes } from '../../src/hash/errors.js';
 import { FIELD_DATA_BITS, structChunkCount, structFieldCount, structFieldElements } from '../../src/hash/structFields.js';
 import { codeOf } from '../support/errors.js';
-
-function pseudoRandomBytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    out[i] = x >>> 24;
-  }
-  return out;
-}
-
+import { pseudoRandomBytes } from '../support/random.js';
 
 describe('structFieldElements input validation', () => {
   it('rejects an empty message', () => {
