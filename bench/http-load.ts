@@ -12,11 +12,11 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { createTypeBPki, defaultPcrs } from '../test/support/typeb-pki.js';
-import { mintTypeAPki } from '../test/support/typea-pki.js';
+import { defaultPcrs } from '../test/support/typeb-pki.js';
 import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
-import { makeUserData, openEnclaveReport, reportText } from '../test/support/ledger-reports.js';
-import { measureCorePath } from './corePath.js';
+import { reportText } from '../test/support/ledger-reports.js';
+import { createCorePath } from './corePath.js';
+import { mintMix } from './mix.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
@@ -28,17 +28,10 @@ const REPEAT = Number(process.env.LOAD_REPEAT ?? 1);
 const dir = mkdtempSync(join(tmpdir(), 'http-load-'));
 
 // Test PKIs and the request mix: 64 distinct updates, half typeA, half typeB.
-const a = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
-const b = createTypeBPki();
-const MRENCLAVE = new Uint8Array(32).fill(0x5a);
-const bodies: string[] = [];
-for (let i = 0; i < 64; i++) {
-  const ud = makeUserData({ attestationData: `${59000 + i}.01000000`, timestamp: 1725008028 + i });
-  const rd = new Uint8Array(64);
-  rd.set(ud.hash);
-  const report = i % 2 === 0 ? reportText(openEnclaveReport(a.quote({ reportData: rd, mrEnclave: MRENCLAVE }))) : reportText(b.mintDocument({ userData: ud.hash }));
-  bodies.push(JSON.stringify({ userData: ud.text, report }));
-}
+const mix = mintMix(64);
+const { a, b, mrEnclave: MRENCLAVE } = mix;
+const bodies = mix.updates.map((u, i) => JSON.stringify({ userData: u.userData.text, report: reportText(i % 2 === 0 ? u.typeA : u.typeB) }));
+const corePath = await createCorePath(mix);
 const pccs = await startPccsServer(bundleFromCollateral(a.collateral));
 writeFileSync(join(dir, 'a.pem'), a.root.pem);
 writeFileSync(join(dir, 'b.pem'), b.rootPem);
@@ -211,7 +204,7 @@ for (const workers of WORKER_COUNTS) {
     const svc = await startService(workers);
     await load(svc.url, { connections: 4, seconds: 2 }); // warm caches and JIT
     // the per-report core cost, measured now (service idle) so that both figures share the machine's state
-    const core = await measureCorePath({ timeMs: 2000, warmupMs: 300 });
+    const core = await corePath.measure({ timeMs: 2000, warmupMs: 300 });
     const s0 = cpuSeconds(svc.pid);
     const t0 = threadSeconds(svc.pid);
     const c0 = process.cpuUsage();

@@ -1,0 +1,37 @@
+/**
+ * The minted request mix shared by the core-path and HTTP load benchmarks: one typeA test PKI
+ * (an UpToDate platform), one typeB test PKI, and `count` distinct oracle updates, each with its
+ * userData and both a typeA report (Open Enclave envelope + quote) and a typeB document binding it.
+ */
+import { createTypeBPki, type TypeBPki } from '../test/support/typeb-pki.js';
+import { mintTypeAPki, type TestPki } from '../test/support/typea-pki.js';
+import { makeUserData, openEnclaveReport, type UserData } from '../test/support/ledger-reports.js';
+
+export interface MintedUpdate {
+  userData: UserData;
+  /** typeA report bytes (unpadded). */
+  typeA: Uint8Array;
+  /** typeB document bytes (unpadded). */
+  typeB: Uint8Array;
+}
+
+export interface MintedMix {
+  a: TestPki;
+  b: TypeBPki;
+  mrEnclave: Uint8Array;
+  updates: MintedUpdate[];
+}
+
+export function mintMix(count: number): MintedMix {
+  const a = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
+  const b = createTypeBPki();
+  const mrEnclave = new Uint8Array(32).fill(0x5a);
+  const updates: MintedUpdate[] = [];
+  for (let i = 0; i < count; i++) {
+    const userData = makeUserData({ attestationData: `${59000 + i}.01000000`, timestamp: 1725008028 + i });
+    const rd = new Uint8Array(64);
+    rd.set(userData.hash);
+    updates.push({ userData, typeA: openEnclaveReport(a.quote({ reportData: rd, mrEnclave })), typeB: b.mintDocument({ userData: userData.hash }) });
+  }
+  return { a, b, mrEnclave, updates };
+}
