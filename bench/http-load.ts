@@ -3,7 +3,9 @@
  * the built service (dist/src/main.js) runs as its own process with 1 and then 2 verification
  * workers, a PCCS-compatible server serves the minted typeA collateral, and autocannon drives
  * the load from this process. Prints sustained throughput and p50/p99 latency, then latency at
- * 80% of the measured maximum rate.   Usage: npm run build && npx tsx bench/http-load.ts
+ * 80% of the measured maximum rate, with the server's own latency histograms for that run. Each
+ * service is first loaded for LOAD_WARM_SECONDS (default 10) so that its JIT reaches steady state.
+ * Usage: npm run build && npx tsx bench/http-load.ts
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -20,6 +22,8 @@ import { mintMix } from './mix.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
+/** Load before the measured runs, for the JIT to reach steady state. */
+const WARM_SECONDS = Number(process.env.LOAD_WARM_SECONDS ?? 10);
 /** Worker counts to run (LOAD_WORKERS=2 for one of them) and extra node flags for the service (e.g. --cpu-prof). */
 const WORKER_COUNTS = (process.env.LOAD_WORKERS ?? '1,2').split(',').map(Number);
 const NODE_ARGS = (process.env.LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -94,23 +98,18 @@ interface Run {
 }
 
 async function load(url: string, opts: { connections: number; overallRate?: number; seconds: number }): Promise<Run> {
-  let i = 0;
   let invalid = 0;
+  const onResponse = (status: number, body: string) => {
+    if (status === 200 && !body.includes('"reportValid":true')) invalid++;
+  };
+  // One static request per body: autocannon builds each request buffer once and cycles through
+  // them (a setupRequest function would rebuild a 25 KB buffer per request on the shared cores).
   const r = await autocannon({
     url: `${url}/decodeReport`,
     connections: opts.connections,
     duration: opts.seconds,
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req: Record<string, unknown>) => ({ ...req, body: bodies[i++ % bodies.length] }),
-        onResponse: (status: number, body: string) => {
-          if (status === 200 && !body.includes('"reportValid":true')) invalid++;
-        },
-      },
-    ],
+    requests: bodies.map((body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body, onResponse })),
   } as unknown as autocannon.Options);
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, invalid };
 }
@@ -192,17 +191,55 @@ function splitThreads(pid: number, before: Map<number, number>, after: Map<numbe
   const others = used.filter((t) => t.tid !== pid).sort((x, y) => y.s - x.s);
   const busiest = others.slice(0, workers).reduce((a, t) => a + t.s, 0);
   const rest = others.slice(workers).reduce((a, t) => a + t.s, 0);
-  return { main, workers: busiest, rest };
+  // Node names every thread "node": tell them apart by thread id offset (V8's platform threads
+  // are created right after the main thread, libuv's pool on first use).
+  const restByThread: Record<string, number> = {};
+  for (const t of others.slice(workers)) if (t.s > 0) restByThread[`+${t.tid - pid}`] = t.s;
+  return { main, workers: busiest, rest, restByThread };
+}
+
+/** The service's Prometheus text. */
+const scrape = (url: string) => fetch(`${url}/metrics`).then((r) => r.text());
+
+/** The server's own view of a run: cumulative bucket counts of a histogram, as differences of two scrapes. */
+const SERVER_HISTOGRAMS: Record<string, [name: string, label: string]> = {
+  'HTTP request (receipt → response)': ['verifier_http_request_duration_seconds_bucket{', 'route="/decodeReport"'],
+  'pool task (submission → result)': ['verifier_pool_task_duration_seconds_bucket{', ''],
+};
+function serverHistograms(before: string, after: string): Record<string, string> {
+  const buckets = (text: string, [name, label]: [string, string]) => {
+    const m = new Map<string, number>();
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(name) || !line.includes(label)) continue;
+      const le = /le="([^"]+)"/.exec(line)?.[1];
+      if (le) m.set(le, (m.get(le) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+    }
+    return m;
+  };
+  const out: Record<string, string> = {};
+  for (const [label, which] of Object.entries(SERVER_HISTOGRAMS)) {
+    const b0 = buckets(before, which);
+    const counts = [...buckets(after, which)].map(([le, n]) => [le, n - (b0.get(le) ?? 0)] as const);
+    const total = counts.find(([le]) => le === '+Inf')?.[1] ?? 0;
+    out[label] = counts
+      .filter(([le]) => ['0.005', '0.01', '0.025', '0.05'].includes(le))
+      .map(([le, n]) => `≤ ${Number(le) * 1000} ms ${total ? ((100 * n) / total).toFixed(1) : '–'} %`)
+      .join(', ');
+  }
+  return out;
 }
 
 const results: Record<string, Run> = {};
-const cpu: Record<string, { server: number; main: number; workers: number; rest: number; client: number; requests: number }> = {};
+const cpu: Record<string, { server: number; main: number; workers: number; rest: number; restByThread: Record<string, number>; client: number; requests: number }> = {};
+const serverSide: Record<string, Record<string, string>> = {};
 const capacity: Record<string, { coreMs: number; workers: number; rps: number; ratio: number; paced: number }> = {};
 for (const workers of WORKER_COUNTS) {
   for (let rep = 1; rep <= REPEAT; rep++) {
     const tag = `${workers} worker(s)${REPEAT > 1 ? ` #${rep}` : ''}`;
     const svc = await startService(workers);
-    await load(svc.url, { connections: 4, seconds: 2 }); // warm caches and JIT
+    // Warm caches and JIT until steady state: three isolates tier up their code, and V8's
+    // background compiler still costs ~0.3 ms of CPU per request after 2 s of load.
+    await load(svc.url, { connections: 8 * workers, seconds: WARM_SECONDS });
     // the per-report core cost, measured now (service idle) so that both figures share the machine's state
     const core = await corePath.measure({ timeMs: 2000, warmupMs: 300 });
     const s0 = cpuSeconds(svc.pid);
@@ -213,7 +250,15 @@ for (const workers of WORKER_COUNTS) {
     const split = splitThreads(svc.pid, t0, threadSeconds(svc.pid), workers);
     cpu[`${tag}, max`] = { server: cpuSeconds(svc.pid) - s0, ...split, client: (c1.user + c1.system) / 1e6, requests: max.rps * DURATION };
     results[`${tag}, max`] = max;
+    const m0 = await scrape(svc.url);
+    const ps0 = cpuSeconds(svc.pid);
+    const pc0 = process.cpuUsage();
     const at80 = await paced(svc.url, Math.max(1, Math.floor(max.rps * 0.8)), DURATION);
+    const pc1 = process.cpuUsage(pc0);
+    serverSide[tag] = {
+      ...serverHistograms(m0, await scrape(svc.url)),
+      'CPU (2 cores = 2 CPU-s per s)': `server ${((cpuSeconds(svc.pid) - ps0) / DURATION).toFixed(2)} CPU-s/s, load generator ${((pc1.user + pc1.system) / 1e6 / DURATION).toFixed(2)} CPU-s/s`,
+    };
     results[`${tag}, 80% of max (paced)`] = at80;
     capacity[tag] = { coreMs: core.mixMs, workers, rps: max.rps, ratio: (max.rps * core.mixMs) / (1000 * workers), paced: at80.p99 / Math.max(1e-9, at80.p50) };
     await svc.stop();
@@ -234,7 +279,11 @@ for (const [k, v] of Object.entries(cpu)) {
       `worker threads ${perReq(v.workers)} (busy ${((100 * v.workers) / (DURATION * Number(k[0]))).toFixed(0)} %), other threads ${perReq(v.rest)}; ` +
       `load generator ${(v.client / DURATION).toFixed(2)} CPU-s/s = ${perReq(v.client)} ms per request`,
   );
+  const named = Object.entries(v.restByThread).filter(([, s]) => s > 0).sort((x, y) => y[1] - x[1]);
+  console.log(`${''.padEnd(28)} other threads (V8 platform, libuv) by thread id offset: ${named.map(([n, s]) => `${n} ${perReq(s)}`).join(', ')}`);
 }
+console.log('\nThe server\'s own latency histograms during the paced runs (share of requests within each bound):');
+for (const [k, v] of Object.entries(serverSide)) for (const [what, line] of Object.entries(v)) console.log(`${k.padEnd(20)} ${what.padEnd(40)} ${line}`);
 console.log('\nThroughput against the core path measured just before each run (target ≥ 0.85) and p99/p50 at 80 % (target ≤ 3):');
 for (const [k, v] of Object.entries(capacity)) {
   console.log(
@@ -242,4 +291,4 @@ for (const [k, v] of Object.entries(capacity)) {
       `measured ${v.rps.toFixed(1)} = ${(100 * v.ratio).toFixed(1)} %; paced p99/p50 ${v.paced.toFixed(2)}`,
   );
 }
-console.log(JSON.stringify({ results, cpu, capacity }));
+console.log(JSON.stringify({ results, cpu, capacity, serverSide }));
