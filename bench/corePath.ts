@@ -31,33 +31,55 @@ export interface CorePathResult {
 
 export interface CorePath {
   measure(opts?: { timeMs?: number; warmupMs?: number }): Promise<CorePathResult>;
+  /** Verifies report `k` of the cycle (even k: typeA, odd k: typeB); throws unless valid. */
+  runOne(k: number): Promise<void>;
+}
+
+/** What the core path needs of a minted mix, as plain data (structured-clone safe, for a worker). */
+export interface CoreInput {
+  aRootPem: string;
+  aCollateral: MintedMix['a']['collateral'];
+  aTime: number;
+  bRootDer: Uint8Array;
+  mrEnclave: Uint8Array;
+  updates: { userData: Uint8Array; typeA: Uint8Array; typeB: Uint8Array }[];
+}
+
+export function coreInputOf(mix: MintedMix): CoreInput {
+  return {
+    aRootPem: mix.a.root.pem,
+    aCollateral: mix.a.collateral,
+    aTime: mix.a.time,
+    bRootDer: mix.b.rootDer,
+    mrEnclave: mix.mrEnclave,
+    updates: mix.updates.slice(0, CORE_UPDATES).map((u) => ({ userData: u.userData.bytes, typeA: u.typeA, typeB: u.typeB })),
+  };
 }
 
 /** Prepares the core path on a mix (reports padded, collateral verified, every report checked valid once). */
-export async function createCorePath(mix: MintedMix): Promise<CorePath> {
-  const { a, b } = mix;
+export async function createCorePath(mixOrInput: MintedMix | CoreInput): Promise<CorePath> {
+  const input = 'aRootPem' in mixOrInput ? mixOrInput : coreInputOf(mixOrInput);
   const pad = (x: Uint8Array) => {
     const r = new Uint8Array(REPORT_BYTES);
     r.set(x);
     return r;
   };
-  const updates = mix.updates.slice(0, CORE_UPDATES);
-  const typeA = updates.map((u) => ({ userData: u.userData.bytes, report: pad(u.typeA) }));
-  const typeB = updates.map((u) => ({ userData: u.userData.bytes, report: pad(u.typeB) }));
+  const typeA = input.updates.map((u) => ({ userData: u.userData, report: pad(u.typeA) }));
+  const typeB = input.updates.map((u) => ({ userData: u.userData, report: pad(u.typeB) }));
   const policy: Policy = {
-    uniqueIdTarget: mix.mrEnclave,
+    uniqueIdTarget: input.mrEnclave,
     pcrValuesTarget: defaultPcrs().slice(0, 3),
     acceptedTcbStatuses: ['UpToDate'],
     allowDebugEnclaves: false,
   };
-  const rootA = parsePemChain(a.root.pem)[0]!;
-  const vc = verifyCollateral(a.collateral, { root: rootA, time: a.time });
+  const rootA = parsePemChain(input.aRootPem)[0]!;
+  const vc = verifyCollateral(input.aCollateral, { root: rootA, time: input.aTime });
   const deps: VerifyDeps = {
-    roots: { typeA: rootA, typeB: parseCertificate(b.rootDer) },
+    roots: { typeA: rootA, typeB: parseCertificate(input.bRootDer) },
     chainCache: new ChainCache(),
     keyCache: new LRUCache<string, KeyObject>({ max: 1024 }),
     collateral: { forQuote: async () => vc },
-    typeATime: a.time,
+    typeATime: input.aTime,
   };
   for (const x of [...typeA, ...typeB]) {
     const out = await verifyReportBytes(x.userData, x.report, policy, deps);
@@ -66,6 +88,11 @@ export async function createCorePath(mix: MintedMix): Promise<CorePath> {
   let i = 0;
   let j = 0;
   return {
+    async runOne(k) {
+      const x = (k % 2 === 0 ? typeA : typeB)[(k >> 1) % typeA.length]!;
+      const out = await verifyReportBytes(x.userData, x.report, policy, deps);
+      if (!out.reportValid) throw new Error(`not valid: ${out.error?.message}`);
+    },
     async measure(opts = {}) {
       const bench = new Bench({ time: opts.timeMs ?? 3000, warmupTime: opts.warmupMs ?? 500 });
       bench

@@ -5,11 +5,16 @@
  * the load from this process. Prints sustained throughput and p50/p99 latency, then latency at
  * 80% of the measured maximum rate, with the server's own latency histograms for that run. Each
  * service is first loaded for LOAD_WARM_SECONDS (default 10) so that its JIT reaches steady state.
+ * After each service run the same load goes to the floor peer (bench/floorServer.ts: node:http and
+ * raw worker_threads running the same core path) unless LOAD_FLOOR=0.
  * Usage: npm run build && npx tsx bench/http-load.ts
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { serialize } from 'node:v8';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,7 +22,7 @@ import autocannon from 'autocannon';
 import { defaultPcrs } from '../test/support/typeb-pki.js';
 import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
 import { reportText } from '../test/support/ledger-reports.js';
-import { createCorePath } from './corePath.js';
+import { coreInputOf, createCorePath } from './corePath.js';
 import { mintMix } from './mix.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -29,6 +34,8 @@ const WORKER_COUNTS = (process.env.LOAD_WORKERS ?? '1,2').split(',').map(Number)
 const NODE_ARGS = (process.env.LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /** Repetitions of each worker count (the machine's speed drifts; every repetition is printed). */
 const REPEAT = Number(process.env.LOAD_REPEAT ?? 1);
+/** LOAD_FLOOR=0 skips the floor peer (bench/floorServer.ts) after each service run. */
+const FLOOR = process.env.LOAD_FLOOR !== '0';
 const dir = mkdtempSync(join(tmpdir(), 'http-load-'));
 
 // Test PKIs and the request mix: 64 distinct updates, half typeA, half typeB.
@@ -39,6 +46,7 @@ const corePath = await createCorePath(mix);
 const pccs = await startPccsServer(bundleFromCollateral(a.collateral));
 writeFileSync(join(dir, 'a.pem'), a.root.pem);
 writeFileSync(join(dir, 'b.pem'), b.rootPem);
+writeFileSync(join(dir, 'core-input.v8'), serialize(coreInputOf(mix)));
 
 function freePort(): Promise<number> {
   return new Promise((res) => {
@@ -79,6 +87,29 @@ async function startService(workers: number): Promise<{ url: string; pid: number
   }
   return {
     url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** The floor peer: node:http + raw worker_threads running the same core path (bench/floorServer.ts). */
+async function startFloor(workers: number): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const child = spawn(process.execPath, ['--import', tsx, resolve('bench/floorServer.ts'), String(port), String(workers), join(dir, 'core-input.v8')], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((ok, fail) => {
+    child.once('message', () => ok());
+    child.once('exit', (code) => fail(new Error(`floor server exited with ${code}`)));
+  });
+  child.removeAllListeners('exit');
+  return {
+    url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     stop: () =>
       new Promise<void>((r) => {
@@ -236,37 +267,41 @@ const capacity: Record<string, { coreMs: number; workers: number; rps: number; r
 for (const workers of WORKER_COUNTS) {
   for (let rep = 1; rep <= REPEAT; rep++) {
     const tag = `${workers} worker(s)${REPEAT > 1 ? ` #${rep}` : ''}`;
-    const svc = await startService(workers);
-    // Warm caches and JIT until steady state: three isolates tier up their code, and V8's
-    // background compiler still costs ~0.3 ms of CPU per request after 2 s of load.
-    await load(svc.url, { connections: 8 * workers, seconds: WARM_SECONDS });
-    // the per-report core cost, measured now (service idle) so that both figures share the machine's state
-    const core = await corePath.measure({ timeMs: 2000, warmupMs: 300 });
-    const s0 = cpuSeconds(svc.pid);
-    const t0 = threadSeconds(svc.pid);
-    const c0 = process.cpuUsage();
-    const max = await load(svc.url, { connections: 8 * workers, seconds: DURATION });
-    const c1 = process.cpuUsage(c0);
-    const split = splitThreads(svc.pid, t0, threadSeconds(svc.pid), workers);
-    cpu[`${tag}, max`] = { server: cpuSeconds(svc.pid) - s0, ...split, client: (c1.user + c1.system) / 1e6, requests: max.rps * DURATION };
-    results[`${tag}, max`] = max;
-    const m0 = await scrape(svc.url);
-    const ps0 = cpuSeconds(svc.pid);
-    const pc0 = process.cpuUsage();
-    const at80 = await paced(svc.url, Math.max(1, Math.floor(max.rps * 0.8)), DURATION);
-    const pc1 = process.cpuUsage(pc0);
-    serverSide[tag] = {
-      ...serverHistograms(m0, await scrape(svc.url)),
-      'CPU (2 cores = 2 CPU-s per s)': `server ${((cpuSeconds(svc.pid) - ps0) / DURATION).toFixed(2)} CPU-s/s, load generator ${((pc1.user + pc1.system) / 1e6 / DURATION).toFixed(2)} CPU-s/s`,
-    };
-    results[`${tag}, 80% of max (paced)`] = at80;
-    capacity[tag] = { coreMs: core.mixMs, workers, rps: max.rps, ratio: (max.rps * core.mixMs) / (1000 * workers), paced: at80.p99 / Math.max(1e-9, at80.p50) };
-    await svc.stop();
+    for (const kind of FLOOR ? (['service', 'floor'] as const) : (['service'] as const)) {
+      const name = kind === 'service' ? tag : `${tag} floor`;
+      const svc = kind === 'service' ? await startService(workers) : await startFloor(workers);
+      // Warm caches and JIT until steady state: three isolates tier up their code, and V8's
+      // background compiler still costs ~0.3 ms of CPU per request after 2 s of load.
+      await load(svc.url, { connections: 8 * workers, seconds: WARM_SECONDS });
+      // the per-report core cost, measured now (server idle) so that both figures share the machine's state
+      const core = await corePath.measure({ timeMs: 2000, warmupMs: 300 });
+      const s0 = cpuSeconds(svc.pid);
+      const t0 = threadSeconds(svc.pid);
+      const c0 = process.cpuUsage();
+      const max = await load(svc.url, { connections: 8 * workers, seconds: DURATION });
+      const c1 = process.cpuUsage(c0);
+      const split = splitThreads(svc.pid, t0, threadSeconds(svc.pid), workers);
+      cpu[`${name}, max`] = { server: cpuSeconds(svc.pid) - s0, ...split, client: (c1.user + c1.system) / 1e6, requests: max.rps * DURATION };
+      results[`${name}, max`] = max;
+      const m0 = kind === 'service' ? await scrape(svc.url) : '';
+      const ps0 = cpuSeconds(svc.pid);
+      const pc0 = process.cpuUsage();
+      const at80 = await paced(svc.url, Math.max(1, Math.floor(max.rps * 0.8)), DURATION);
+      const pc1 = process.cpuUsage(pc0);
+      serverSide[name] = {
+        ...(kind === 'service' ? serverHistograms(m0, await scrape(svc.url)) : {}),
+        'CPU (2 cores = 2 CPU-s per s)': `server ${((cpuSeconds(svc.pid) - ps0) / DURATION).toFixed(2)} CPU-s/s, load generator ${((pc1.user + pc1.system) / 1e6 / DURATION).toFixed(2)} CPU-s/s`,
+      };
+      results[`${name}, 80% of max (paced)`] = at80;
+      capacity[name] = { coreMs: core.mixMs, workers, rps: max.rps, ratio: (max.rps * core.mixMs) / (1000 * workers), paced: at80.p99 / Math.max(1e-9, at80.p50) };
+      await svc.stop();
+    }
   }
 }
 await pccs.close();
 
 console.log('\nPOST /decodeReport, 50% typeA / 50% typeB, 64 distinct minted updates');
+console.log('("floor": node:http + raw worker_threads running the same core path, bench/floorServer.ts)');
 console.log('run'.padEnd(28), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'p99/p50'.padStart(8), 'non-2xx'.padStart(8), 'invalid'.padStart(8));
 for (const [k, v] of Object.entries(results)) {
   console.log(k.padEnd(28), v.rps.toFixed(1).padStart(8), String(v.p50).padStart(8), String(v.p99).padStart(8), (v.p99 / Math.max(1, v.p50)).toFixed(2).padStart(8), String(v.non2xx).padStart(8), String(v.invalid).padStart(8));

@@ -20,14 +20,14 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { VerifierError } from '../errors.js';
-import { parsePemChain, type Certificate } from '../attestation/x509/certificate.js';
+import type { Certificate } from '../attestation/x509/certificate.js';
 import { splitSignedBody, type Collateral } from '../attestation/typeA/collateral.js';
-import { pckExtension } from '../attestation/typeA/pckExtension.js';
 import { verifyCollateral, type VerifiedCollateral } from '../attestation/typeA/verify.js';
 import type { Quote } from '../attestation/typeA/quote.js';
 import type { TypeACollateralSource } from '../verify/typeA.js';
 import type { PccsClient, PckCa } from '../collateral/pccsClient.js';
 import { cliError } from './errors.js';
+import { PlatformCache } from '../collateral/platform.js';
 
 export const COLLATERAL_DIR_FORMAT = 'oracle-verifier-collateral/1';
 
@@ -89,20 +89,11 @@ export async function fetchCollateralDir(client: PccsClient, pccsUrl: string, fm
   return manifest;
 }
 
-/** FMSPC (lower-case hex) and PCK CA kind named by a quote's PCK certificate chain. */
-export function quotePlatform(quote: Quote): { fmspc: string; ca: PckCa } {
-  const [leaf, intermediate] = parsePemChain(`${quote.pckCertPems[0]}\n${quote.pckCertPems[1]}`) as [Certificate, Certificate];
-  const cn = /CN=([^,]+)/.exec(intermediate.subjectText)?.[1] ?? '';
-  const ca: PckCa | undefined = cn === 'Intel SGX PCK Processor CA' ? 'processor' : cn === 'Intel SGX PCK Platform CA' ? 'platform' : undefined;
-  if (!ca) throw new VerifierError('TYPEA_PCK_CHAIN_INVALID', `PCK intermediate is "${intermediate.subjectText}", expected the Intel SGX PCK Processor or Platform CA`);
-  return { fmspc: Buffer.from(pckExtension(leaf).fmspc).toString('hex'), ca };
-}
-
 export class DirCollateralSource implements TypeACollateralSource {
   readonly manifest: CollateralManifest;
   private readonly raw = new Map<string, Collateral>();
   private readonly verified = new LRUCache<string, VerifiedCollateral>({ max: 64 });
-  private readonly platforms = new LRUCache<string, { fmspc: string; ca: PckCa }>({ max: 1024 });
+  private readonly platforms = new PlatformCache();
 
   constructor(
     private readonly dir: string,
@@ -130,18 +121,9 @@ export class DirCollateralSource implements TypeACollateralSource {
     }
   }
 
-  private platformOf(quote: Quote): { fmspc: string; ca: PckCa } {
-    const leafPem = quote.pckCertPems[0];
-    const hit = this.platforms.get(leafPem);
-    if (hit) return hit;
-    const p = quotePlatform(quote);
-    this.platforms.set(leafPem, p);
-    return p;
-  }
-
   /** The stored collateral for a quote's platform; `version` is fixed (the files do not change). */
-  async rawForQuote(quote: Quote): Promise<{ key: string; version: string; collateral: Collateral }> {
-    const { fmspc, ca } = this.platformOf(quote);
+  async rawForQuote(quote: Pick<Quote, 'pckCertPems'>): Promise<{ key: string; version: string; collateral: Collateral }> {
+    const { fmspc, ca } = this.platforms.of(quote);
     const key = `${fmspc}:${ca}`;
     let c = this.raw.get(key);
     if (!c) {

@@ -7,17 +7,16 @@
  */
 import { LRUCache } from 'lru-cache';
 import { parseCrl } from '../attestation/x509/crl.js';
-import { parsePemChain, type Certificate } from '../attestation/x509/certificate.js';
+import type { Certificate } from '../attestation/x509/certificate.js';
 import { splitSignedBody, type Collateral } from '../attestation/typeA/collateral.js';
 import { parseTcbInfo } from '../attestation/typeA/tcbInfo.js';
 import { parseQeIdentity } from '../attestation/typeA/qeIdentity.js';
-import { pckExtension } from '../attestation/typeA/pckExtension.js';
-import { typeAError } from '../attestation/typeA/errors.js';
 import { verifyCollateral, type VerifiedCollateral } from '../attestation/typeA/verify.js';
 import type { Quote } from '../attestation/typeA/quote.js';
 import type { TypeACollateralSource } from '../verify/typeA.js';
-import type { PccsClient, PckCa, SignedJson } from './pccsClient.js';
+import type { PccsClient, SignedJson } from './pccsClient.js';
 import { RefreshingCache, type CacheEvents, type Fetched } from './refreshingCache.js';
+import { PlatformCache } from './platform.js';
 
 interface SignedPiece {
   raw: string;
@@ -47,7 +46,7 @@ export class PccsCollateralSource implements TypeACollateralSource {
   private readonly pckCrl: RefreshingCache<CrlPiece>;
   private readonly rootCrl: RefreshingCache<CrlPiece>;
   private readonly verified = new LRUCache<string, { version: string; vc: VerifiedCollateral }>({ max: 256 });
-  private readonly platforms = new LRUCache<string, { fmspc: string; ca: PckCa }>({ max: 1024 });
+  private readonly platforms = new PlatformCache();
 
   constructor(
     private readonly client: PccsClient,
@@ -58,20 +57,6 @@ export class PccsCollateralSource implements TypeACollateralSource {
     this.qe = new RefreshingCache('qeIdentity', common);
     this.pckCrl = new RefreshingCache('pckCrl', common);
     this.rootCrl = new RefreshingCache('rootCaCrl', common);
-  }
-
-  /** FMSPC and PCK CA kind of the quote's PCK certificate (cached by the leaf PEM). */
-  platformOf(quote: Quote): { fmspc: string; ca: PckCa } {
-    const leafPem = quote.pckCertPems[0];
-    const hit = this.platforms.get(leafPem);
-    if (hit) return hit;
-    const [leaf, intermediate] = parsePemChain(`${quote.pckCertPems[0]}\n${quote.pckCertPems[1]}`) as [Certificate, Certificate];
-    const cn = /CN=([^,]+)/.exec(intermediate.subjectText)?.[1] ?? '';
-    const ca: PckCa | undefined = cn === 'Intel SGX PCK Processor CA' ? 'processor' : cn === 'Intel SGX PCK Platform CA' ? 'platform' : undefined;
-    if (!ca) typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK intermediate is "${intermediate.subjectText}", expected the Intel SGX PCK Processor or Platform CA`);
-    const p = { fmspc: Buffer.from(pckExtension(leaf).fmspc).toString('hex'), ca };
-    this.platforms.set(leafPem, p);
-    return p;
   }
 
   private signed(cache: RefreshingCache<SignedPiece>, key: string, load: () => Promise<SignedJson>, which: 'tcbInfo' | 'enclaveIdentity') {
@@ -107,8 +92,8 @@ export class PccsCollateralSource implements TypeACollateralSource {
    * changes exactly when one of the four pieces was refreshed, so that consumers (worker threads)
    * can cache their verification of it.
    */
-  async rawForQuote(quote: Quote): Promise<{ key: string; version: string; collateral: Collateral }> {
-    const { fmspc, ca } = this.platformOf(quote);
+  async rawForQuote(quote: Pick<Quote, 'pckCertPems'>): Promise<{ key: string; version: string; collateral: Collateral }> {
+    const { fmspc, ca } = this.platforms.of(quote);
     const [tcb, qe, pck, root] = await Promise.all([
       this.signed(this.tcb, fmspc, () => this.client.tcbInfo(fmspc), 'tcbInfo'),
       this.signed(this.qe, 'qe', () => this.client.qeIdentity(), 'enclaveIdentity'),

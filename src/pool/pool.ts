@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../config/packageRoot.js';
-import { cutTypeAReport, parseQuote, TYPEA_PREFIX } from '../attestation/typeA/quote.js';
+import { cutTypeAReport, parseQuoteLayout, TYPEA_PREFIX } from '../attestation/typeA/quote.js';
 import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../ledger/struct.js';
 import { decodeNonce } from '../verify/nonce.js';
 import { hasPrefix } from '../verify/detect.js';
@@ -23,6 +23,7 @@ import type { PccsCollateralSource } from '../collateral/pccsSource.js';
 import type { PoolCode } from './errors.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
 import { CollateralPacker } from './collateralPack.js';
+import { Deadlines } from './deadlines.js';
 
 export interface PoolOptions {
   threads: number;
@@ -60,8 +61,10 @@ export class VerifierPool implements VerifierService {
   /** Tasks handed to Piscina and not yet settled (running + queued). */
   private inFlight = 0;
   private readonly packer = new CollateralPacker();
+  private readonly deadlines: Deadlines;
 
   constructor(private readonly opts: PoolOptions) {
+    this.deadlines = new Deadlines(opts.taskTimeoutMs);
     const entry = workerEntry();
     this.piscina = new Piscina({
       filename: entry.filename,
@@ -98,7 +101,7 @@ export class VerifierPool implements VerifierService {
     if (this.opts.collateral && hasPrefix(task.report, TYPEA_PREFIX) && !task.collateral) {
       let quote;
       try {
-        quote = parseQuote(cutTypeAReport(task.report));
+        quote = parseQuoteLayout(cutTypeAReport(task.report));
       } catch {
         quote = undefined; // the worker reports the same parse failure in order
       }
@@ -119,8 +122,9 @@ export class VerifierPool implements VerifierService {
     const transferList = [task.userData.buffer, task.report.buffer].filter((b, i, all) => all.indexOf(b) === i) as ArrayBuffer[];
     this.inFlight++;
     const t0 = performance.now();
+    const deadline = this.deadlines.start();
     try {
-      return (await this.piscina.run(task, { transferList, signal: AbortSignal.timeout(this.opts.taskTimeoutMs) })) as VerifyOutcome;
+      return (await this.piscina.run(task, { transferList, signal: deadline })) as VerifyOutcome;
     } catch (e) {
       const err = e as Error & { code?: string };
       if (/queue is at limit/i.test(err.message)) throw poolError('POOL_OVERLOADED', 'the verifier is overloaded: verification queue is full; retry shortly', e);
@@ -129,6 +133,7 @@ export class VerifierPool implements VerifierService {
       }
       throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
     } finally {
+      this.deadlines.end(deadline);
       this.inFlight--;
       this.opts.onTaskDone?.((performance.now() - t0) / 1000);
     }
@@ -147,5 +152,6 @@ export class VerifierPool implements VerifierService {
     if (this.closed) return;
     this.closed = true;
     await this.piscina.close();
+    this.deadlines.stop();
   }
 }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PccsClient, crlBytes } from '../../src/collateral/pccsClient.js';
 import { PccsCollateralSource } from '../../src/collateral/pccsSource.js';
+import { quotePlatform } from '../../src/collateral/platform.js';
 import { parseQuote, cutTypeAReport } from '../../src/attestation/typeA/quote.js';
 import { verifyQuote } from '../../src/attestation/typeA/verify.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
@@ -87,7 +88,7 @@ describe('PccsCollateralSource', () => {
     const verdict = verifyQuote(quote, vc, { root, time: T });
     expect(verdict.tcbStatus).toBe('OutOfDate');
     expect(verdict.tcbStatusCode).toBe(1);
-    expect(s.platformOf(quote)).toEqual({ fmspc: '00906ed50000', ca: 'processor' });
+    expect(quotePlatform(quote)).toEqual({ fmspc: '00906ed50000', ca: 'processor' });
   });
 
   it('serves warm requests from the cache and makes one request per piece for concurrent misses', async () => {

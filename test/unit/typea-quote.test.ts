@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VerifierError } from '../../src/errors.js';
-import { TYPEA_PREFIX, cutTypeAReport, parseQuote } from '../../src/attestation/typeA/quote.js';
+import { TYPEA_PREFIX, cutTypeAReport, parseQuote, parseQuoteLayout } from '../../src/attestation/typeA/quote.js';
 
 const SGX = path.resolve(process.cwd(), '../shared/vectors/sgx');
 const recovered = new Uint8Array(Buffer.from(readFileSync(path.join(SGX, 'oracle-sgx-report.hex'), 'utf8').trim(), 'hex'));
@@ -159,5 +159,47 @@ describe('parseQuote rejects malformed quotes with QUOTE_* codes', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('parseQuoteLayout (the pool thread’s collateral lookup)', () => {
+  const codeOrOk = (f: () => unknown): string => {
+    try {
+      f();
+      return 'ok';
+    } catch (e) {
+      return e instanceof VerifierError ? e.code : `not a VerifierError: ${String(e)}`;
+    }
+  };
+  it('is parseQuote without the DER of the PCK certificates', () => {
+    const full = parseQuote(quote);
+    const layout = parseQuoteLayout(quote);
+    expect('pckCertDers' in layout).toBe(false);
+    const { pckCertDers, ...rest } = full;
+    expect(pckCertDers.map((d) => d.length)).toEqual(full.pckCertPems.map((p) => Buffer.from(p.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64').length));
+    expect(layout).toEqual(rest);
+  });
+  it('refuses what parseQuote refuses, with the same code, except a non-canonical certificate body', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(quote.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), (edits) => {
+        const q = quote.slice();
+        for (const [o, b] of edits) q[o] = b;
+        const full = codeOrOk(() => parseQuote(q));
+        const layout = codeOrOk(() => parseQuoteLayout(q));
+        return full === layout || (layout === 'ok' && full === 'QUOTE_BAD_PCK_CHAIN');
+      }),
+      { numRuns: 500 },
+    );
+    // A certificate body that is valid base64 but not canonical (non-zero bits after the last byte).
+    const pemStart = CERT_TYPE_OFFSET + 6;
+    const text = Buffer.from(quote.subarray(pemStart)).toString('latin1');
+    const end = text.indexOf('=\n-----END CERTIFICATE-----');
+    expect(end).toBeGreaterThan(0);
+    const last = text.charCodeAt(end - 1);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const flipped = alphabet.charCodeAt(alphabet.indexOf(String.fromCharCode(last)) ^ 1);
+    const q = patched(pemStart + end - 1, [flipped]);
+    expect(codeOrOk(() => parseQuoteLayout(q))).toBe('ok');
+    expect(errorOf(() => parseQuote(q)).code).toBe('QUOTE_BAD_PCK_CHAIN');
   });
 });

@@ -178,12 +178,27 @@ function splitPemChain(bytes: Uint8Array): { text: string; certs: [string, strin
   return { text, certs: certs as [string, string, string] };
 }
 
+/** A parsed quote without the DER of its PCK certificates (what finding its collateral needs). */
+export type QuoteLayout = Omit<Quote, 'pckCertDers'>;
+
 /**
  * Parses an SGX ECDSA quote v3 (raw, without the Open Enclave header). Refuses TDX (v4/v5 or
  * tee type 0x81), other attestation key types, non-Intel QE vendors, certification data other than
- * type 5 (PEM PCK chain of exactly 3 certificates), truncation and trailing bytes.
+ * type 5 (PEM PCK chain of exactly 3 certificates), truncation and trailing bytes; every PCK
+ * certificate must be canonical base64.
  */
 export function parseQuote(quote: Uint8Array): Quote {
+  const q = parseQuoteLayout(quote);
+  const certs = q.pckCertPems;
+  return { ...q, pckCertDers: [pemToDer(certs[0], 0), pemToDer(certs[1], 1), pemToDer(certs[2], 2)] };
+}
+
+/**
+ * `parseQuote` without decoding the PCK certificates: the same checks in the same order except
+ * the base64 of each certificate. The pool's HTTP thread uses it to look up a quote's collateral;
+ * the verification itself always runs `parseQuote`.
+ */
+export function parseQuoteLayout(quote: Uint8Array): QuoteLayout {
   const q = asBytes(quote, 'quote');
   let p = 0;
   const take = (n: number, what: string): Uint8Array => {
@@ -259,6 +274,5 @@ export function parseQuote(quote: Uint8Array): Quote {
     certDataType,
     pckChainPem: text,
     pckCertPems: certs,
-    pckCertDers: [pemToDer(certs[0], 0), pemToDer(certs[1], 1), pemToDer(certs[2], 2)],
   };
 }
