@@ -283,9 +283,10 @@ describe('parseChunkedStruct: hostile input', () => {
     fails(() => parseChunkedStruct(pretty, 8), 'STRUCT_SYNTAX', /at offset 48 \(line 5, column 9\)$/);
   });
 
-  it('rejects oversized input up front (10 MB in well under a millisecond)', () => {
+  // Up front, before any scanning: a scan would report a syntax error (spaces only) or a value ≥ 2^128
+  // (10 MB of digits) instead of the length.
+  it('rejects oversized input up front, by its length', () => {
     const huge = ' '.repeat(10 * 1024 * 1024);
-    const t0 = performance.now();
     expect(() => parseChunkedStruct(huge, 10)).toThrow(/more than the \d+ allowed for 10 chunks/);
     const hugeDigits = compact(1).replace('f0: 0', `f0: ${'9'.repeat(10 * 1024 * 1024)}`);
     let code = '';
@@ -295,7 +296,6 @@ describe('parseChunkedStruct: hostile input', () => {
       code = isVerifierError(e) ? e.code : '';
     }
     expect(code).toBe('STRUCT_TOO_LONG');
-    expect(performance.now() - t0).toBeLessThan(50);
     // the bound is generous: a pretty-printed report padded with 10 spaces per token still parses
     const padded = formatChunkedStruct(new Uint8Array(5120).fill(0xff), REPORT_CHUNKS, 'pretty').replace(/ /g, '          ');
     expect(parseChunkedStruct(padded, REPORT_CHUNKS).every((x) => x === 0xff)).toBe(true);
