@@ -64,7 +64,8 @@ describe('VerifierPool', () => {
     const results = await running;
     const failed = results.filter((r) => r instanceof Error);
     for (const f of failed) expect((f as { code?: string }).code).toBe('POOL_WORKER_FAILED');
-    expect(failed.length).toBeLessThanOrEqual(2);
+    expect(failed.length).toBeLessThanOrEqual(1); // the one task the terminated worker was running, if any
+    for (const r of results.filter((x) => !(x instanceof Error))) expect((r as { reportValid: boolean }).reportValid).toBe(true);
     const after = await pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report);
     expect(after.reportValid).toBe(true);
   });
@@ -72,6 +73,10 @@ describe('VerifierPool', () => {
   it('fails a task that exceeds its time limit and keeps serving', async () => {
     const slow = new VerifierPool({ threads: 1, maxQueue: 8, taskTimeoutMs: 1, setup });
     try {
+      await expect(slow.decodeReport(examples.nitro.request.userData, examples.nitro.request.report)).rejects.toMatchObject({ code: 'POOL_TASK_TIMEOUT' });
+      // the timed-out worker was terminated and replaced: the pool takes and limits the next task too
+      for (let i = 0; i < 100 && slow.stats().threads !== 1; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(slow.stats().threads).toBe(1);
       await expect(slow.decodeReport(examples.nitro.request.userData, examples.nitro.request.report)).rejects.toMatchObject({ code: 'POOL_TASK_TIMEOUT' });
     } finally {
       await slow.close();
