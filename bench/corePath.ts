@@ -57,8 +57,7 @@ export function coreInputOf(mix: MintedMix): CoreInput {
 }
 
 /** Prepares the core path on a mix (reports padded, collateral verified, every report checked valid once). */
-export async function createCorePath(mixOrInput: MintedMix | CoreInput): Promise<CorePath> {
-  const input = 'aRootPem' in mixOrInput ? mixOrInput : coreInputOf(mixOrInput);
+export async function createCorePath(input: CoreInput): Promise<CorePath> {
   const pad = (x: Uint8Array) => {
     const r = new Uint8Array(REPORT_BYTES);
     r.set(x);

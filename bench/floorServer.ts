@@ -21,7 +21,6 @@ const input = deserialize(readFileSync(inputFile!));
 const ANSWER = Buffer.from(JSON.stringify({ reportType: 'floor', reportValid: true, pad: 'x'.repeat(3000) }));
 
 interface Job {
-  id: number;
   body: Uint8Array;
   done: (ok: boolean) => void;
 }
@@ -31,13 +30,12 @@ interface Slot {
 }
 
 const queue: Job[] = [];
-let nextId = 0;
 let k = 0;
 const slots: Slot[] = [];
 
 function dispatch(slot: Slot, job: Job): void {
   slot.job = job;
-  slot.w.postMessage({ id: job.id, k: k++, body: job.body }, [job.body.buffer as ArrayBuffer]);
+  slot.w.postMessage({ k: k++, body: job.body }, [job.body.buffer as ArrayBuffer]);
 }
 
 await Promise.all(
@@ -45,8 +43,9 @@ await Promise.all(
     new Promise<void>((ready) => {
       const slot: Slot = { w: new Worker(new URL('./floorWorkerEntry.mjs', import.meta.url), { workerData: input }), job: undefined };
       slots.push(slot);
-      slot.w.on('message', (m: { ready?: boolean; ok?: boolean }) => {
+      slot.w.on('message', (m: { ready?: boolean; ok?: boolean; error?: string }) => {
         if (m.ready) return ready();
+        if (!m.ok) console.error('floor: verification failed:', m.error);
         const job = slot.job!;
         slot.job = undefined;
         const next = queue.shift();
@@ -70,7 +69,6 @@ http
       const body = new Uint8Array(all.length);
       body.set(all);
       const job: Job = {
-        id: nextId++,
         body,
         done: (ok) => {
           res.writeHead(ok ? 200 : 500, { 'content-type': 'application/json', 'content-length': ANSWER.length });

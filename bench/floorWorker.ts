@@ -3,10 +3,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createCorePath, type CoreInput } from './corePath.js';
 
 const core = await createCorePath(workerData as CoreInput);
-parentPort!.on('message', (m: { id: number; k: number; body: Uint8Array }) => {
+parentPort!.on('message', (m: { k: number; body: Uint8Array }) => {
   core.runOne(m.k).then(
-    () => parentPort!.postMessage({ id: m.id, ok: true }),
-    (e: unknown) => parentPort!.postMessage({ id: m.id, ok: false, error: String(e) }),
+    () => parentPort!.postMessage({ ok: true }),
+    (e: unknown) => parentPort!.postMessage({ ok: false, error: String(e) }),
   );
 });
 parentPort!.postMessage({ ready: true });

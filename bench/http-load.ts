@@ -42,11 +42,12 @@ const dir = mkdtempSync(join(tmpdir(), 'http-load-'));
 const mix = mintMix(64);
 const { a, b, mrEnclave: MRENCLAVE } = mix;
 const bodies = mix.updates.map((u, i) => JSON.stringify({ userData: u.userData.text, report: reportText(i % 2 === 0 ? u.typeA : u.typeB) }));
-const corePath = await createCorePath(mix);
+const coreInput = coreInputOf(mix);
+const corePath = await createCorePath(coreInput);
 const pccs = await startPccsServer(bundleFromCollateral(a.collateral));
 writeFileSync(join(dir, 'a.pem'), a.root.pem);
 writeFileSync(join(dir, 'b.pem'), b.rootPem);
-writeFileSync(join(dir, 'core-input.v8'), serialize(coreInputOf(mix)));
+writeFileSync(join(dir, 'core-input.v8'), serialize(coreInput));
 
 function freePort(): Promise<number> {
   return new Promise((res) => {

@@ -128,7 +128,7 @@ export class VerifierPool implements VerifierService {
     } catch (e) {
       const err = e as Error & { code?: string };
       if (/queue is at limit/i.test(err.message)) throw poolError('POOL_OVERLOADED', 'the verifier is overloaded: verification queue is full; retry shortly', e);
-      if (err.name === 'AbortError' || err.name === 'TimeoutError' || /abort/i.test(err.message)) {
+      if (err.name === 'AbortError' || /abort/i.test(err.message)) {
         throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
       }
       throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
