@@ -25,9 +25,17 @@ export const bits = (b: Uint8Array, unused = 0): Uint8Array => tlv(0x03, Uint8Ar
 export const utf8 = (s: string): Uint8Array => tlv(0x0c, new TextEncoder().encode(s));
 export const printable = (s: string): Uint8Array => tlv(0x13, new TextEncoder().encode(s));
 /** A non-negative INTEGER (or, with tag 0x0a, an ENUMERATED). */
+/** A DER INTEGER, minimal; negative values in two's complement (−255 is ff01). */
 export function integer(v: bigint | number, tag = 0x02): Uint8Array {
   let n = BigInt(v);
-  if (n < 0n) throw new Error('negative integers not supported');
+  if (n < 0n) {
+    const neg: number[] = [];
+    do {
+      neg.unshift(Number(n & 0xffn));
+      n >>= 8n;
+    } while (n !== -1n || !(neg[0]! & 0x80));
+    return tlv(tag, Uint8Array.from(neg));
+  }
   const bytes: number[] = [];
   do {
     bytes.unshift(Number(n & 0xffn));

@@ -21,6 +21,7 @@ import {
   type Tlv,
 } from './der.js';
 import type { X509Code } from './errors.js';
+import { serialKey } from './serial.js';
 
 export interface CertificateExtension {
   readonly oid: string;
@@ -146,18 +147,6 @@ function algorithmOid(t: Tlv): string {
   return readOid(oid);
 }
 
-function serialHex(t: Tlv): string {
-  expectTag(t, TAG.INTEGER, 'serialNumber');
-  const v = value(t);
-  if (v.length === 0) throw new Error('empty serialNumber');
-  if (v.length > 1 && ((v[0] === 0 && !(v[1]! & 0x80)) || (v[0] === 0xff && v[1]! & 0x80))) {
-    throw new Error('non-minimal serialNumber');
-  }
-  if (v.length > 21) throw new Error(`serialNumber of ${v.length} octets (max 20)`);
-  const body = v.length > 1 && v[0] === 0 ? v.subarray(1) : v;
-  return Buffer.from(body).toString('hex');
-}
-
 function parseBasicConstraints(v: Uint8Array): { ca: boolean; pathLen?: number } {
   const items = children(expectTag(parseDer(v), TAG.SEQUENCE, 'BasicConstraints'));
   let i = 0;
@@ -231,7 +220,7 @@ export function parseCertificate(der: Uint8Array): Certificate {
       i++;
     } else throw new Error('only X.509 v3 certificates are supported (version field absent)');
     const need = (what: string): Tlv => f[i++] ?? fail('X509_MALFORMED', `TBSCertificate lacks ${what}`);
-    const serial = serialHex(need('serialNumber'));
+    const serial = serialKey(need('serialNumber'), 'serialNumber');
     const innerAlg = need('signature');
     if (!Buffer.from(encoded(innerAlg)).equals(encoded(sigAlgT))) {
       throw new Error('TBSCertificate signature algorithm differs from the outer signatureAlgorithm');
@@ -285,7 +274,7 @@ export function parseCertificate(der: Uint8Array): Certificate {
       fingerprint256: createHash('sha256').update(der).digest('hex'),
     };
   } catch (e) {
-    if (e instanceof VerifierError && (e.code === 'X509_MALFORMED' || e.code === 'X509_UNSUPPORTED_KEY')) throw e;
+    if (e instanceof VerifierError && (e.code === 'X509_MALFORMED' || e.code === 'X509_UNSUPPORTED_KEY' || e.code === 'X509_NEGATIVE_SERIAL')) throw e;
     fail('X509_MALFORMED', `malformed certificate: ${(e as Error).message}`, e);
   }
 }

@@ -27,6 +27,7 @@ import {
   value,
   type Tlv,
 } from './der.js';
+import { serialKey } from './serial.js';
 
 export const CrlCodes = [
   'CRL_MALFORMED',
@@ -81,16 +82,6 @@ function algorithmOid(t: Tlv): string {
   const parts = children(expectTag(t, TAG.SEQUENCE, 'AlgorithmIdentifier'));
   if (parts.length < 1 || parts.length > 2) throw new Error('AlgorithmIdentifier must have 1 or 2 elements');
   return readOid(parts[0]!);
-}
-
-function serialHex(t: Tlv): string {
-  expectTag(t, TAG.INTEGER, 'userCertificate');
-  const v = value(t);
-  if (v.length === 0) throw new Error('empty serial number');
-  if (v[0]! & 0x80) throw new Error('negative serial number');
-  if (v.length > 1 && v[0] === 0 && !(v[1]! & 0x80)) throw new Error('non-minimal serial number');
-  const body = v.length > 1 && v[0] === 0 ? v.subarray(1) : v;
-  return Buffer.from(body).toString('hex');
 }
 
 function extensionList(t: Tlv, what: string): CrlExtension[] {
@@ -154,7 +145,7 @@ export function parseCrl(der: Uint8Array, label = 'CRL'): Crl {
       for (const e of entries) {
         const parts = children(expectTag(e, TAG.SEQUENCE, 'revoked certificate entry'));
         if (parts.length < 2 || parts.length > 3) throw new Error('revoked certificate entry must have 2 or 3 elements');
-        const serial = serialHex(parts[0]!);
+        const serial = serialKey(parts[0]!, 'userCertificate');
         readTime(parts[1]!);
         if (parts[2]) {
           for (const x of extensionList(parts[2], 'crlEntryExtensions')) {
@@ -192,7 +183,7 @@ export function parseCrl(der: Uint8Array, label = 'CRL'): Crl {
       extensions,
     };
   } catch (e) {
-    if (e instanceof VerifierError && (e.code as string).startsWith('CRL_')) throw e;
+    if (e instanceof VerifierError && ((e.code as string).startsWith('CRL_') || e.code === 'X509_NEGATIVE_SERIAL')) throw e;
     fail('CRL_MALFORMED', `${label}: malformed CRL: ${(e as Error).message}`);
   }
   return crl;
