@@ -133,7 +133,10 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (raw.pcrValuesTarget !== undefined) {
     pcrValuesTarget = raw.pcrValuesTarget.map((v, i) => {
       const b = decodeTarget(`pcrValuesTarget[${i}]`, v, 48);
-      if (i === 0 && isAllZero(b)) fail('CONFIG_BAD_TARGET', `config: pcrValuesTarget[0] = ${JSON.stringify(v)}: an all-zero PCR0 is a debug enclave; expected a production measurement`);
+      // Debug Nitro enclaves have all-zero PCRs: such a target only makes sense for debug enclaves.
+      if (i === 0 && isAllZero(b) && !raw.allowDebugEnclaves) {
+        fail('CONFIG_BAD_TARGET', `config: pcrValuesTarget[0] = ${JSON.stringify(v)}: an all-zero PCR0 is a debug enclave; expected a production measurement, or set allowDebugEnclaves: true to verify debug enclaves`);
+      }
       return b;
     });
   }
