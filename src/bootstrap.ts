@@ -12,8 +12,7 @@ import { VerifierError } from './errors.js';
 import type { ConfigCode } from './config/errors.js';
 import { loadTrustRoot } from './attestation/trustRoots.js';
 import { ChainCache } from './attestation/x509/chainCache.js';
-import { PccsClient } from './collateral/pccsClient.js';
-import { PccsCollateralSource } from './collateral/pccsSource.js';
+import { createCollateralSource } from './collateral/source.js';
 import { runReproducibleBuild } from './startup/reproducibleBuild.js';
 import { liveCheck } from './startup/liveCheck.js';
 import { buildApp } from './server/app.js';
@@ -106,11 +105,17 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   const clock = config.verificationTime !== undefined ? () => config.verificationTime! : Date.now;
   const metrics = createMetrics();
   const sink = metrics.sink;
-  const collateral = new PccsCollateralSource(
-    new PccsClient({ baseUrl: config.pccsUrl, onRequest: (route, status, ms) => sink.observeUpstream('pccs', route, status, ms / 1000) }),
-    { root: roots.typeA, now: clock },
-  );
-  for (const c of collateral.caches()) sink.registerCacheStats(`collateral_${c.name}`, () => collateral.caches().find((x) => x.name === c.name)!);
+  // typeA collateral: from the collateral directory when configured (the PCCS serves only the
+  // pieces it lacks), else from the PCCS.
+  const { source: collateral, pccs } = createCollateralSource({
+    root: roots.typeA,
+    now: clock,
+    pccsUrl: config.pccsUrl,
+    ...(config.collateralDir !== undefined ? { collateralDir: config.collateralDir, dirSetting: 'collateralDir' } : {}),
+    onPccsRequest: (route, status, ms) => sink.observeUpstream('pccs', route, status, ms / 1000),
+  });
+  if (config.collateralDir !== undefined) log.info({ collateralDir: config.collateralDir, pccsUrl: config.pccsUrl }, 'typeA collateral from the collateral directory; the PCCS only for what it lacks');
+  if (pccs) for (const c of pccs.caches()) sink.registerCacheStats(`collateral_${c.name}`, () => pccs.caches().find((x) => x.name === c.name)!);
   let service: VerifierService;
   let pool: VerifierPool | undefined;
   if (config.workers > 0) {

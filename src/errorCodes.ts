@@ -14,7 +14,7 @@ import { X509Codes } from './attestation/x509/errors.js';
 import { CrlCodes } from './attestation/x509/crl.js';
 import { QuoteCodes, TypeACodes } from './attestation/typeA/errors.js';
 import { TypeBCodes } from './attestation/typeB/errors.js';
-import { PccsCodes } from './collateral/errors.js';
+import { CollateralDirCodes, PccsCodes } from './collateral/errors.js';
 import { PoolCodes } from './pool/errors.js';
 import { VerifyCodes } from './verify/errors.js';
 import { HttpCodes } from './server/httpErrors.js';
@@ -35,6 +35,7 @@ export const ERROR_CODES_BY_DOMAIN = {
   typeA: TypeACodes,
   typeB: TypeBCodes,
   pccs: PccsCodes,
+  collateralDir: CollateralDirCodes,
   pool: PoolCodes,
   verify: VerifyCodes,
   http: HttpCodes,

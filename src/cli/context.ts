@@ -11,12 +11,10 @@ import { DEFAULT_TRUST_ROOTS, PACKAGE_ROOT } from '../config/packageRoot.js';
 import { VerifierError } from '../errors.js';
 import { loadTrustRoot } from '../attestation/trustRoots.js';
 import { ChainCache } from '../attestation/x509/chainCache.js';
-import { PccsClient } from '../collateral/pccsClient.js';
-import { PccsCollateralSource } from '../collateral/pccsSource.js';
+import { createCollateralSource } from '../collateral/source.js';
 import { VerifierPool } from '../pool/pool.js';
 import { createInProcessService } from '../verify/service.js';
 import type { Policy, VerifierService, VerifyOutcome } from '../verify/types.js';
-import { DirCollateralSource } from './collateralDir.js';
 import { cliError } from './errors.js';
 
 export interface ContextOptions {
@@ -78,9 +76,11 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
     allowDebugEnclaves: config.allowDebugEnclaves,
   };
   const clock = at !== undefined ? () => at : Date.now;
-  const collateral = o.collateralDir
-    ? new DirCollateralSource(resolve(o.collateralDir), roots.typeA)
-    : new PccsCollateralSource(new PccsClient({ baseUrl: o.pccsUrl ?? config.pccsUrl }), { root: roots.typeA, now: clock });
+  // --collateral-dir falls back only to an explicit --pccs (an offline audit stays offline); the
+  // config's collateralDir behaves as in the server (its pccsUrl serves what the directory lacks).
+  const dir = o.collateralDir !== undefined ? { collateralDir: resolve(o.collateralDir), dirSetting: '--collateral-dir' } : config.collateralDir !== undefined ? { collateralDir: config.collateralDir, dirSetting: 'collateralDir' } : {};
+  const pccsUrl = o.collateralDir !== undefined ? o.pccsUrl : (o.pccsUrl ?? config.pccsUrl);
+  const { source: collateral } = createCollateralSource({ root: roots.typeA, now: clock, ...dir, ...(pccsUrl !== undefined ? { pccsUrl } : {}) });
   const workers = o.workers ?? config.workers;
   let service: VerifierService;
   let pool: VerifierPool | undefined;

@@ -55,6 +55,11 @@ export class PccsClient {
     this.fetchImpl = opts.fetchImpl ?? fetch;
   }
 
+  /** The base URL, ending in '/'. */
+  get baseUrl(): string {
+    return this.base;
+  }
+
   /** GET with timeout and bounded retries; returns status 200 bodies only. */
   private async get(route: string): Promise<{ body: Uint8Array; headers: Headers }> {
     const url = new URL(route, this.base).toString();

@@ -25,6 +25,8 @@ export interface Config {
   pcrValuesTarget?: Uint8Array[];
   liveCheck: RawConfig['liveCheck'];
   pccsUrl: string;
+  /** Absolute path of a typeA collateral directory (`oracle-verifier collateral fetch`); the PCCS serves what it lacks. */
+  collateralDir?: string;
   trustedRoots: { typeA: string; typeB: string };
   acceptedTcbStatuses: TcbStatusName[];
   allowDebugEnclaves: boolean;
@@ -171,6 +173,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (uniqueIdTarget) config.uniqueIdTarget = uniqueIdTarget;
   if (pcrValuesTarget) config.pcrValuesTarget = pcrValuesTarget;
   if (verificationTime !== undefined) config.verificationTime = verificationTime;
+  if (raw.collateralDir !== undefined) config.collateralDir = resolve(baseDir, raw.collateralDir);
   return config;
 }
 

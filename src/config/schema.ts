@@ -47,6 +47,7 @@ export const configSchema = {
       then: { required: ['skip', 'apiBaseUrl', 'contractName'] },
     },
     pccsUrl: { type: 'string', format: 'uri', pattern: '^https?://', default: DEFAULT_PCCS_URL },
+    collateralDir: { type: 'string', minLength: 1 },
     trustedRoots: {
       type: 'object',
       additionalProperties: false,
@@ -95,6 +96,7 @@ export interface RawConfig {
     timeoutMs: number;
   };
   pccsUrl: string;
+  collateralDir?: string;
   trustedRoots: { typeA?: string; typeB?: string };
   acceptedTcbStatuses: TcbStatusName[];
   allowDebugEnclaves: boolean;

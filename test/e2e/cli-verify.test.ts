@@ -11,7 +11,7 @@ import { verifyCommand } from '../../src/cli/verify.js';
 import { createCliVerifier } from '../../src/cli/context.js';
 import { runReverify } from '../../src/cli/reverify.js';
 import { jsonlSource } from '../../src/cli/sources.js';
-import { DirCollateralSource } from '../../src/cli/collateralDir.js';
+import { DirCollateralSource } from '../../src/collateral/collateralDir.js';
 import { parseQuote, cutTypeAReport } from '../../src/attestation/typeA/quote.js';
 import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/ledger/struct.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';

@@ -1,0 +1,37 @@
+/**
+ * The typeA collateral source of the server and the CLI alike: a collateral directory (with the
+ * PCCS, when given, for the pieces it lacks), or the PCCS alone.
+ */
+import type { Certificate } from '../attestation/x509/certificate.js';
+import { PccsClient } from './pccsClient.js';
+import { PccsCollateralSource } from './pccsSource.js';
+import { DirCollateralSource } from './collateralDir.js';
+
+export interface CollateralSettings {
+  root: Certificate;
+  /** Clock of the PCCS caches. */
+  now: () => number;
+  /** Absolute path of a directory written by `oracle-verifier collateral fetch`. */
+  collateralDir?: string;
+  /** Names the directory setting in messages (`collateralDir`, `--collateral-dir`). */
+  dirSetting?: string;
+  /** The PCCS; with a directory, only for the pieces the directory lacks. */
+  pccsUrl?: string;
+  onPccsRequest?: (route: string, status: number | 'error', ms: number) => void;
+}
+
+export interface CollateralSetup {
+  source: DirCollateralSource | PccsCollateralSource;
+  /** The PCCS source (its caches feed the metrics), when a PCCS is configured. */
+  pccs?: PccsCollateralSource;
+}
+
+export function createCollateralSource(s: CollateralSettings): CollateralSetup {
+  const pccs = s.pccsUrl === undefined ? undefined : new PccsCollateralSource(new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}) }), { root: s.root, now: s.now });
+  if (s.collateralDir === undefined) {
+    if (!pccs) throw new Error('createCollateralSource: neither a collateral directory nor a PCCS');
+    return { source: pccs, pccs };
+  }
+  const source = new DirCollateralSource(s.collateralDir, s.root, { ...(s.dirSetting ? { what: s.dirSetting } : {}), ...(pccs ? { fallback: pccs } : {}) });
+  return { source, ...(pccs ? { pccs } : {}) };
+}
