@@ -4,11 +4,12 @@
  * `collateral fetch` writes it) gives its real verdict with no PCCS reachable; a piece the
  * directory lacks comes from a real PCCS-compatible process, or fails naming the missing file.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load.js';
+import { createCliVerifier } from '../../src/cli/context.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
 import { startPccsProcess, type PccsProcess } from '../support/pccs-process.js';
 import { recordedBundle2026 } from '../support/pccs-server.js';
@@ -22,10 +23,14 @@ const NO_PCCS = 'http://127.0.0.1:9/sgx/certification/v4/';
 const local = { ...exampleConfig, port: 0, host: '127.0.0.1' };
 
 let tmp: string;
-beforeAll(() => {
+/** A real PCCS-compatible process serving the same recorded Intel collateral. */
+let pccs: PccsProcess;
+beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'offline-collateral-'));
+  pccs = await startPccsProcess(recordedBundle2026(VECTORS));
 });
-afterAll(() => {
+afterAll(async () => {
+  await pccs?.stop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -114,12 +119,6 @@ describe('POST /decodeReport with collateralDir and no PCCS reachable', () => {
 });
 
 describe('a missing piece falls back to a reachable PCCS', () => {
-  let pccs: PccsProcess;
-  beforeAll(async () => {
-    pccs = await startPccsProcess(recordedBundle2026(VECTORS));
-  });
-  afterAll(async () => pccs?.stop());
-
   it('only the missing piece is requested, and the verdict is the real one', async () => {
     const dir = dirWithout('fallback', 'pckcrl/processor.der', 'pckcrl/processor.issuer-chain.pem');
     await withServer({ ...local, workers: 1, collateralDir: dir, pccsUrl: pccs.url }, async (srv) => {
@@ -130,5 +129,32 @@ describe('a missing piece falls back to a reachable PCCS', () => {
       expect(requested).toHaveLength(1);
       expect(requested[0]).toMatch(/route="\/pckcrl",status="200"\} 1$/);
     });
+  });
+});
+
+describe('the CLI reads the same directories with the same code', () => {
+  async function cliVerify(o: Parameters<typeof createCliVerifier>[0]) {
+    const v = createCliVerifier({ workers: 0, ...o });
+    try {
+      return await v.verify(sgxRequest.userData, sgxRequest.report);
+    } finally {
+      await v.close();
+    }
+  }
+
+  it("the config's collateralDir verifies offline, as in the server", async () => {
+    const out = await cliVerify({ configPath: join(EXAMPLE, 'config.json') });
+    expect(out).toMatchObject({ reportValid: false, error: { code: 'TYPEA_TCB_STATUS_REJECTED' }, decodedReport: { tcbStatus: 1 } });
+  });
+
+  it('--collateral-dir falls back only to an explicit --pccs (an offline audit stays offline)', async () => {
+    const dir = dirWithout('cli-no-qe', 'qe_identity.json');
+    const config = join(tmp, 'cli-config.json');
+    writeFileSync(config, JSON.stringify({ ...exampleConfig, collateralDir: undefined, pccsUrl: pccs.url }));
+    const offline = await cliVerify({ configPath: config, collateralDir: dir });
+    expect(offline).toMatchObject({ reportValid: false, error: { code: 'TYPEA_COLLATERAL_UNAVAILABLE' } });
+    expect(offline.error!.message).toMatch(/^typeA: --collateral-dir \S+cli-no-qe lacks qe_identity\.json, and no PCCS is configured to fall back to$/);
+    const withPccs = await cliVerify({ configPath: config, collateralDir: dir, pccsUrl: pccs.url });
+    expect(withPccs).toMatchObject({ reportValid: false, error: { code: 'TYPEA_TCB_STATUS_REJECTED' }, decodedReport: { tcbStatus: 1 } });
   });
 });
