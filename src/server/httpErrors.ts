@@ -6,6 +6,7 @@
  */
 import type { FastifyError } from 'fastify';
 import { isVerifierError } from '../errors.js';
+import { aTypeName } from '../typeNames.js';
 
 export interface HttpFailure {
   status: number;
@@ -36,18 +37,30 @@ export function classifyHttpError(err: FastifyError): HttpFailure {
     default:
       break;
   }
-  if (err.validation) {
-    const v = err.validation[0];
-    const where = v?.instancePath ? v.instancePath.slice(1).replace(/\//g, '.') : (v?.params as { missingProperty?: string } | undefined)?.missingProperty;
-    let message: string;
-    if (v?.keyword === 'required') message = `missing field "${where}"`;
-    else if (v?.keyword === 'type') message = `field "${where}" must be a ${(v.params as { type: string }).type}`;
-    else message = `invalid request body: ${err.message}`;
-    return { status: 400, code: 'HTTP_INVALID_BODY', message };
-  }
+  if (err.validation) return { status: 400, code: 'HTTP_INVALID_BODY', message: describeValidation(err) };
   if (err instanceof SyntaxError) return { status: 400, code: 'HTTP_INVALID_JSON', message: `request body is not valid JSON: ${err.message}` };
   const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
   return { status, code: status === 500 ? 'INTERNAL_ERROR' : 'HTTP_BAD_REQUEST', message: status === 500 ? 'internal error' : err.message };
+}
+
+/** One sentence for the first schema violation of a request body. */
+function describeValidation(err: FastifyError): string {
+  const v = err.validation?.[0];
+  if (!v) return `invalid request body: ${err.message}`;
+  const params = v.params as { missingProperty?: string; type?: unknown };
+  const path = v.instancePath.slice(1).replace(/\//g, '.');
+  if (v.keyword === 'type' && path === '') return `request body must be a JSON object, got ${jsonKind((v as { data?: unknown }).data)}`;
+  if (v.keyword === 'required') return `missing field "${path ? `${path}.` : ''}${params.missingProperty}"`;
+  if (v.keyword === 'type') return `field "${path}" must be ${aTypeName(params.type)}, got ${jsonKind((v as { data?: unknown }).data)}`;
+  return `invalid request body: ${path ? `field "${path}" ` : ''}${v.message ?? err.message}`;
+}
+
+/** The kind of a parsed JSON value, with its article: "an array", "null", "a string". */
+function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (v === undefined) return 'nothing';
+  return aTypeName(typeof v);
 }
 
 /** Codes of requests that could not be read. */
