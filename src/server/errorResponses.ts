@@ -59,9 +59,12 @@ export function failureSchema(path: string): object {
 }
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+/** Paths whose handler waits for the verification pool (its capacity errors answer 503). */
+const POOL_PATHS = new Set(['/decodeReport']);
 
 /** The error statuses a route can answer and when (README "Status codes"). */
-export function errorStatuses(method: string): Record<string, string> {
+export function errorStatuses(method: string, path: string): Record<string, string> {
+  const pool = POOL_PATHS.has(path);
   return {
     ...(WITH_BODY.has(method)
       ? {
@@ -71,8 +74,8 @@ export function errorStatuses(method: string): Record<string, string> {
         }
       : {}),
     405: 'Another method on this path (HTTP_METHOD_NOT_ALLOWED); the Allow header names the methods of the path',
-    500: 'Internal error, reported without details (INTERNAL_ERROR, POOL_WORKER_FAILED)',
-    503: WITH_BODY.has(method)
+    500: `Internal error, never expected, reported without details (INTERNAL_ERROR${pool ? ', POOL_WORKER_FAILED' : ''})`,
+    503: pool
       ? 'The verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), or the server is shutting down'
       : 'The server is shutting down',
   };
@@ -91,9 +94,9 @@ export function documentErrorResponses(route: RouteOptions): void {
   const method = methods.find((m) => m !== 'HEAD') ?? methods[0]!;
   const failure = failureSchema(route.url);
   const response: ResponseSchemas = { ...(schema.response ?? {}) };
-  for (const [status, description] of Object.entries(errorStatuses(method))) {
+  for (const [status, description] of Object.entries(errorStatuses(method, route.url))) {
     if (response[status] !== undefined) continue;
-    const body = status === '503' ? (WITH_BODY.has(method) ? { anyOf: [failure, closingSchema] } : closingSchema) : failure;
+    const body = status === '503' ? (POOL_PATHS.has(route.url) ? { anyOf: [failure, closingSchema] } : closingSchema) : failure;
     response[status] = { description, ...body };
   }
   route.schema = { ...schema, response };
