@@ -16,6 +16,7 @@ import { createMetrics } from '../../src/server/metrics.js';
 import { VerifierError } from '../../src/errors.js';
 import type { VerifierService } from '../../src/verify/types.js';
 import { readVectorJson } from '../support/paths.js';
+import { startServer } from '../support/server.js';
 
 const decodeReq = readVectorJson<any>('aleo/decode-example.request.json');
 const targets = readVectorJson<any>('production-targets.json');
@@ -174,6 +175,17 @@ describe('/info liveCheckProgram', () => {
     const info = await answer(url, '/info', { method: 'GET' }, 200);
     expect(info.liveCheckProgram).toBeNull();
     expect(doc.paths['/info'].get.responses['200'].content['application/json'].schema.properties.liveCheckProgram.nullable).toBe(true);
+  });
+
+  it('the real service without liveCheck.contractName answers null', async () => {
+    const srv = await startServer({ uniqueIdTarget: targets.uniqueIdTarget, pcrValuesTarget: targets.pcrValuesTarget });
+    try {
+      const info: any = await (await fetch(`${srv.url}/info`)).json();
+      expect(info.liveCheckProgram).toBeNull();
+      expect(Object.keys(info)).toEqual(['targetUniqueId', 'targetPcrValues', 'liveCheckProgram', 'startTimeUTC']);
+    } finally {
+      await srv.close();
+    }
   });
 
   it('is the full program name when configured', () => {
