@@ -1,8 +1,9 @@
 /**
  * HTTP status mapping for requests that could not be read (documented in README "Status codes"):
  * 400 invalid JSON or body shape, 413 body over the limit, 415 content type not JSON,
- * 405 known path with another method. A request that was read but does not decode or verify
- * answers 200 with the failure in the body.
+ * 405 known path with another method, 503 verification pool full/timed out/closed, 500 anything
+ * else. A request that was read but does not decode or verify answers 200 with the failure in the
+ * body. Every message is a sentence; JSON types are named with their article ("an array").
  */
 import type { FastifyError } from 'fastify';
 import { isVerifierError } from '../errors.js';
@@ -49,9 +50,11 @@ function describeValidation(err: FastifyError): string {
   if (!v) return `invalid request body: ${err.message}`;
   const params = v.params as { missingProperty?: string; type?: unknown };
   const path = v.instancePath.slice(1).replace(/\//g, '.');
-  if (v.keyword === 'type' && path === '') return `request body must be a JSON object, got ${jsonKind((v as { data?: unknown }).data)}`;
+  // The offending value (Ajv's `verbose` option, set in app.ts).
+  const got = jsonKind((v as { data?: unknown }).data);
+  if (v.keyword === 'type' && path === '') return `request body must be a JSON object, got ${got}`;
   if (v.keyword === 'required') return `missing field "${path ? `${path}.` : ''}${params.missingProperty}"`;
-  if (v.keyword === 'type') return `field "${path}" must be ${aTypeName(params.type)}, got ${jsonKind((v as { data?: unknown }).data)}`;
+  if (v.keyword === 'type') return `field "${path}" must be ${aTypeName(params.type)}, got ${got}`;
   return `invalid request body: ${path ? `field "${path}" ` : ''}${v.message ?? err.message}`;
 }
 
