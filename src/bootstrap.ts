@@ -16,7 +16,7 @@ import { createCollateralSource } from './collateral/source.js';
 import { runReproducibleBuild } from './startup/reproducibleBuild.js';
 import { liveCheck } from './startup/liveCheck.js';
 import { buildApp } from './server/app.js';
-import { buildInfoRecord } from './server/info.js';
+import { buildInfoRecord, liveCheckProgramName } from './server/info.js';
 import { createInProcessService } from './verify/service.js';
 import type { Policy, VerifierService } from './verify/types.js';
 import { VerifierPool } from './pool/pool.js';
@@ -145,8 +145,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
       ...(config.verificationTime !== undefined ? { typeATime: config.verificationTime } : {}),
     });
   }
-  const program = config.liveCheck.contractName ?? '';
-  const info = buildInfoRecord(targets, program.endsWith('.aleo') || program === '' ? program : `${program}.aleo`, Date.now());
+  const info = buildInfoRecord(targets, liveCheckProgramName(config.liveCheck.contractName), Date.now());
   const app = await buildApp({
     service: instrumentService(service, sink),
     metrics,

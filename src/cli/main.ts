@@ -28,10 +28,41 @@ ${COLLATERAL_USAGE}
 ${MERGE_USAGE}
 `;
 
+const COMMAND_USAGE: Record<string, string> = {
+  verify: VERIFY_USAGE,
+  reverify: REVERIFY_USAGE,
+  collateral: COLLATERAL_USAGE,
+  merge: MERGE_USAGE,
+};
+
+const isHelpFlag = (a: string) => a === '--help' || a === '-h';
+
+/**
+ * Usage asked for (`--help`, `-h`, `help [COMMAND]`, `COMMAND … --help`): the text for stdout, else
+ * undefined. An unknown command name after `help` is a usage error, not help.
+ */
+export function helpText(argv: readonly string[]): string | undefined {
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined) return undefined;
+  if (cmd === 'help' || isHelpFlag(cmd)) {
+    const topic = rest[0];
+    if (topic === undefined) return USAGE;
+    return COMMAND_USAGE[topic] === undefined ? undefined : `${COMMAND_USAGE[topic]}\n`;
+  }
+  const usage = COMMAND_USAGE[cmd];
+  return usage !== undefined && rest.some(isHelpFlag) ? `${usage}\n` : undefined;
+}
+
+/** Exit 0 with usage on stdout when asked for; usage errors go to stderr with exit 2. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const stdout = (s: string) => void process.stdout.write(s);
   const stderr = (s: string) => void process.stderr.write(s);
   const [cmd, ...rest] = argv;
+  const help = helpText(argv);
+  if (help !== undefined) {
+    stdout(help);
+    return 0;
+  }
   try {
     switch (cmd) {
       case 'verify':
@@ -57,10 +88,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       case 'merge':
         return await mergeCommand(rest, { stderr });
       case undefined:
-      case '--help':
+        stderr(`oracle-verifier: no command given\n\n${USAGE}`);
+        return EXIT.INCOMPLETE;
       case 'help':
-        stderr(USAGE);
-        return cmd === undefined ? EXIT.INCOMPLETE : 0;
+      case '--help':
+      case '-h':
+        stderr(`oracle-verifier: no help on ${JSON.stringify(rest[0])}: unknown command\n\n${USAGE}`);
+        return EXIT.INCOMPLETE;
       default:
         stderr(`oracle-verifier: unknown command ${JSON.stringify(cmd)}\n\n${USAGE}`);
         return EXIT.INCOMPLETE;

@@ -1,14 +1,16 @@
 /**
  * Reads config.json, validates it against the schema (applying defaults) and resolves it into the
- * typed, normalised `Config` the rest of the service uses. Every problem becomes a VerifierError
- * whose message has one line per invalid value: the key, the value and what was expected.
+ * typed, normalised `Config` the rest of the service uses. All problems are reported at once: one
+ * VerifierError whose message has one line per invalid value (the key, the value and what was
+ * expected), schema violations and target checks alike.
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { VerifierError } from '../errors.js';
+import { isVerifierError, VerifierError } from '../errors.js';
+import { aTypeName } from '../typeNames.js';
 import type { ConfigCode } from './errors.js';
 import { DEFAULT_TRUST_ROOTS } from './packageRoot.js';
 import { configSchema, type RawConfig, type TcbStatusName } from './schema.js';
@@ -83,7 +85,7 @@ function expected(e: ErrorObject): string {
     case 'required':
       return 'missing required key';
     case 'type':
-      return `expected ${String(p.type)}`;
+      return `expected ${aTypeName(p.type)}`;
     case 'enum':
       return `expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'minimum':
@@ -107,7 +109,7 @@ function expected(e: ErrorObject): string {
   }
 }
 
-function describeErrors(errors: readonly ErrorObject[], data: unknown): string {
+function describeErrors(errors: readonly ErrorObject[], data: unknown): string[] {
   const lines = new Set<string>();
   for (const e of errors) {
     if (e.keyword === 'if') continue; // its `then` branch reports the concrete missing key
@@ -117,37 +119,82 @@ function describeErrors(errors: readonly ErrorObject[], data: unknown): string {
     const shown = v === undefined ? '(absent)' : JSON.stringify(v);
     lines.add(`config: ${key} = ${shown}: ${expected(e)}`);
   }
-  return [...lines].join('\n');
+  return [...lines];
+}
+
+/**
+ * The problems of one config, all of them: schema violations and the checks the schema cannot
+ * express. Thrown once, one line per problem; the code is CONFIG_BAD_TARGET when every problem is a
+ * target's, else CONFIG_INVALID.
+ */
+class Problems {
+  private readonly lines: string[] = [];
+  private readonly codes = new Set<ConfigCode>();
+
+  add(code: ConfigCode, line: string): void {
+    this.codes.add(code);
+    this.lines.push(line);
+  }
+
+  /** Runs a check; a VerifierError it throws becomes a problem and the result is undefined. */
+  check<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (e) {
+      if (!isVerifierError(e)) throw e;
+      this.add(e.code as ConfigCode, e.message);
+      return undefined;
+    }
+  }
+
+  throwIfAny(): void {
+    if (!this.lines.length) return;
+    fail(this.codes.size === 1 && this.codes.has('CONFIG_BAD_TARGET') ? 'CONFIG_BAD_TARGET' : 'CONFIG_INVALID', this.lines.join('\n'));
+  }
 }
 
 /** Validates a parsed config object; `baseDir` resolves relative paths (the config file's directory). */
 export function resolveConfig(input: unknown, baseDir: string, file = ''): Config {
   const data: unknown = structuredClone(input);
-  if (!validate(data)) fail('CONFIG_INVALID', describeErrors(validate.errors ?? [], data));
-  const raw = data;
+  const problems = new Problems();
+  const schemaErrors = validate(data) ? [] : [...(validate.errors ?? [])];
+  for (const line of describeErrors(schemaErrors, data)) problems.add('CONFIG_INVALID', line);
+  // The checks below also run when the schema failed, on the values that have the right type.
+  const raw = data as RawConfig;
 
   let uniqueIdTarget: Uint8Array | undefined;
-  if (raw.uniqueIdTarget !== undefined && raw.uniqueIdTarget.trim() !== '') {
-    uniqueIdTarget = decodeTarget('uniqueIdTarget', raw.uniqueIdTarget, 32);
-    if (isAllZero(uniqueIdTarget)) fail('CONFIG_BAD_TARGET', `config: uniqueIdTarget = ${JSON.stringify(raw.uniqueIdTarget)}: expected a real measurement, not all zeros`);
-  }
-  let pcrValuesTarget: Uint8Array[] | undefined;
-  if (raw.pcrValuesTarget !== undefined) {
-    pcrValuesTarget = raw.pcrValuesTarget.map((v, i) => {
-      const b = decodeTarget(`pcrValuesTarget[${i}]`, v, 48);
-      // Debug Nitro enclaves have all-zero PCRs: such a target only makes sense for debug enclaves.
-      if (i === 0 && isAllZero(b) && !raw.allowDebugEnclaves) {
-        fail('CONFIG_BAD_TARGET', `config: pcrValuesTarget[0] = ${JSON.stringify(v)}: an all-zero PCR0 is a debug enclave; expected a production measurement, or set allowDebugEnclaves: true to verify debug enclaves`);
-      }
+  if (typeof raw.uniqueIdTarget === 'string' && raw.uniqueIdTarget.trim() !== '') {
+    uniqueIdTarget = problems.check(() => {
+      const b = decodeTarget('uniqueIdTarget', raw.uniqueIdTarget!, 32);
+      if (isAllZero(b)) fail('CONFIG_BAD_TARGET', `config: uniqueIdTarget = ${JSON.stringify(raw.uniqueIdTarget)}: expected a real measurement, not all zeros`);
       return b;
     });
   }
+  let pcrValuesTarget: Uint8Array[] | undefined;
+  if (Array.isArray(raw.pcrValuesTarget)) {
+    const pcrs = raw.pcrValuesTarget.map((v, i) =>
+      typeof v !== 'string'
+        ? undefined
+        : problems.check(() => {
+            const b = decodeTarget(`pcrValuesTarget[${i}]`, v, 48);
+            // Debug Nitro enclaves have all-zero PCRs: such a target only makes sense for debug enclaves.
+            if (i === 0 && isAllZero(b) && raw.allowDebugEnclaves !== true) {
+              fail('CONFIG_BAD_TARGET', `config: pcrValuesTarget[0] = ${JSON.stringify(v)}: an all-zero PCR0 is a debug enclave; expected a production measurement, or set allowDebugEnclaves: true to verify debug enclaves`);
+            }
+            return b;
+          }),
+    );
+    if (pcrs.every((b) => b !== undefined)) pcrValuesTarget = pcrs;
+  }
 
   let verificationTime: number | undefined;
-  if (raw.verificationTime !== undefined) {
+  if (typeof raw.verificationTime === 'string') {
     verificationTime = Date.parse(raw.verificationTime);
-    if (!Number.isFinite(verificationTime)) fail('CONFIG_INVALID', `config: verificationTime = ${JSON.stringify(raw.verificationTime)}: expected an ISO-8601 date-time`);
+    if (!Number.isFinite(verificationTime) && !schemaErrors.some((e) => e.instancePath === '/verificationTime')) {
+      problems.add('CONFIG_INVALID', `config: verificationTime = ${JSON.stringify(raw.verificationTime)}: expected an ISO-8601 date-time`);
+    }
   }
+  problems.throwIfAny();
 
   const config: Config = {
     file,

@@ -9,6 +9,7 @@ import swagger from '@fastify/swagger';
 import type { InfoRecord } from './info.js';
 import type { VerifierService } from '../verify/types.js';
 import { classifyHttpError } from './httpErrors.js';
+import { documentErrorResponses, failureBody, plainFailureSchema } from './errorResponses.js';
 import { infoRoute } from './routes/info.js';
 import { decodeRoute } from './routes/decode.js';
 import { decodeReportRoute } from './routes/decodeReport.js';
@@ -39,13 +40,6 @@ const ALLOWED: Record<string, string> = {
   '/metrics': 'GET, HEAD',
 };
 
-function failureBody(url: string | undefined, code: string, message: string): Record<string, unknown> {
-  if (url === '/decode') return { success: false, errorString: message, errorCode: code };
-  if (url === '/decodeReport') return { reportValid: false, errorString: message, errorCode: code };
-  if (url === '/verify') return { success: false, validReports: [], errorMessage: message, errorCode: code };
-  return { errorString: message, errorCode: code };
-}
-
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const base: FastifyServerOptions = {
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
@@ -53,16 +47,24 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     requestTimeout: 60_000,
     connectionTimeout: 60_000,
     return503OnClosing: true,
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true } },
   };
   const app: FastifyInstance = opts.https
     ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2' } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)
     : Fastify(base);
   // JSON only: requests with any other content type are answered 415.
   app.removeContentTypeParser('text/plain');
+  // Before swagger: every route's error answers are part of its schema (and so of /docs/json).
+  app.addHook('onRoute', documentErrorResponses);
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Enclave report verifier', version: '0.1.0', description: 'Decode and verify typeA (SGX DCAP) and typeB (AWS Nitro) oracle reports' },
+      info: {
+        title: 'Enclave report verifier',
+        version: '0.1.0',
+        description:
+          'Decode and verify typeA (SGX DCAP) and typeB (AWS Nitro) oracle reports. Any path not listed here answers 404 with the ErrorBody schema (errorCode HTTP_NOT_FOUND).',
+      },
+      components: { schemas: { ErrorBody: { ...plainFailureSchema, required: [...plainFailureSchema.required] } } },
     },
   });
 
@@ -86,7 +88,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   if (opts.metrics) await app.register(opts.metrics.plugin);
-  app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/docs/json',
+    { schema: { summary: 'This OpenAPI 3 description', response: { 200: { type: 'object', additionalProperties: true, description: 'OpenAPI 3.0 document' } } } },
+    async () => app.swagger(),
+  );
   await app.register(healthRoutes(opts.isReady ?? (() => true)));
   await app.register(infoRoute(opts.info));
   await app.register(decodeRoute(opts.service));

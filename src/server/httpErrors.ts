@@ -1,11 +1,13 @@
 /**
  * HTTP status mapping for requests that could not be read (documented in README "Status codes"):
  * 400 invalid JSON or body shape, 413 body over the limit, 415 content type not JSON,
- * 405 known path with another method. A request that was read but does not decode or verify
- * answers 200 with the failure in the body.
+ * 405 known path with another method, 503 verification pool full/timed out/closed, 500 anything
+ * else. A request that was read but does not decode or verify answers 200 with the failure in the
+ * body. Every message is a sentence; JSON types are named with their article ("an array").
  */
 import type { FastifyError } from 'fastify';
 import { isVerifierError } from '../errors.js';
+import { aTypeName } from '../typeNames.js';
 
 export interface HttpFailure {
   status: number;
@@ -36,18 +38,32 @@ export function classifyHttpError(err: FastifyError): HttpFailure {
     default:
       break;
   }
-  if (err.validation) {
-    const v = err.validation[0];
-    const where = v?.instancePath ? v.instancePath.slice(1).replace(/\//g, '.') : (v?.params as { missingProperty?: string } | undefined)?.missingProperty;
-    let message: string;
-    if (v?.keyword === 'required') message = `missing field "${where}"`;
-    else if (v?.keyword === 'type') message = `field "${where}" must be a ${(v.params as { type: string }).type}`;
-    else message = `invalid request body: ${err.message}`;
-    return { status: 400, code: 'HTTP_INVALID_BODY', message };
-  }
+  if (err.validation) return { status: 400, code: 'HTTP_INVALID_BODY', message: describeValidation(err) };
   if (err instanceof SyntaxError) return { status: 400, code: 'HTTP_INVALID_JSON', message: `request body is not valid JSON: ${err.message}` };
   const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
   return { status, code: status === 500 ? 'INTERNAL_ERROR' : 'HTTP_BAD_REQUEST', message: status === 500 ? 'internal error' : err.message };
+}
+
+/** One sentence for the first schema violation of a request body. */
+function describeValidation(err: FastifyError): string {
+  const v = err.validation?.[0];
+  if (!v) return `invalid request body: ${err.message}`;
+  const params = v.params as { missingProperty?: string; type?: unknown };
+  const path = v.instancePath.slice(1).replace(/\//g, '.');
+  // The offending value (Ajv's `verbose` option, set in app.ts).
+  const got = jsonKind((v as { data?: unknown }).data);
+  if (v.keyword === 'type' && path === '') return `request body must be a JSON object, got ${got}`;
+  if (v.keyword === 'required') return `missing field "${path ? `${path}.` : ''}${params.missingProperty}"`;
+  if (v.keyword === 'type') return `field "${path}" must be ${aTypeName(params.type)}, got ${got}`;
+  return `invalid request body: ${path ? `field "${path}" ` : ''}${v.message ?? err.message}`;
+}
+
+/** The kind of a parsed JSON value, with its article: "an array", "null", "a string". */
+function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (v === undefined) return 'nothing';
+  return aTypeName(typeof v);
 }
 
 /** Codes of requests that could not be read. */

@@ -232,7 +232,11 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       httpRequests.inc(labels);
       httpDuration.observe(labels, reply.elapsedTime / 1000);
     });
-    app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+    const metricsSchema = {
+      summary: 'Prometheus metrics (text exposition format 0.0.4)',
+      response: { 200: { description: 'Metrics in the Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    };
+    app.get('/metrics', { schema: metricsSchema }, async (_req, reply) => {
       const text = await registry.metrics();
       return reply.header('content-type', registry.contentType).send(text);
     });

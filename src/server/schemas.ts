@@ -92,7 +92,11 @@ export const infoResponse = {
         ledgerEncoded: { type: 'string' },
       },
     },
-    liveCheckProgram: { type: 'string' },
+    liveCheckProgram: {
+      type: 'string',
+      nullable: true,
+      description: 'Ledger program of the live check (NAME.aleo); null when liveCheck.contractName is not configured',
+    },
     startTimeUTC: { type: 'string' },
   },
 } as const;

@@ -55,7 +55,7 @@ describe('service process', () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n').sort()).toEqual([
       'config: colour = 1: unknown key (not part of the configuration schema; check its spelling)',
-      'config: liveCheck.skip = "yes": expected boolean',
+      'config: liveCheck.skip = "yes": expected a boolean',
       'config: port = -1: expected a number ≥ 0',
     ]);
   });

@@ -215,10 +215,10 @@ describe('GET /metrics on the real app', () => {
     expect(value(s, 'verifier_pool_threads', {})).toBe(4);
   });
 
-  it('keeps /metrics out of the OpenAPI document', async () => {
+  it('describes /metrics in the OpenAPI document as Prometheus text', async () => {
     const doc: any = await (await fetch(`${url}/docs/json`)).json();
     expect(Object.keys(doc.paths)).toContain('/decodeReport');
-    expect(Object.keys(doc.paths)).not.toContain('/metrics');
+    expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual(['text/plain']);
   });
 });
 

@@ -76,13 +76,13 @@ describe('config validation errors', () => {
     expect(e.code).toBe('CONFIG_INVALID');
     expect(e.lines).toEqual(
       expect.arrayContaining([
-        'config: port = "x": expected integer',
+        'config: port = "x": expected an integer',
         'config: acceptedTcbStatus = []: unknown key (not part of the configuration schema; check its spelling)',
         'config: tlsKey = (absent): missing required key',
         'config: tlsCert = (absent): missing required key',
         'config: liveCheck.apiBaseUrl = (absent): missing required key',
         'config: liveCheck.contractName = (absent): missing required key',
-        'config: allowDebugEnclaves = "no": expected boolean',
+        'config: allowDebugEnclaves = "no": expected a boolean',
         'config: workers = -1: expected a number ≥ 0',
       ]),
     );
@@ -97,6 +97,31 @@ describe('config validation errors', () => {
     expect(errorOf({ ...base, port: 70000 }).lines[0]).toBe('config: port = 70000: expected a number ≤ 65535');
     expect(errorOf({ liveCheck: { skip: true } }).lines[0]).toBe('config: port = (absent): missing required key');
     expect(errorOf({ ...base, acceptedTcbStatuses: [] }).lines[0]).toBe('config: acceptedTcbStatuses = []: expected at least 1 item(s)');
+  });
+
+  it('reports every invalid key at once: schema violations, targets and their codes', () => {
+    const e = errorOf({ ...base, port: -1, workers: 'many', uniqueIdTarget: 'abcd', pcrValuesTarget: ['zz', t.pcrValuesTargetHex[1], 'yy'] });
+    expect(e.code).toBe('CONFIG_INVALID');
+    expect(e.lines).toEqual([
+      'config: port = -1: expected a number ≥ 0',
+      'config: workers = "many": expected an integer',
+      'config: uniqueIdTarget = "abcd": expected 32 bytes as hex (64 hex digits) or base64',
+      'config: pcrValuesTarget[0] = "zz": expected 48 bytes as hex (96 hex digits) or base64',
+      'config: pcrValuesTarget[2] = "yy": expected 48 bytes as hex (96 hex digits) or base64',
+    ]);
+    const targetsOnly = errorOf({ ...base, uniqueIdTarget: '00'.repeat(32), pcrValuesTarget: [t.pcrValuesTargetHex[0], 'zz'] });
+    expect(targetsOnly.code).toBe('CONFIG_BAD_TARGET');
+    expect(targetsOnly.lines).toHaveLength(2);
+    expect(targetsOnly.lines[0]).toMatch(/^config: uniqueIdTarget = .*not all zeros$/);
+    expect(targetsOnly.lines[1]).toMatch(/^config: pcrValuesTarget\[1\] = "zz"/);
+  });
+
+  it('names JSON types with their article', () => {
+    expect(errorOf({ ...base, pcrValuesTarget: 'x', trustedRoots: [], useTls: 1 }).lines).toEqual([
+      'config: useTls = 1: expected a boolean',
+      'config: pcrValuesTarget = "x": expected an array',
+      'config: trustedRoots = []: expected an object',
+    ]);
   });
 
   it('does not mutate its input', () => {

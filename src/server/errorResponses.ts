@@ -1,0 +1,103 @@
+/**
+ * The error answers of every route, as bodies and as response schemas. One table serves the error
+ * handler (which body shape a path answers with) and the OpenAPI description (an onRoute hook adds
+ * each route's 4xx/5xx responses that the route does not declare itself), so the two cannot drift.
+ *
+ * Shapes (README "Error bodies"): `/decode` `{ success: false, errorString, errorCode }`,
+ * `/decodeReport` `{ reportValid: false, errorString, errorCode }`, `/verify`
+ * `{ success: false, validReports: [], errorMessage, errorCode }`, every other path
+ * `{ errorString, errorCode }`. A request that arrives while the server closes is answered by
+ * Fastify itself with `{ error, message, statusCode }`.
+ */
+import type { RouteOptions } from 'fastify';
+
+const str = { type: 'string' } as const;
+
+const FAILURE_SCHEMAS: Record<string, object> = {
+  '/decode': {
+    type: 'object',
+    required: ['success', 'errorString', 'errorCode'],
+    properties: { success: { type: 'boolean', enum: [false] }, errorString: str, errorCode: str },
+  },
+  '/decodeReport': {
+    type: 'object',
+    required: ['reportValid', 'errorString', 'errorCode'],
+    properties: { reportValid: { type: 'boolean', enum: [false] }, errorString: str, errorCode: str },
+  },
+  '/verify': {
+    type: 'object',
+    required: ['success', 'validReports', 'errorMessage', 'errorCode'],
+    properties: { success: { type: 'boolean', enum: [false] }, validReports: { type: 'array', items: { type: 'integer' }, maxItems: 0 }, errorMessage: str, errorCode: str },
+  },
+};
+
+/** Body of every path without its own failure shape (also 404 on unknown paths). */
+export const plainFailureSchema = {
+  type: 'object',
+  required: ['errorString', 'errorCode'],
+  properties: { errorString: str, errorCode: str },
+} as const;
+
+/** Fastify's own answer to a request that arrives while the server is closing. */
+export const closingSchema = {
+  type: 'object',
+  description: 'Fastify answer while the server shuts down',
+  required: ['error', 'message', 'statusCode'],
+  properties: { error: str, message: str, statusCode: { type: 'integer', enum: [503] } },
+} as const;
+
+/** The failure body a path answers with (keeps the route's success shape). */
+export function failureBody(path: string | undefined, code: string, message: string): Record<string, unknown> {
+  if (path === '/decode') return { success: false, errorString: message, errorCode: code };
+  if (path === '/decodeReport') return { reportValid: false, errorString: message, errorCode: code };
+  if (path === '/verify') return { success: false, validReports: [], errorMessage: message, errorCode: code };
+  return { errorString: message, errorCode: code };
+}
+
+export function failureSchema(path: string): object {
+  return FAILURE_SCHEMAS[path] ?? plainFailureSchema;
+}
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+/** Paths whose handler waits for the verification pool (its capacity errors answer 503). */
+const POOL_PATHS = new Set(['/decodeReport']);
+
+/** The error statuses a route can answer and when (README "Status codes"). */
+export function errorStatuses(method: string, path: string): Record<string, string> {
+  const pool = POOL_PATHS.has(path);
+  return {
+    ...(WITH_BODY.has(method)
+      ? {
+          400: 'The body is not valid JSON, is empty, is not a JSON object or misses a required field (HTTP_INVALID_JSON, HTTP_EMPTY_BODY, HTTP_INVALID_BODY, HTTP_BAD_CONTENT_LENGTH)',
+          413: 'The body is larger than bodyLimit (HTTP_BODY_TOO_LARGE)',
+          415: 'Content-Type is not application/json (HTTP_UNSUPPORTED_MEDIA_TYPE)',
+        }
+      : {}),
+    405: 'Another method on this path (HTTP_METHOD_NOT_ALLOWED); the Allow header names the methods of the path',
+    500: `Internal error, never expected, reported without details (INTERNAL_ERROR${pool ? ', POOL_WORKER_FAILED' : ''})`,
+    503: pool
+      ? 'The verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), or the server is shutting down'
+      : 'The server is shutting down',
+  };
+}
+
+type ResponseSchemas = Record<string, unknown>;
+
+/**
+ * onRoute hook: adds the error responses of the route's method to its schema, keeping any status
+ * the route documents itself. Routes hidden from the OpenAPI description are left alone.
+ */
+export function documentErrorResponses(route: RouteOptions): void {
+  const schema = (route.schema ?? {}) as { hide?: boolean; response?: ResponseSchemas };
+  if (schema.hide) return;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const method = methods.find((m) => m !== 'HEAD') ?? methods[0]!;
+  const failure = failureSchema(route.url);
+  const response: ResponseSchemas = { ...(schema.response ?? {}) };
+  for (const [status, description] of Object.entries(errorStatuses(method, route.url))) {
+    if (response[status] !== undefined) continue;
+    const body = status === '503' ? (POOL_PATHS.has(route.url) ? { anyOf: [failure, closingSchema] } : closingSchema) : failure;
+    response[status] = { description, ...body };
+  }
+  route.schema = { ...schema, response };
+}
