@@ -27,6 +27,8 @@ export interface Config {
   pccsUrl: string;
   trustedRoots: { typeA: string; typeB: string };
   acceptedTcbStatuses: TcbStatusName[];
+  /** When set: a TCB status other than UpToDate also needs every advisory of its level listed here. */
+  acceptedAdvisories?: string[];
   allowDebugEnclaves: boolean;
   /** Verification worker threads; 0 verifies on the main thread. */
   workers: number;
@@ -168,6 +170,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (uniqueIdTarget) config.uniqueIdTarget = uniqueIdTarget;
   if (pcrValuesTarget) config.pcrValuesTarget = pcrValuesTarget;
   if (verificationTime !== undefined) config.verificationTime = verificationTime;
+  if (raw.acceptedAdvisories !== undefined) config.acceptedAdvisories = raw.acceptedAdvisories;
   return config;
 }
 

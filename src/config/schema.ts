@@ -3,16 +3,11 @@
  * `uniqueIdTarget`, `pcrValuesTarget`, `liveCheck`) plus the verifier's own settings. Unknown keys
  * are errors: a misspelt key must never silently fall back to a default.
  */
-export const TCB_STATUSES = [
-  'UpToDate',
-  'OutOfDate',
-  'Revoked',
-  'ConfigurationNeeded',
-  'OutOfDateConfigurationNeeded',
-  'SWHardeningNeeded',
-  'ConfigurationAndSWHardeningNeeded',
-] as const;
-export type TcbStatusName = (typeof TCB_STATUSES)[number];
+import { PLATFORM_TCB_STATUSES, type TcbStatus } from '../attestation/typeA/tcbStatus.js';
+
+/** The TCB status vocabulary of the typeA verification (one list, attestation/typeA/tcbStatus.ts). */
+export const TCB_STATUSES = PLATFORM_TCB_STATUSES;
+export type TcbStatusName = TcbStatus;
 
 /** Intel's Provisioning Certification Service, API v4. */
 export const DEFAULT_PCCS_URL = 'https://api.trustedservices.intel.com/sgx/certification/v4/';
@@ -63,6 +58,11 @@ export const configSchema = {
       uniqueItems: true,
       default: ['UpToDate', 'SWHardeningNeeded'],
     },
+    acceptedAdvisories: {
+      type: 'array',
+      items: { type: 'string', pattern: '^INTEL-SA-[0-9]{4,}$' },
+      uniqueItems: true,
+    },
     allowDebugEnclaves: { type: 'boolean', default: false },
     workers: { type: 'integer', minimum: 0, maximum: 256 },
     maxQueue: { type: 'integer', minimum: 1, maximum: 100000, default: 512 },
@@ -97,6 +97,7 @@ export interface RawConfig {
   pccsUrl: string;
   trustedRoots: { typeA?: string; typeB?: string };
   acceptedTcbStatuses: TcbStatusName[];
+  acceptedAdvisories?: string[];
   allowDebugEnclaves: boolean;
   workers?: number;
   maxQueue: number;

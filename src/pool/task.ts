@@ -1,4 +1,5 @@
 /** Messages between the main thread and the verification workers (structured-clone safe). */
+import type { TcbStatus } from '../attestation/typeA/tcbStatus.js';
 import type { FailureInfo, VerifyOutcome } from '../verify/types.js';
 import type { PackedCollateral } from './collateralPack.js';
 
@@ -6,7 +7,8 @@ export interface WorkerSetup {
   policy: {
     uniqueIdTarget: Uint8Array;
     pcrValuesTarget: Uint8Array[];
-    acceptedTcbStatuses: string[];
+    acceptedTcbStatuses: TcbStatus[];
+    acceptedAdvisories?: readonly string[];
     allowDebugEnclaves: boolean;
   };
   /** DER of the trust anchors (re-parsed in each worker). */

@@ -105,3 +105,14 @@ describe('config validation errors', () => {
     expect(input).toEqual({ port: 8080, liveCheck: { skip: true } });
   });
 });
+
+describe('config acceptedAdvisories', () => {
+  it('is absent unless set, kept as given, and refuses ids that are not INTEL-SA-NNNNN', () => {
+    expect(resolveConfig(base, '/').acceptedAdvisories).toBeUndefined();
+    expect(resolveConfig({ ...base, acceptedAdvisories: ['INTEL-SA-00615'] }, '/').acceptedAdvisories).toEqual(['INTEL-SA-00615']);
+    expect(errorOf({ ...base, acceptedAdvisories: ['SA-00615'] }).lines[0]).toMatch(/^config: acceptedAdvisories\.0 = "SA-00615": expected a value matching/);
+    expect(errorOf({ ...base, acceptedAdvisories: ['INTEL-SA-00615', 'INTEL-SA-00615'] }).lines[0]).toBe(
+      'config: acceptedAdvisories = ["INTEL-SA-00615","INTEL-SA-00615"]: expected no duplicate items',
+    );
+  });
+});
