@@ -40,6 +40,8 @@ export interface Config {
   reproducibleBuildTimeoutMs: number;
   /** Fixed typeA verification time (epoch ms), for audits of history and for expired vectors. */
   verificationTime?: number;
+  /** Oracle programs the ledger scans follow (CLI reverify); absent: every known program. */
+  ledgerPrograms?: string[];
   logLevel: string;
   bodyLimit: number;
 }
@@ -171,6 +173,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (pcrValuesTarget) config.pcrValuesTarget = pcrValuesTarget;
   if (verificationTime !== undefined) config.verificationTime = verificationTime;
   if (raw.acceptedAdvisories !== undefined) config.acceptedAdvisories = raw.acceptedAdvisories;
+  if (raw.ledgerPrograms !== undefined) config.ledgerPrograms = raw.ledgerPrograms;
   return config;
 }
 

@@ -4,6 +4,7 @@
  * are errors: a misspelt key must never silently fall back to a default.
  */
 import { PLATFORM_TCB_STATUSES, type TcbStatus } from '../attestation/typeA/tcbStatus.js';
+import { KNOWN_PROGRAM_IDS } from '../ledger/programs.js';
 
 /** The TCB status vocabulary of the typeA verification (one list, attestation/typeA/tcbStatus.ts). */
 export const TCB_STATUSES = PLATFORM_TCB_STATUSES;
@@ -70,6 +71,12 @@ export const configSchema = {
     reproducibleBuildScript: { type: 'string', minLength: 1, default: './get-enclave-id.sh' },
     reproducibleBuildTimeoutMs: { type: 'integer', minimum: 1000, default: 7_200_000 },
     verificationTime: { type: 'string', format: 'date-time' },
+    ledgerPrograms: {
+      type: 'array',
+      items: { type: 'string', enum: [...KNOWN_PROGRAM_IDS] },
+      minItems: 1,
+      uniqueItems: true,
+    },
     logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     bodyLimit: { type: 'integer', minimum: 16384, maximum: 16777216, default: 262144 },
   },
@@ -105,6 +112,7 @@ export interface RawConfig {
   reproducibleBuildScript: string;
   reproducibleBuildTimeoutMs: number;
   verificationTime?: string;
+  ledgerPrograms?: string[];
   logLevel: string;
   bodyLimit: number;
 }
