@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
-import { bundleFromCollateral, startPccsServer, type PccsServer } from '../support/pccs-server.js';
-import { createTypeBPki, defaultPcrs } from '../support/typeb-pki.js';
-import { mintTypeAPki } from '../support/typea-pki.js';
+import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
+import { defaultPcrs } from '../support/typeb-pki.js';
 import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-reports.js';
 import { readVectorJson } from '../support/paths.js';
 import { reverifyCommand } from '../../src/cli/reverify.js';
@@ -23,7 +22,6 @@ import { parseChunkedStruct } from '../../src/ledger/struct.js';
 import { hashReportData } from '../../src/hash/index.js';
 import { KNOWN_PROGRAM_IDS } from '../../src/ledger/programs.js';
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const OFFICIAL = 'official_oracle.aleo';
 const VLINK = 'vlink_oracle_v0001.aleo';
 const VERU2 = 'veru_oracle_v2.aleo';
@@ -34,29 +32,14 @@ const OTHER_ID = new Uint8Array(32).fill(0x33);
 
 let dir: string;
 let node: LedgerNode;
-let pccs: PccsServer;
-let config: string;
-let at: string;
+let env: MintedCliEnv;
 const tx: Record<string, { transactionId: string; transitionIds: string[] }> = {};
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cli-programs-'));
-  const a = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
-  const b = createTypeBPki();
-  pccs = await startPccsServer(bundleFromCollateral(a.collateral));
-  writeFileSync(join(dir, 'a.pem'), a.root.pem);
-  writeFileSync(join(dir, 'b.pem'), b.rootPem);
-  const base = {
-    uniqueIdTarget: hex(MRENCLAVE),
-    pcrValuesTarget: defaultPcrs().slice(0, 3).map(hex),
-    acceptedTcbStatuses: ['UpToDate'],
-    trustedRoots: { typeA: join(dir, 'a.pem'), typeB: join(dir, 'b.pem') },
-    pccsUrl: pccs.url,
-  };
-  config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify(base));
-  writeFileSync(join(dir, 'config-official.json'), JSON.stringify({ ...base, ledgerPrograms: [OFFICIAL] }));
-  at = new Date(a.time).toISOString();
+  env = await startMintedCliEnv(dir, MRENCLAVE);
+  const { typeA: a, typeB: b } = env;
+  writeFileSync(join(dir, 'config-official.json'), JSON.stringify({ ...env.config, ledgerPrograms: [OFFICIAL] }));
 
   const sgx = (value: string) => {
     const ud = makeUserData({ attestationData: value });
@@ -103,14 +86,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await node?.close();
-  await pccs?.close();
+  await env?.pccs.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function run(extra: string[], name: string, configFile = config): Promise<{ code: number; stderr: string; records: any[] }> {
+async function run(extra: string[], name: string, configFile = env.configFile): Promise<{ code: number; stderr: string; records: any[] }> {
   const out = join(dir, `${name}.jsonl`);
   let stderr = '';
-  const code = await reverifyCommand(['--config', configFile, '--at', at, '--workers', '0', '--out', out, '--progress-interval', '0', ...extra], {
+  const code = await reverifyCommand(['--config', configFile, '--at', env.at, '--workers', '0', '--out', out, '--progress-interval', '0', ...extra], {
     stderr: (s) => void (stderr += s),
     tty: false,
   });
