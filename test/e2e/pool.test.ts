@@ -15,7 +15,6 @@ import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-r
 import { CollateralPacker } from '../../src/pool/collateralPack.js';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 import { VerifierError } from '../../src/errors.js';
-import type { TcbStatus } from '../../src/attestation/typeA/tcbStatus.js';
 
 const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
 const manifest = readVectorJson<any>('nitro/manifest.json');
@@ -27,7 +26,7 @@ const setup = {
   policy: {
     uniqueIdTarget: hex('58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df'),
     pcrValuesTarget: [hex(doc.pcr0), hex(doc.pcr1), hex(doc.pcr2)],
-    acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] as TcbStatus[],
+    acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] as const,
     allowDebugEnclaves: false,
   },
   roots: { typeA: root(vectorPath('sgx/intel-root/IntelSGXRootCA.pem')), typeB: root(vectorPath('nitro/aws-nitro-enclaves-root-g1.pem')) },
