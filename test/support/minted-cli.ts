@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleFromCollateral, startPccsServer, type PccsServer } from './pccs-server.js';
 import { createTypeBPki, defaultPcrs } from './typeb-pki.js';
-import { mintTypeAPki, type TestPki } from './typea-pki.js';
+import { mintTypeAPki, type TestPki, type TestPkiOptions } from './typea-pki.js';
 
 export interface MintedCliEnv {
   typeA: TestPki;
@@ -21,9 +21,10 @@ export interface MintedCliEnv {
   at: string;
 }
 
-export async function startMintedCliEnv(dir: string, mrEnclave: Uint8Array): Promise<MintedCliEnv> {
+/** `pki` overrides the typeA PKI (by default the PCK certificate matches the UpToDate level). */
+export async function startMintedCliEnv(dir: string, mrEnclave: Uint8Array, pki: TestPkiOptions = {}): Promise<MintedCliEnv> {
   const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-  const typeA = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
+  const typeA = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' }, ...pki });
   const typeB = createTypeBPki();
   const pccs = await startPccsServer(bundleFromCollateral(typeA.collateral));
   writeFileSync(join(dir, 'a.pem'), typeA.root.pem);
