@@ -161,6 +161,11 @@ describe('reverify follows every era’s oracle programs', () => {
     expect(records.map((r) => [r.program, r.function, r.transitionId])).toEqual([[IFACE5, 'set_multiple_data_sgx', tx.ifaceWrapped!.transitionIds[1]]]);
   });
 
+  it('refuses --program where no ledger is scanned (--jsonl)', async () => {
+    writeFileSync(join(dir, 'empty.jsonl'), '');
+    await expect(run(['--jsonl', join(dir, 'empty.jsonl'), '--program', OFFICIAL], 'jsonl')).rejects.toMatchObject({ code: 'CLI_USAGE', message: 'reverify: --program applies to --node and --tx-dir' });
+  });
+
   it('refuses an unknown program with the list of known ones', async () => {
     await expect(run([...scanArgs(), '--program', 'other_oracle'], 'unknown')).rejects.toMatchObject({
       code: 'CLI_USAGE',
