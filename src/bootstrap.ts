@@ -98,6 +98,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     uniqueIdTarget: targets.uniqueId,
     pcrValuesTarget: targets.pcrs,
     acceptedTcbStatuses: config.acceptedTcbStatuses,
+    ...(config.acceptedAdvisories !== undefined ? { acceptedAdvisories: config.acceptedAdvisories } : {}),
     allowDebugEnclaves: config.allowDebugEnclaves,
   };
   // With a fixed verification time the verifier behaves as if it were that time, also for the

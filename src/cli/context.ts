@@ -73,6 +73,7 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
     uniqueIdTarget: config.uniqueIdTarget!,
     pcrValuesTarget: config.pcrValuesTarget!,
     acceptedTcbStatuses: config.acceptedTcbStatuses,
+    ...(config.acceptedAdvisories !== undefined ? { acceptedAdvisories: config.acceptedAdvisories } : {}),
     allowDebugEnclaves: config.allowDebugEnclaves,
   };
   const clock = at !== undefined ? () => at : Date.now;

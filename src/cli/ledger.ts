@@ -1,28 +1,41 @@
 /**
  * Ledger side of `reverify`: block scans through a snarkOS node (`GET {base}/blocks?start&end`,
- * end exclusive, ≤ 50 blocks per call), saved transaction JSON, and the extraction of the oracle
- * program's transitions from transactions.
+ * end exclusive, ≤ 50 blocks per call), saved transaction JSON, and the extraction of the followed
+ * oracle programs' transitions from transactions (the programs and their transitions come from the
+ * registry, src/ledger/programs.ts). A transaction lists every transition it executed, those of
+ * programs called by another program's transition included, so wrapped oracle calls are found too.
  */
 import { createLedgerNodeClient, type LedgerNodeClient } from '../startup/ledgerNodeClient.js';
 import { pcrsFromLeo, uniqueIdFromLeo } from '../ledger/leoValue.js';
+import { KNOWN_PROGRAM_IDS, normaliseProgramId, oracleProgram, OWNER_INPUT, ownerKindOf, UPDATE_INPUTS, updateKindOf } from '../ledger/programs.js';
 import { toFailure } from '../verify/failure.js';
 import { cliError } from './errors.js';
 import { RateLimiter } from './rateLimit.js';
-import { canonical, OWNER_FUNCTIONS, UPDATE_FUNCTIONS, type OutputRecord } from './records.js';
+import { canonical, type OutputRecord } from './records.js';
 
 export const MAX_BLOCKS_PER_CALL = 50;
 
 /** One thing found on the ledger: an update to verify, or an owner record ready to write. */
 export type LedgerItem =
-  | { type: 'update'; base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'function'>; userData: string; report: string }
+  | { type: 'update'; base: UpdateBase; userData: string; report: string }
   | { type: 'update-malformed'; record: OutputRecord }
   | { type: 'owner'; record: OutputRecord };
+
+export type UpdateBase = Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function'>;
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function normaliseProgram(p: string): string {
-  return p.endsWith('.aleo') ? p : `${p}.aleo`;
+/**
+ * The programs to follow: the given names (`.aleo` optional), else all known programs. Every name
+ * must be a known oracle program.
+ */
+export function programsToFollow(names: readonly string[] | undefined, where: string): string[] {
+  if (names === undefined || names.length === 0) return [...KNOWN_PROGRAM_IDS];
+  const ids = [...new Set(names.map(normaliseProgramId))];
+  const unknown = ids.filter((id) => !oracleProgram(id));
+  if (unknown.length) throw cliError('CLI_USAGE', `${where}: unknown oracle program ${unknown.join(', ')} (known: ${KNOWN_PROGRAM_IDS.join(', ')})`);
+  return ids;
 }
 
 /**
@@ -48,8 +61,8 @@ function publicValue(inputs: unknown, i: number): string | undefined {
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
-/** The oracle program's transitions of one transaction, in transition order. */
-export function itemsOfTransaction(txv: unknown, program: string, heightHint?: number): LedgerItem[] {
+/** The followed programs' update and owner transitions of one transaction, in transition order. */
+export function itemsOfTransaction(txv: unknown, programs: readonly string[], heightHint?: number): LedgerItem[] {
   const u = unwrapTransaction(txv);
   if (!u) return [];
   const height = u.height ?? heightHint;
@@ -58,36 +71,40 @@ export function itemsOfTransaction(txv: unknown, program: string, heightHint?: n
   if (!Array.isArray(transitions)) return [];
   const items: LedgerItem[] = [];
   for (const t of transitions) {
-    if (!isObj(t) || t.program !== program || typeof t.function !== 'string') continue;
+    if (!isObj(t) || typeof t.program !== 'string' || !programs.includes(t.program) || typeof t.function !== 'string') continue;
+    const program = t.program;
     const fn = t.function;
-    const base = {
+    const base: UpdateBase = {
       ...(transactionId !== undefined ? { transactionId } : {}),
       ...(typeof t.id === 'string' ? { transitionId: t.id } : {}),
       ...(height !== undefined ? { blockHeight: height } : {}),
+      program,
       function: fn,
     };
-    if ((UPDATE_FUNCTIONS as readonly string[]).includes(fn)) {
-      const userData = publicValue(t.inputs, 0);
-      const report = publicValue(t.inputs, 1);
+    const kind = updateKindOf(program, fn);
+    const sets = ownerKindOf(program, fn);
+    if (kind !== undefined) {
+      const userData = publicValue(t.inputs, UPDATE_INPUTS.userData);
+      const report = publicValue(t.inputs, UPDATE_INPUTS.report);
       if (userData === undefined || report === undefined) {
         items.push({
           type: 'update-malformed',
           record: canonical({
             ...base,
-            kind: fn === 'set_data_sgx' ? 'typeA' : 'typeB',
+            kind,
             reportValid: false,
             errorCode: 'LEDGER_TRANSITION_MALFORMED',
-            errorString: `${fn}: inputs 0 and 1 must be public values (report_data, report)`,
+            errorString: `${program}/${fn}: inputs ${UPDATE_INPUTS.userData} and ${UPDATE_INPUTS.report} must be public values (report_data, report)`,
             measurements: {},
           }),
         });
       } else items.push({ type: 'update', base, userData, report });
-    } else if ((OWNER_FUNCTIONS as readonly string[]).includes(fn)) {
-      const value = publicValue(t.inputs, 0);
+    } else if (sets !== undefined) {
+      const value = publicValue(t.inputs, OWNER_INPUT);
       const rec: OutputRecord = { ...base, kind: 'measurement' };
       try {
-        if (value === undefined) throw cliError('LEDGER_TRANSITION_MALFORMED', `${fn}: input 0 is not a public value`);
-        rec.measurement = fn === 'set_unique_id' ? { uniqueId: hex(uniqueIdFromLeo(value)) } : { pcrs: pcrsFromLeo(value).map(hex) };
+        if (value === undefined) throw cliError('LEDGER_TRANSITION_MALFORMED', `${program}/${fn}: input ${OWNER_INPUT} is not a public value`);
+        rec.measurement = sets === 'uniqueId' ? { uniqueId: hex(uniqueIdFromLeo(value)) } : { pcrs: pcrsFromLeo(value).map(hex) };
       } catch (e) {
         const f = toFailure(e);
         rec.errorCode = f.code;
@@ -110,7 +127,6 @@ export function blockOf(b: unknown): { height: number; transactions: unknown[] }
 
 export interface NodeScanOptions {
   baseUrl: string;
-  program: string;
   rps: number;
   timeoutMs: number;
   retries: number;

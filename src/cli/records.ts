@@ -2,15 +2,19 @@
  * Output records of `reverify` and `merge` (one JSON line each), the measurement-in-force replay
  * and the summary (counts by kind × outcome × failure code).
  *
- * Update record (set_data_sgx / set_data_nitro transition, or one JSONL input line):
- *   { transactionId?, transitionId?, blockHeight?, id?, function?, kind, reportValid, errorCode?,
- *     errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
+ * Update record (an update transition of a followed program — see src/ledger/programs.ts — or one
+ * JSONL input line):
+ *   { transactionId?, transitionId?, blockHeight?, id?, program?, function?, kind, reportValid,
+ *     errorCode?, errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
  *     measurementInForce?: { matches, sourceHeight } }
- * Owner record (set_unique_id / set_pcr_values of the program, needed to replay measurements):
- *   { transactionId, transitionId, blockHeight, function, kind: "measurement",
+ * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
+ *   { transactionId, transitionId, blockHeight, program, function, kind: "measurement",
  *     measurement?: { uniqueId } | { pcrs }, errorCode?, errorString? }
+ * Measurements in force are kept per program holding the mappings (era 4: the data program), so
+ * an update is compared with what its own program's owner set.
  * Hex is lower case. Fields are written in this order, so runs are byte-for-byte comparable.
  */
+import { measurementLocation, updateKindOf } from '../ledger/programs.js';
 import type { VerifyOutcome } from '../verify/types.js';
 
 export type Measurement = { uniqueId: string } | { pcrs: string[] };
@@ -20,6 +24,7 @@ export interface OutputRecord {
   transitionId?: string;
   blockHeight?: number;
   id?: string;
+  program?: string;
   function?: string;
   kind: string;
   reportValid?: boolean;
@@ -33,7 +38,7 @@ export interface OutputRecord {
 }
 
 const ORDER: readonly (keyof OutputRecord)[] = [
-  'transactionId', 'transitionId', 'blockHeight', 'id', 'function', 'kind', 'reportValid', 'errorCode', 'errorString',
+  'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'reportValid', 'errorCode', 'errorString',
   'tcbStatus', 'measurements', 'measurement', 'decodedData', 'measurementInForce',
 ];
 
@@ -43,9 +48,6 @@ export function canonical(r: OutputRecord): OutputRecord {
   for (const k of ORDER) if (r[k] !== undefined) out[k] = r[k];
   return out as unknown as OutputRecord;
 }
-
-export const OWNER_FUNCTIONS = ['set_unique_id', 'set_pcr_values'] as const;
-export const UPDATE_FUNCTIONS = ['set_data_sgx', 'set_data_nitro'] as const;
 
 export function isOwnerRecord(r: OutputRecord): boolean {
   return r.kind === 'measurement';
@@ -67,12 +69,8 @@ export function measurementsOf(out: VerifyOutcome): Measurement | Record<string,
   return list.every((x) => x !== undefined) ? { pcrs: list as string[] } : {};
 }
 
-export function kindOfFunction(fn: string | undefined): string {
-  return fn === 'set_data_sgx' ? 'typeA' : fn === 'set_data_nitro' ? 'typeB' : 'unknown';
-}
-
-export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'function'>, out: VerifyOutcome): OutputRecord {
-  const r: OutputRecord = { ...base, kind: out.reportType ?? kindOfFunction(base.function), reportValid: out.reportValid };
+export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function'>, out: VerifyOutcome): OutputRecord {
+  const r: OutputRecord = { ...base, kind: out.reportType ?? updateKindOf(base.program, base.function) ?? 'unknown', reportValid: out.reportValid };
   if (out.error) {
     r.errorCode = out.error.code;
     r.errorString = out.error.message;
@@ -84,26 +82,34 @@ export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transit
   return canonical(r);
 }
 
-/** Measurements the program held, replayed from its owner transitions in ledger order. */
+/** The program whose mappings a record's measurements belong to ('' when the record names none). */
+function measurementDomain(r: OutputRecord): string {
+  return r.program === undefined ? '' : measurementLocation(r.program).program;
+}
+
+/** Measurements each program held, replayed from its owner transitions in ledger order. */
 export class MeasurementState {
-  uniqueId?: { value: string; height: number };
-  pcrs?: { value: string[]; height: number };
+  private readonly held = new Map<string, { uniqueId?: { value: string; height: number }; pcrs?: { value: string[]; height: number } }>();
 
   apply(r: OutputRecord): void {
     if (!isOwnerRecord(r) || !r.measurement || r.blockHeight === undefined) return;
-    if ('uniqueId' in r.measurement) this.uniqueId = { value: r.measurement.uniqueId, height: r.blockHeight };
-    else this.pcrs = { value: r.measurement.pcrs, height: r.blockHeight };
+    const key = measurementDomain(r);
+    const h = this.held.get(key) ?? {};
+    if ('uniqueId' in r.measurement) h.uniqueId = { value: r.measurement.uniqueId, height: r.blockHeight };
+    else h.pcrs = { value: r.measurement.pcrs, height: r.blockHeight };
+    this.held.set(key, h);
   }
 
-  /** The update record with measurementInForce set (or removed when nothing was replayed for its kind). */
+  /** The update record with measurementInForce set (or removed when nothing was replayed for its program and kind). */
   annotate(r: OutputRecord): OutputRecord {
     const { measurementInForce: _old, ...rest } = r;
     const m = r.measurements as Partial<{ uniqueId: string; pcrs: string[] }> | undefined;
+    const h = this.held.get(measurementDomain(r));
     let mif: OutputRecord['measurementInForce'];
-    if (r.kind === 'typeA' && this.uniqueId) mif = { matches: m?.uniqueId === this.uniqueId.value, sourceHeight: this.uniqueId.height };
-    if (r.kind === 'typeB' && this.pcrs) {
-      const cur = this.pcrs.value;
-      mif = { matches: Array.isArray(m?.pcrs) && m.pcrs.length === 3 && m.pcrs.every((p, i) => p === cur[i]), sourceHeight: this.pcrs.height };
+    if (r.kind === 'typeA' && h?.uniqueId) mif = { matches: m?.uniqueId === h.uniqueId.value, sourceHeight: h.uniqueId.height };
+    if (r.kind === 'typeB' && h?.pcrs) {
+      const cur = h.pcrs.value;
+      mif = { matches: Array.isArray(m?.pcrs) && m.pcrs.length === 3 && m.pcrs.every((p, i) => p === cur[i]), sourceHeight: h.pcrs.height };
     }
     return canonical(mif ? { ...rest, measurementInForce: mif } : rest);
   }

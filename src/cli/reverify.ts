@@ -10,7 +10,8 @@ import { resolve } from 'node:path';
 import { intOption, numberOption, parseArgs, timeOption } from './args.js';
 import { createCliVerifier, type CliVerifier } from './context.js';
 import { cliError, EXIT } from './errors.js';
-import { createBlockScanner, MAX_BLOCKS_PER_CALL, normaliseProgram } from './ledger.js';
+import { KNOWN_PROGRAM_IDS } from '../ledger/programs.js';
+import { createBlockScanner, MAX_BLOCKS_PER_CALL, programsToFollow } from './ledger.js';
 import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from './output.js';
 import { Progress } from './progress.js';
 import { MeasurementState, Summary, updateRecord, type OutputRecord } from './records.js';
@@ -19,9 +20,11 @@ import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Sou
 
 export const REVERIFY_USAGE = `usage: oracle-verifier reverify SOURCE [options]
 sources (one):
-  --node URL --program NAME --from H [--to H]   scan blocks [from, to) of a ledger node (to: latest + 1)
-  --jsonl FILE                                  lines of { "userData", "report", "id"? }
-  --tx-dir DIR --program NAME                   saved transaction JSON files (*.json)
+  --node URL --from H [--to H]   scan blocks [from, to) of a ledger node (to: latest + 1)
+  --jsonl FILE                   lines of { "userData", "report", "id"? }
+  --tx-dir DIR                   saved transaction JSON files (*.json)
+programs:     --program NAME…  oracle programs to follow in blocks / transactions (repeatable;
+              else the config's ledgerPrograms; else every known program: ${KNOWN_PROGRAM_IDS.join(', ')})
 ledger scan:  --rps N (5)  --concurrency N (4)  --retries N (5)  --timeout-ms MS (30000)
               --backoff-ms MS (500)  --batch N (50, ≤ 50)  --shard i/n (batch index mod n = i)
 verification: --config PATH  --at ISO-TIME  --workers N  --max-in-flight N
@@ -56,9 +59,10 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): Promise<number> {
   const a = parseArgs(argv, {
     values: [
-      'node', 'program', 'from', 'to', 'rps', 'concurrency', 'retries', 'timeout-ms', 'backoff-ms', 'batch', 'shard',
+      'node', 'from', 'to', 'rps', 'concurrency', 'retries', 'timeout-ms', 'backoff-ms', 'batch', 'shard',
       'jsonl', 'tx-dir', 'config', 'at', 'workers', 'max-in-flight', 'collateral-dir', 'pccs', 'out', 'checkpoint', 'progress-interval',
     ],
+    lists: ['program'],
     flags: ['resume', 'help'],
   });
   if (a.flags.has('help')) {
@@ -87,15 +91,16 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
     ...(a.values.has('pccs') ? { pccsUrl: a.values.get('pccs')! } : {}),
   });
   try {
+    if (a.lists.has('program') && a.values.has('jsonl')) throw cliError('CLI_USAGE', 'reverify: --program applies to --node and --tx-dir');
+    const programs = a.lists.has('program')
+      ? programsToFollow(a.lists.get('program'), 'reverify --program')
+      : programsToFollow(verifier.config.ledgerPrograms, `config ${verifier.config.file}: ledgerPrograms`);
     let source: Source;
     if (a.values.has('node')) {
-      const program = a.values.get('program');
-      if (!program) throw cliError('CLI_USAGE', 'reverify: --node needs --program NAME');
       const from = intOption(a, 'from', undefined, 0, Number.MAX_SAFE_INTEGER);
       if (from === undefined) throw cliError('CLI_USAGE', 'reverify: --node needs --from HEIGHT');
       const scanner = createBlockScanner({
         baseUrl: a.values.get('node')!,
-        program: normaliseProgram(program),
         rps: numberOption(a, 'rps', 5, 0),
         timeoutMs: intOption(a, 'timeout-ms', 30_000, 100, 600_000)!,
         retries: intOption(a, 'retries', 5, 0, 100)!,
@@ -107,7 +112,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       source = blockSource({
         scanner,
         node: scanner.client.baseUrl,
-        program: normaliseProgram(program),
+        programs,
         from,
         to,
         batchSize: intOption(a, 'batch', MAX_BLOCKS_PER_CALL, 1, MAX_BLOCKS_PER_CALL)!,
@@ -119,9 +124,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       if (!existsSync(f)) throw cliError('CLI_BAD_INPUT', `--jsonl ${f}: no such file`);
       source = jsonlSource(f);
     } else {
-      const program = a.values.get('program');
-      if (!program) throw cliError('CLI_USAGE', 'reverify: --tx-dir needs --program NAME');
-      source = txDirSource(resolve(a.values.get('tx-dir')!), normaliseProgram(program));
+      source = txDirSource(resolve(a.values.get('tx-dir')!), programs);
     }
     const defaultInFlight = Math.max(2, verifier.workers * 4);
     const maxInFlight = Math.min(intOption(a, 'max-in-flight', defaultInFlight, 1, 100_000)!, verifier.config.maxQueue + Math.max(1, verifier.workers));

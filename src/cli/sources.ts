@@ -44,7 +44,7 @@ export function parseShard(s: string): Shard {
   return { index, count };
 }
 
-export function blockSource(o: { scanner: BlockScanner; program: string; from: number; to: number; batchSize: number; concurrency: number; shard?: Shard; node: string }): Source {
+export function blockSource(o: { scanner: BlockScanner; programs: readonly string[]; from: number; to: number; batchSize: number; concurrency: number; shard?: Shard; node: string }): Source {
   const { from, to, batchSize } = o;
   const shard = o.shard ?? { index: 0, count: 1 };
   /** Start heights of this shard's batches at or after `cursor` (cursors are batch boundaries). */
@@ -55,7 +55,7 @@ export function blockSource(o: { scanner: BlockScanner; program: string; from: n
   };
   const endOf = (s: number) => Math.min(to, s + batchSize);
   return {
-    identity: { kind: 'blocks', node: o.node, program: o.program, from, to, batchSize, shard: `${shard.index}/${shard.count}` },
+    identity: { kind: 'blocks', node: o.node, programs: o.programs, from, to, batchSize, shard: `${shard.index}/${shard.count}` },
     unit: 'blocks',
     initialCursor: from,
     remaining: (cursor) => starts(cursor).reduce((n, s) => n + endOf(s) - s, 0),
@@ -68,7 +68,7 @@ export function blockSource(o: { scanner: BlockScanner; program: string; from: n
         const e = endOf(s);
         const p = o.scanner.fetchRange(s, e).then((blocks) => {
           const items: LedgerItem[] = [];
-          for (const b of blocks) for (const tx of b.transactions) items.push(...itemsOfTransaction(tx, o.program, b.height));
+          for (const b of blocks) for (const tx of b.transactions) items.push(...itemsOfTransaction(tx, o.programs, b.height));
           return { cursor: e, items, units: e - s };
         });
         p.catch(() => undefined); // surfaced when awaited in order
@@ -146,7 +146,7 @@ export function jsonlSource(file: string, batchLines = 50): Source {
   };
 }
 
-export function txDirSource(dir: string, program: string, batchFiles = 50): Source {
+export function txDirSource(dir: string, programs: readonly string[], batchFiles = 50): Source {
   let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
@@ -154,7 +154,7 @@ export function txDirSource(dir: string, program: string, batchFiles = 50): Sour
     throw cliError('CLI_BAD_INPUT', `--tx-dir ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
   return {
-    identity: { kind: 'tx-dir', dir, program, files: files.length },
+    identity: { kind: 'tx-dir', dir, programs, files: files.length },
     unit: 'files',
     initialCursor: 0,
     remaining: (cursor) => Math.max(0, files.length - cursor),
@@ -170,7 +170,7 @@ export function txDirSource(dir: string, program: string, batchFiles = 50): Sour
             throw cliError('CLI_BAD_INPUT', `--tx-dir: ${join(dir, f)} is not readable JSON (${(err as Error).message})`);
           }
           // A file may hold one transaction or an array of them (e.g. /block/{h}/transactions).
-          for (const tx of Array.isArray(v) ? v : [v]) items.push(...itemsOfTransaction(tx, program));
+          for (const tx of Array.isArray(v) ? v : [v]) items.push(...itemsOfTransaction(tx, programs));
         }
         yield { cursor: e, items, units: e - s };
         if (stop()) return;

@@ -31,6 +31,8 @@ export interface Config {
   collateralDir?: string;
   trustedRoots: { typeA: string; typeB: string };
   acceptedTcbStatuses: TcbStatusName[];
+  /** When set: a TCB status other than UpToDate also needs every advisory of its level listed here. */
+  acceptedAdvisories?: string[];
   allowDebugEnclaves: boolean;
   /** Verification worker threads; 0 verifies on the main thread. */
   workers: number;
@@ -42,6 +44,8 @@ export interface Config {
   reproducibleBuildTimeoutMs: number;
   /** Fixed typeA verification time (epoch ms), for audits of history and for expired vectors. */
   verificationTime?: number;
+  /** Oracle programs the ledger scans follow (CLI reverify); absent: every known program. */
+  ledgerPrograms?: string[];
   logLevel: string;
   bodyLimit: number;
 }
@@ -221,6 +225,8 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (pcrValuesTarget) config.pcrValuesTarget = pcrValuesTarget;
   if (verificationTime !== undefined) config.verificationTime = verificationTime;
   if (raw.collateralDir !== undefined) config.collateralDir = resolve(baseDir, raw.collateralDir);
+  if (raw.acceptedAdvisories !== undefined) config.acceptedAdvisories = raw.acceptedAdvisories;
+  if (raw.ledgerPrograms !== undefined) config.ledgerPrograms = raw.ledgerPrograms;
   return config;
 }
 

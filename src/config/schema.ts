@@ -3,16 +3,12 @@
  * `uniqueIdTarget`, `pcrValuesTarget`, `liveCheck`) plus the verifier's own settings. Unknown keys
  * are errors: a misspelt key must never silently fall back to a default.
  */
-export const TCB_STATUSES = [
-  'UpToDate',
-  'OutOfDate',
-  'Revoked',
-  'ConfigurationNeeded',
-  'OutOfDateConfigurationNeeded',
-  'SWHardeningNeeded',
-  'ConfigurationAndSWHardeningNeeded',
-] as const;
-export type TcbStatusName = (typeof TCB_STATUSES)[number];
+import { PLATFORM_TCB_STATUSES, type TcbStatus } from '../attestation/typeA/tcbStatus.js';
+import { KNOWN_PROGRAM_IDS } from '../ledger/programs.js';
+
+/** The TCB status vocabulary of the typeA verification (one list, attestation/typeA/tcbStatus.ts). */
+export const TCB_STATUSES = PLATFORM_TCB_STATUSES;
+export type TcbStatusName = TcbStatus;
 
 /** Intel's Provisioning Certification Service, API v4. */
 export const DEFAULT_PCCS_URL = 'https://api.trustedservices.intel.com/sgx/certification/v4/';
@@ -64,6 +60,11 @@ export const configSchema = {
       uniqueItems: true,
       default: ['UpToDate', 'SWHardeningNeeded'],
     },
+    acceptedAdvisories: {
+      type: 'array',
+      items: { type: 'string', pattern: '^INTEL-SA-[0-9]{4,}$' },
+      uniqueItems: true,
+    },
     allowDebugEnclaves: { type: 'boolean', default: false },
     workers: { type: 'integer', minimum: 0, maximum: 256 },
     maxQueue: { type: 'integer', minimum: 1, maximum: 100000, default: 512 },
@@ -71,6 +72,12 @@ export const configSchema = {
     reproducibleBuildScript: { type: 'string', minLength: 1, default: './get-enclave-id.sh' },
     reproducibleBuildTimeoutMs: { type: 'integer', minimum: 1000, default: 7_200_000 },
     verificationTime: { type: 'string', format: 'date-time' },
+    ledgerPrograms: {
+      type: 'array',
+      items: { type: 'string', enum: [...KNOWN_PROGRAM_IDS] },
+      minItems: 1,
+      uniqueItems: true,
+    },
     logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     bodyLimit: { type: 'integer', minimum: 16384, maximum: 16777216, default: 262144 },
   },
@@ -99,6 +106,7 @@ export interface RawConfig {
   collateralDir?: string;
   trustedRoots: { typeA?: string; typeB?: string };
   acceptedTcbStatuses: TcbStatusName[];
+  acceptedAdvisories?: string[];
   allowDebugEnclaves: boolean;
   workers?: number;
   maxQueue: number;
@@ -106,6 +114,7 @@ export interface RawConfig {
   reproducibleBuildScript: string;
   reproducibleBuildTimeoutMs: number;
   verificationTime?: string;
+  ledgerPrograms?: string[];
   logLevel: string;
   bodyLimit: number;
 }

@@ -1,14 +1,10 @@
 /** Messages between the main thread and the verification workers (structured-clone safe). */
-import type { FailureInfo, VerifyOutcome } from '../verify/types.js';
+import type { FailureInfo, Policy, VerifyOutcome } from '../verify/types.js';
 import type { PackedCollateral } from './collateralPack.js';
 
 export interface WorkerSetup {
-  policy: {
-    uniqueIdTarget: Uint8Array;
-    pcrValuesTarget: Uint8Array[];
-    acceptedTcbStatuses: string[];
-    allowDebugEnclaves: boolean;
-  };
+  /** The oracle policy (verify/policy.ts), structured-cloned into each worker. */
+  policy: Policy;
   /** DER of the trust anchors (re-parsed in each worker). */
   roots: { typeA: Uint8Array; typeB: Uint8Array };
   /** Fixed typeA verification time (epoch ms). */

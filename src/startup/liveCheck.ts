@@ -1,5 +1,6 @@
 import { VerifierError } from '../errors.js';
 import { pcrsFromLeo, uniqueIdFromLeo } from '../ledger/leoValue.js';
+import { measurementLocation } from '../ledger/programs.js';
 import type { EnclaveMeasurements } from './enclaveIdOutput.js';
 import type { StartupCode } from './errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './ledgerNodeClient.js';
@@ -7,7 +8,11 @@ import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './led
 export interface LiveCheckOptions {
   /** Ledger node base URL including the network, e.g. `https://api.explorer.provable.com/v1/mainnet`. */
   apiBaseUrl: string;
-  /** Oracle program; `.aleo` is appended when missing. */
+  /**
+   * Oracle program; `.aleo` is appended when missing. The mappings are read where the program
+   * registry (src/ledger/programs.ts) says the program keeps them: its data program for era 4
+   * (`veru_oracle_interface_v5.aleo` → `veru_oracle_data_v5.aleo`, SGX only: no PCR mapping).
+   */
   contractName: string;
   /** Mapping holding the SGX unique ID at key `0u8` (`sgx_unique_id`). */
   uniqueIdMapping: string;
@@ -38,10 +43,6 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
-}
-
-export function programId(contractName: string): string {
-  return contractName.endsWith('.aleo') ? contractName : `${contractName}.aleo`;
 }
 
 function checkTargets(expected: EnclaveMeasurements): void {
@@ -83,11 +84,12 @@ async function readMapping<T>(
 
 /**
  * Startup live check: reads the unique ID and the PCR values the ledger program stores at key
- * `0u8` and requires them to equal the target measurements. Returns the ledger's values.
+ * `0u8` and requires them to equal the target measurements. Returns the ledger's values (no PCRs
+ * for a program that holds none).
  */
 export async function liveCheck(opts: LiveCheckOptions): Promise<EnclaveMeasurements> {
   checkTargets(opts.expected);
-  const program = programId(opts.contractName);
+  const { program, measurements } = measurementLocation(opts.contractName);
   const client = createLedgerNodeClient({
     baseUrl: opts.apiBaseUrl,
     timeoutMs: opts.timeoutMs,
@@ -99,7 +101,8 @@ export async function liveCheck(opts: LiveCheckOptions): Promise<EnclaveMeasurem
   });
 
   const uniqueId = await readMapping(client, program, opts.uniqueIdMapping, uniqueIdFromLeo);
-  const pcrs = await readMapping(client, program, opts.pcrValuesMapping, pcrsFromLeo);
+  // A program attesting SGX only holds no PCR mapping: nothing to compare there.
+  const pcrs = measurements.includes('pcrs') ? await readMapping(client, program, opts.pcrValuesMapping, pcrsFromLeo) : [];
 
   const mismatches: string[] = [];
   if (!equalBytes(uniqueId, opts.expected.uniqueId)) {

@@ -6,7 +6,7 @@ import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
 import type { Policy } from './types.js';
-import { checkUniqueId, checkUserDataBinding, fail } from './policy.js';
+import { checkDebugEnclave, checkTcbStatus, checkUniqueId, checkUserDataBinding, fail } from './policy.js';
 import { typeAView } from './views.js';
 
 /** Supplies verified collateral (TCB info, QE identity, CRLs) for a quote at a time. */
@@ -49,15 +49,9 @@ export async function verifyTypeAReportAgainstPolicy(
   view.tcbStatusName = verdict.tcbStatus;
   view.advisoryIds = verdict.advisoryIds;
 
-  if (!policy.acceptedTcbStatuses.includes(verdict.tcbStatus)) {
-    fail(
-      'TYPEA_TCB_STATUS_REJECTED',
-      `typeA: TCB status ${verdict.tcbStatus} (${view.tcbStatus as number}) is not accepted (accepted: ${policy.acceptedTcbStatuses.join(', ')})` +
-        (verdict.advisoryIds.length ? `; advisories ${verdict.advisoryIds.join(', ')}` : ''),
-    );
-  }
+  checkTcbStatus(verdict, policy);
   const body = quote.isvReport;
-  if (body.debug && !policy.allowDebugEnclaves) fail('TYPEA_DEBUG_ENCLAVE', 'typeA: enclave runs in debug mode (ATTRIBUTES.DEBUG set)');
+  checkDebugEnclave(body.debug, policy);
   checkUniqueId(body.mrEnclave, policy.uniqueIdTarget);
   for (let i = 16; i < 64; i++) {
     if (body.reportData[i] !== 0) fail('TYPEA_REPORT_DATA_NOT_ZERO', `typeA: report data byte ${i} is not zero (bytes 16..64 must be zero, as the ledger program requires)`);

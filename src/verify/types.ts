@@ -23,13 +23,8 @@ export interface VerifyOutcome {
   timings?: { hashSeconds?: number };
 }
 
-/** The oracle policy applied after the cryptographic verification. */
-export interface Policy {
-  uniqueIdTarget: Uint8Array;
-  pcrValuesTarget: readonly Uint8Array[];
-  acceptedTcbStatuses: readonly string[];
-  allowDebugEnclaves: boolean;
-}
+/** The oracle policy (defined in policy.ts, the one file to change per policy). */
+export type { Policy } from './policy.js';
 
 /** What front ends (HTTP server, CLI) need: decoding and decode-and-verify of ledger struct texts. */
 export interface VerifierService {

@@ -3,19 +3,21 @@
  * (fresh typeA quotes with collateral from a PCCS-compatible server, fresh typeB documents), next
  * to a tampered one: every update is reported once with the right verdict.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
-import { bundleFromCollateral, startPccsServer, type PccsServer } from '../support/pccs-server.js';
-import { createTypeBPki, defaultPcrs } from '../support/typeb-pki.js';
-import { mintTypeAPki } from '../support/typea-pki.js';
+import type { PccsServer } from '../support/pccs-server.js';
+import { startMintedCliEnv } from '../support/minted-cli.js';
+import type { TestPki } from '../support/typea-pki.js';
+import type { createTypeBPki } from '../support/typeb-pki.js';
+
+type TypeBPki = ReturnType<typeof createTypeBPki>;
 import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-reports.js';
 import { reverifyCommand } from '../../src/cli/reverify.js';
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const PROGRAM = 'official_oracle.aleo';
 const MRENCLAVE = new Uint8Array(32).fill(0x5a);
 let dir: string;
@@ -23,27 +25,14 @@ let node: LedgerNode;
 let pccs: PccsServer;
 let config: string;
 let at: string;
+let a: TestPki;
+let b: TypeBPki;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cli-minted-'));
-  const a = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
-  const b = createTypeBPki();
-  pccs = await startPccsServer(bundleFromCollateral(a.collateral));
-  writeFileSync(join(dir, 'a.pem'), a.root.pem);
-  writeFileSync(join(dir, 'b.pem'), b.rootPem);
-  config = join(dir, 'config.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      uniqueIdTarget: hex(MRENCLAVE),
-      pcrValuesTarget: defaultPcrs().slice(0, 3).map(hex),
-      acceptedTcbStatuses: ['UpToDate'],
-      trustedRoots: { typeA: join(dir, 'a.pem'), typeB: join(dir, 'b.pem') },
-      pccsUrl: pccs.url,
-    }),
-  );
-  at = new Date(a.time).toISOString();
+  const env = await startMintedCliEnv(dir, MRENCLAVE);
+  ({ pccs, configFile: config, at, typeA: a, typeB: b } = env);
   const chain = new LedgerChain(500, 520);
   const ud1 = makeUserData({ attestationData: '100.00000001' });
   const rd = new Uint8Array(64);

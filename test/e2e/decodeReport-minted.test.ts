@@ -129,6 +129,40 @@ describe('typeA minted quotes through /decodeReport with a PCCS serving minted c
     expect(r2.body).toMatchObject({ reportValid: false, errorCode: 'TYPEA_TCB_STATUS_REJECTED', decodedReport: { tcbStatus: 1, advisoryIds: ['INTEL-SA-00615'] } });
   });
 
+  it('acceptedAdvisories: a SWHardeningNeeded level is accepted only when every advisory of it is listed; unset → unchanged; UpToDate unaffected', async () => {
+    const UP = [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    const SW = [17, 17, 2, 4, 1, 128, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    const levels = (upAdvisories: string[], swAdvisories: string[]) => [
+      { components: UP, pceSvn: 13, status: 'UpToDate', advisoryIDs: upAdvisories },
+      { components: SW, pceSvn: 11, status: 'SWHardeningNeeded', advisoryIDs: swAdvisories },
+    ];
+    const ud = makeUserData();
+    const verdict = async (p: TestPki, extra: Record<string, unknown>) => {
+      const s = await serverFor(p, extra);
+      return (await postJson(`${s.url}/decodeReport`, { userData: ud.text, report: reportText(openEnclaveReport(p.quote({ reportData: reportData(ud.hash), mrEnclave: MRENCLAVE }))) })).body;
+    };
+    const statuses = { acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] };
+    const withList = { ...statuses, acceptedAdvisories: ['INTEL-SA-00615'] };
+
+    const listed = mintTypeAPki({ levels: levels([], ['INTEL-SA-00615']) });
+    const a = await verdict(listed, withList);
+    expect(a.errorString).toBeUndefined();
+    expect(a).toMatchObject({ reportValid: true, decodedReport: { tcbStatus: 5, tcbStatusName: 'SWHardeningNeeded', advisoryIds: ['INTEL-SA-00615'] } });
+
+    const unlisted = mintTypeAPki({ levels: levels([], ['INTEL-SA-00615', 'INTEL-SA-00999']) });
+    const b = await verdict(unlisted, { ...withList, workers: 1 }); // the option reaches the worker threads too
+    expect(b).toMatchObject({ reportValid: false, errorCode: 'TYPEA_TCB_ADVISORY_REJECTED', decodedReport: { tcbStatus: 5, advisoryIds: ['INTEL-SA-00615', 'INTEL-SA-00999'] } });
+    expect(b.errorString).toMatch(/advisory INTEL-SA-00999 not in acceptedAdvisories/);
+
+    // Option unset: the status alone decides, as before.
+    expect(await verdict(unlisted, statuses)).toMatchObject({ reportValid: true, decodedReport: { tcbStatus: 5 } });
+    // The status must still be accepted.
+    expect(await verdict(listed, { acceptedTcbStatuses: ['UpToDate'], acceptedAdvisories: ['INTEL-SA-00615'] })).toMatchObject({ reportValid: false, errorCode: 'TYPEA_TCB_STATUS_REJECTED' });
+    // An UpToDate level is not subject to the list, even with an advisory on it.
+    const upToDate = mintTypeAPki({ levels: levels(['INTEL-SA-00999'], ['INTEL-SA-00615']), pckTcb: { components: UP, pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
+    expect(await verdict(upToDate, withList)).toMatchObject({ reportValid: true, decodedReport: { tcbStatus: 0, advisoryIds: ['INTEL-SA-00999'] } });
+  });
+
   it('refuses a revoked PCK leaf, a wrong MRENCLAVE, a changed userData, trailing bytes and a truncated quote', async () => {
     const p = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
     const ud = makeUserData();

@@ -212,3 +212,35 @@ describe('liveCheck against a ledger-node simulator', () => {
     expect(node.requests).toHaveLength(0);
   });
 });
+
+describe('liveCheck of an era-4 program (mappings in its data program, SGX only)', () => {
+  const INTERFACE = 'veru_oracle_interface_v5.aleo';
+  const DATA = 'veru_oracle_data_v5.aleo';
+  let node: LedgerNode;
+  beforeAll(async () => {
+    node = await startLedgerNode({ prefix: '/v1/mainnet' });
+  });
+  afterAll(async () => {
+    await node.close();
+  });
+  const opts = (): LiveCheckOptions => ({ apiBaseUrl: node.url, contractName: 'veru_oracle_interface_v5', uniqueIdMapping: UID, pcrValuesMapping: PCR, timeoutMs: 2000, expected, retries: 0 });
+
+  it('reads sgx_unique_id[0u8] of the data program and no PCR mapping', async () => {
+    node.reset();
+    node.setMapping(DATA, UID, '0u8', targets.ledgerEncoded.uniqueId, 'pretty');
+    const got = await liveCheck(opts());
+    expect(Buffer.from(got.uniqueId).toString('hex')).toBe(targets.uniqueIdTargetHex);
+    expect(got.pcrs).toEqual([]);
+    expect(node.requests.map((r) => r.path)).toEqual([`/v1/mainnet/program/${DATA}/mapping/${UID}/0u8`]);
+  });
+
+  it('names the data program in a mismatch', async () => {
+    node.reset();
+    const other = '5ac690ee17c61fd662defda61e2fa0497c700dc9c55728da5831c4beaa40e91a';
+    node.setMapping(DATA, UID, '0u8', leoText(bytes(other), ['chunk_1', 'chunk_2']));
+    const e = await rejection(liveCheck(opts()));
+    expect(e.code).toBe('LIVECHECK_MISMATCH');
+    expect(e.message).toBe(`liveCheck: ${UID}[0u8] on ${DATA} is ${other} but the target unique ID is ${targets.uniqueIdTargetHex}`);
+    expect(node.requests.every((r) => !r.path.includes(INTERFACE))).toBe(true);
+  });
+});

@@ -73,7 +73,7 @@ describe('GET /metrics on the real app', () => {
     };
     const uniqueId = Uint8Array.from(Buffer.from(targets.uniqueIdTarget, 'base64'));
     const pcrs = [oracleDoc.pcr0, oracleDoc.pcr1, oracleDoc.pcr2].map((h: string) => Uint8Array.from(Buffer.from(h, 'hex')));
-    const policy = { uniqueIdTarget: uniqueId, pcrValuesTarget: pcrs, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'], allowDebugEnclaves: false };
+    const policy = { uniqueIdTarget: uniqueId, pcrValuesTarget: pcrs, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] as const, allowDebugEnclaves: false };
     const service = instrumentService(createInProcessService(policy, { roots, chainCache }), metrics.sink);
     metrics.sink.registerCacheStats('x509_chain', () => ({ hits: chainCache.hits, misses: chainCache.misses, size: chainCache.size }));
     app = await buildApp({ service, info: buildInfoRecord({ uniqueId, pcrs }, 'official_oracle.aleo', Date.now()) });

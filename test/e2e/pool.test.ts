@@ -26,7 +26,7 @@ const setup = {
   policy: {
     uniqueIdTarget: hex('58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df'),
     pcrValuesTarget: [hex(doc.pcr0), hex(doc.pcr1), hex(doc.pcr2)],
-    acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'],
+    acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] as const,
     allowDebugEnclaves: false,
   },
   roots: { typeA: root(vectorPath('sgx/intel-root/IntelSGXRootCA.pem')), typeB: root(vectorPath('nitro/aws-nitro-enclaves-root-g1.pem')) },

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { jsonAnswer, prettyLeo, type LedgerNode } from './ledger-node.js';
+import { updateKindOf } from '../../src/ledger/programs.js';
 
 export interface TransitionSpec {
   program: string;
@@ -61,6 +62,12 @@ export const t = {
     function: 'set_data_nitro',
     inputs: [userData, report, SIG, ADDR, POSITION, POSITION, POSITION, POSITION],
   }),
+  /** Any update transition of the program registry, with the inputs its report kind takes. */
+  update: (program: string, fn: string, userData: string, report: string): TransitionSpec => {
+    const kind = updateKindOf(program, fn);
+    if (kind === undefined) throw new Error(`${program}/${fn} is not an update transition of the program registry`);
+    return kind === 'typeA' ? { program, function: fn, inputs: [userData, report, SIG, ADDR] } : { program, function: fn, inputs: [userData, report, SIG, ADDR, POSITION, POSITION, POSITION, POSITION] };
+  },
   setUniqueId: (program: string, leo: string): TransitionSpec => ({ program, function: 'set_unique_id', inputs: [leo] }),
   setPcrValues: (program: string, leo: string): TransitionSpec => ({ program, function: 'set_pcr_values', inputs: [leo] }),
   setKey: (program: string): TransitionSpec => ({ program, function: 'set_key', inputs: [ADDR, 'true'] }),

@@ -39,12 +39,12 @@ describe('transition extraction', () => {
   chain.add(3, [t.setDataSgx(P, UD, UD)], { rejected: true });
   const own = chain.add(4, [t.setUniqueId(P, formatUniqueId(new Uint8Array(32).fill(7))), t.setPcrValues(P, '{ nope: 1u128 }'), t.setKey(P)]);
   const bad = chain.add(5, [{ program: P, function: 'set_data_nitro', inputs: [UD] }]);
-  const all = [2, 3, 4, 5].flatMap((h) => ((chain.block(h).transactions as unknown[]).flatMap((tx) => itemsOfTransaction(tx, P, h))));
+  const all = [2, 3, 4, 5].flatMap((h) => ((chain.block(h).transactions as unknown[]).flatMap((tx) => itemsOfTransaction(tx, [P], h))));
 
   it('keeps only accepted set_data_* and owner transitions of the program, in order', () => {
     expect(all.map((i) => i.type)).toEqual(['update', 'owner', 'owner', 'update-malformed']);
     const u = all[0]!;
-    expect(u.type === 'update' && u.base).toEqual({ transactionId: sgx.transactionId, transitionId: sgx.transitionIds[1], blockHeight: 2, function: 'set_data_sgx' });
+    expect(u.type === 'update' && u.base).toEqual({ transactionId: sgx.transactionId, transitionId: sgx.transitionIds[1], blockHeight: 2, program: P, function: 'set_data_sgx' });
     expect(u.type === 'update' && u.report).toMatch(/^\{\n {2}c0: \{\n {4}f0: 2u128/); // the ledger's pretty Leo text, as served
   });
   it('parses owner measurements and reports malformed ones', () => {
@@ -69,7 +69,7 @@ describe('block source', () => {
   });
   const collect = async (shard: { index: number; count: number } | undefined, cursor = 100) => {
     const log: number[] = [];
-    const src = blockSource({ scanner: fakeScanner(log), program: P, from: 100, to: 337, batchSize: 50, concurrency: 3, node: 'x', ...(shard ? { shard } : {}) });
+    const src = blockSource({ scanner: fakeScanner(log), programs: [P], from: 100, to: 337, batchSize: 50, concurrency: 3, node: 'x', ...(shard ? { shard } : {}) });
     const out: [number, number][] = [];
     for await (const b of src.batches(cursor, () => false)) out.push([b.cursor, b.units]);
     return { out, remaining: src.remaining(cursor) };

@@ -130,3 +130,23 @@ describe('config validation errors', () => {
     expect(input).toEqual({ port: 8080, liveCheck: { skip: true } });
   });
 });
+
+describe('config acceptedAdvisories', () => {
+  it('is absent unless set, kept as given, and refuses ids that are not INTEL-SA-NNNNN', () => {
+    expect(resolveConfig(base, '/').acceptedAdvisories).toBeUndefined();
+    expect(resolveConfig({ ...base, acceptedAdvisories: ['INTEL-SA-00615'] }, '/').acceptedAdvisories).toEqual(['INTEL-SA-00615']);
+    expect(errorOf({ ...base, acceptedAdvisories: ['SA-00615'] }).lines[0]).toMatch(/^config: acceptedAdvisories\.0 = "SA-00615": expected a value matching/);
+    expect(errorOf({ ...base, acceptedAdvisories: ['INTEL-SA-00615', 'INTEL-SA-00615'] }).lines[0]).toBe(
+      'config: acceptedAdvisories = ["INTEL-SA-00615","INTEL-SA-00615"]: expected no duplicate items',
+    );
+  });
+});
+
+describe('config ledgerPrograms', () => {
+  it('is absent unless set and accepts only known oracle programs', () => {
+    expect(resolveConfig(base, '/').ledgerPrograms).toBeUndefined();
+    expect(resolveConfig({ ...base, ledgerPrograms: ['veru_oracle_v2.aleo'] }, '/').ledgerPrograms).toEqual(['veru_oracle_v2.aleo']);
+    expect(errorOf({ ...base, ledgerPrograms: ['other_oracle.aleo'] }).lines[0]).toMatch(/^config: ledgerPrograms\.0 = "other_oracle.aleo": expected one of "official_oracle.aleo", /);
+    expect(errorOf({ ...base, ledgerPrograms: [] }).lines[0]).toBe('config: ledgerPrograms = []: expected at least 1 item(s)');
+  });
+});
