@@ -15,6 +15,7 @@ import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { VerifierError } from '../../src/errors.js';
 import type { VerifierService } from '../../src/verify/types.js';
+import type { Policy } from '../../src/verify/policy.js';
 import { readVectorJson } from '../support/paths.js';
 import { startServer } from '../support/server.js';
 
@@ -47,7 +48,7 @@ beforeAll(async () => {
   };
   const uniqueId = Uint8Array.from(Buffer.from(targets.uniqueIdTarget, 'base64'));
   const pcrs = targets.pcrValuesTarget.map((b: string) => Uint8Array.from(Buffer.from(b, 'base64')));
-  const policy = { uniqueIdTarget: uniqueId, pcrValuesTarget: pcrs, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'], allowDebugEnclaves: false };
+  const policy: Policy = { uniqueIdTarget: uniqueId, pcrValuesTarget: pcrs, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'], allowDebugEnclaves: false };
   const service = createInProcessService(policy, { roots });
   const info = buildInfoRecord({ uniqueId, pcrs }, liveCheckProgramName(undefined), Date.now());
   app = await buildApp({ service, info, bodyLimit: 16_384, metrics: createMetrics(), isReady: () => ready });
