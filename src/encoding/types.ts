@@ -30,6 +30,17 @@ export interface DecodedData {
   timestamp: number;
 }
 
+/**
+ * One request of a userData (`decodedRequests[i]`): the decodedData fields, then the token id
+ * (where the era carries one) and, for one-request-per-chunk data, the oracle's request hashes
+ * (u128 decimal text).
+ */
+export interface DecodedRequest extends DecodedData {
+  tokenId?: number;
+  requestHash?: string;
+  timestampedRequestHash?: string;
+}
+
 /** What the notarizer encodes: the attestation request plus its response fields. */
 export interface ProofDataInput {
   url: string;
