@@ -5,6 +5,7 @@
  * Update record (set_data_sgx / set_data_nitro transition, or one JSONL input line):
  *   { transactionId?, transitionId?, blockHeight?, id?, function?, kind, reportValid, errorCode?,
  *     errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
+ *     decodedRequests? (every request of the userData, as POST /decodeReport answers it),
  *     measurementInForce?: { matches, sourceHeight } }
  * Owner record (set_unique_id / set_pcr_values of the program, needed to replay measurements):
  *   { transactionId, transitionId, blockHeight, function, kind: "measurement",
@@ -29,12 +30,13 @@ export interface OutputRecord {
   measurements?: Measurement | Record<string, never>;
   measurement?: Measurement;
   decodedData?: unknown;
+  decodedRequests?: unknown[];
   measurementInForce?: { matches: boolean; sourceHeight: number };
 }
 
 const ORDER: readonly (keyof OutputRecord)[] = [
   'transactionId', 'transitionId', 'blockHeight', 'id', 'function', 'kind', 'reportValid', 'errorCode', 'errorString',
-  'tcbStatus', 'measurements', 'measurement', 'decodedData', 'measurementInForce',
+  'tcbStatus', 'measurements', 'measurement', 'decodedData', 'decodedRequests', 'measurementInForce',
 ];
 
 /** The record with its keys in the documented order and undefined fields dropped. */
@@ -81,6 +83,7 @@ export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transit
   if (typeof tcb === 'string') r.tcbStatus = tcb;
   r.measurements = measurementsOf(out);
   if (out.decodedData) r.decodedData = out.decodedData;
+  if (out.decodedRequests) r.decodedRequests = out.decodedRequests;
   return canonical(r);
 }
 
