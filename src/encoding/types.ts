@@ -28,6 +28,8 @@ export interface DecodedData {
   attestationData: string;
   responseStatusCode: number;
   timestamp: number;
+  /** Only for a request cut to its chunk (10-chunk data): its headers / optional fields did not fit and are left out. */
+  truncated?: true;
 }
 
 /**

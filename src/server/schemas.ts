@@ -39,6 +39,7 @@ export const decodedDataSchema = {
     attestationData: { type: 'string' },
     responseStatusCode: { type: 'integer' },
     timestamp: { type: 'integer' },
+    truncated: { type: 'boolean', description: '10-chunk data: the request was cut to its 512-byte chunk; headers / optional fields left out' },
   },
 } as const;
 

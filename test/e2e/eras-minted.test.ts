@@ -41,6 +41,18 @@ function era3Response(): Record<string, any> {
   return { ...single, oracleData: { userData: formatChunkedStruct(bytes, 8) } };
 }
 
+/** A multi-request response whose first request (the 2025 weather request) is cut to its 512-byte chunk. */
+function era4CutResponse(): Record<string, any> {
+  const w = realResponses().find((v) => v.name.startsWith('Gramine weather'))!.response;
+  const m = multiToken();
+  const weather = { attestationData: w.attestationData, attestationRequest: w.attestationRequest, responseStatusCode: w.responseStatusCode, timestamp: w.timestamp };
+  const r = { reportType: 'sgx', attestationReport: m.attestationReport, timestamp: m.timestamp, attestationResults: [weather, m.attestationResults[1]] };
+  const requests = responseRequests(r);
+  if (typeof requests === 'string') throw new Error(requests);
+  const [bytes] = encodingCandidates(requests, ERAS.filter((e) => e.id === 4));
+  return { ...r, oracleData: { userData: formatChunkedStruct(bytes!, 10) } };
+}
+
 interface EraCase {
   era: number;
   response: Record<string, any>;
@@ -69,6 +81,7 @@ const cases: EraCase[] = [
   mintedCase(3, era3Response()),
   mintedCase(4, multiToken()),
 ];
+const cutCase = mintedCase(4, era4CutResponse());
 
 let dir: string;
 let pccs: PccsServer;
@@ -136,6 +149,18 @@ describe.each(cases)('era $era through HTTP', (c) => {
     expect(r.body.validReports).toEqual([]);
     expect(r.body.reportErrors[0].errorCode).toBe('RESPONSE_FIELDS_MISMATCH');
     if (c.era === 4) expect(r.body.reportErrors[0].errorMessage).toMatch(/attestationResults\[2\] differs from chunk c2/);
+  });
+});
+
+describe('era 4 with a request cut to its chunk', () => {
+  it('decodes (truncated) and verifies through /decodeReport and /verify', async () => {
+    const r = await postJson(`${srv.url}/decodeReport`, { userData: cutCase.response.oracleData.userData, report: cutCase.response.oracleData.report });
+    expect(r.body.errorString).toBeUndefined();
+    expect(r.body.reportValid).toBe(true);
+    expect(r.body.decodedRequests.map((q: any) => [q.attestationData, q.truncated ?? false, q.tokenId ?? null])).toEqual([['9.90000', true, null], ['0.999598', false, 10]]);
+    const { userData: _u, ...od } = cutCase.response.oracleData;
+    const v = await postJson(`${srv.url}/verify`, { reports: [cutCase.response, { ...cutCase.response, oracleData: od }] });
+    expect(v.body).toMatchObject({ success: true, validReports: [0, 1] });
   });
 });
 

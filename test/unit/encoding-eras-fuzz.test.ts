@@ -63,6 +63,28 @@ describe('10-chunk data (era 4)', () => {
     );
   });
 
+  it('requests longer than their chunk keep every core field; headers are whole or left out, marked truncated', () => {
+    const withHeaders = fc.tuple(requestArb, fc.dictionary(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 12 }).filter((k) => !k.includes(':')), ascii(60), { minKeys: 1, maxKeys: 8 }));
+    fc.assert(
+      fc.property(fc.array(withHeaders, { minLength: 1, maxLength: 4 }), (list) => {
+        const requests = list.map(([r, h]) => ({ ...r, requestHeaders: h }));
+        const bytes = tenChunks(requests);
+        const d = decodeUserDataBytes(bytes);
+        d.decodedRequests.forEach((q, i) => {
+          const whole = decodeProofData(encodeProofData(requests[i]!));
+          const cut = encodeProofData(requests[i]!).length > CHUNK_BYTES;
+          expect(q.truncated).toBe(cut ? true : undefined);
+          const { tokenId: _t, requestHash: _h, timestampedRequestHash: _th, truncated: _c, requestHeaders, requestBody: _b, requestContentType: _ct, htmlResultType: _ht, ...core } = q;
+          const { requestHeaders: wantHeaders, requestBody: _wb, requestContentType: _wct, htmlResultType: _wht, ...wantCore } = whole;
+          expect(core).toEqual(wantCore);
+          if (requestHeaders !== undefined) expect(requestHeaders).toEqual(wantHeaders);
+          else expect(cut).toBe(true);
+        });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('hostile section lengths in every chunk: a code or the chunk decoded on its own, never more', () => {
     fc.assert(
       fc.property(
@@ -81,7 +103,7 @@ describe('10-chunk data (era 4)', () => {
           }
           d.decodedRequests.forEach((q, c) => {
             const { tokenId: _t, requestHash: _h, timestampedRequestHash: _th, ...alone } = q;
-            expect(alone).toEqual(decodeProofData(bytes.subarray(c * CHUNK_BYTES, (c + 1) * CHUNK_BYTES)));
+            expect(alone).toEqual(decodeProofData(bytes.subarray(c * CHUNK_BYTES, (c + 1) * CHUNK_BYTES), { cut: true }));
           });
         },
       ),

@@ -125,6 +125,30 @@ describe('re-encoding every single-request response reproduces its userData', ()
   }
 });
 
+describe('a 10-chunk request longer than its chunk (cut to 512 bytes by the notarizer)', () => {
+  const weather = realResponses().find((v) => v.name.startsWith('Gramine weather'))!.response;
+  const aleo = multiToken().attestationResults[0];
+
+  it('decodes without the cut optional fields, marked truncated; the other requests are whole', () => {
+    const requests = responseRequests({ attestationResults: [weather, aleo] });
+    if (typeof requests === 'string') throw new Error(requests);
+    const [bytes] = encodingCandidates(requests, ERAS.filter((e) => e.id === 4));
+    const d = decodeUserDataBytes(bytes!);
+    expect(d.decodedRequests).toHaveLength(2);
+    expect(d.decodedRequests[0]).toMatchObject({ url: weather.attestationRequest.url, selector: weather.attestationRequest.selector, attestationData: '9.90000', timestamp: 1754278324, truncated: true });
+    expect(d.decodedRequests[0]!.requestHeaders).toEqual(weather.attestationRequest.requestHeaders); // they fit, the optional fields do not
+    expect(d.decodedData.truncated).toBe(true);
+    expect(d.decodedRequests[1]).toMatchObject({ url: 'price_feed: aleo', attestationData: '0.124466', tokenId: 8 });
+    expect(d.decodedRequests[1]!.truncated).toBeUndefined();
+    // the same chunk is refused by the whole-message decoder, and a cut inside the core sections is refused
+    expect(codeOf(() => decodeProofData(bytes!.subarray(0, CHUNK_BYTES)))).toBe('PROOF_DATA_SECTION_OVERRUN');
+    const longUrl = bytes!.slice();
+    longUrl[10] = 0xf0; // url length 496: the url section runs past the chunk
+    longUrl[11] = 0x01;
+    expect(codeOf(() => decodeUserDataBytes(longUrl))).toBe('PROOF_DATA_SECTION_OVERRUN');
+  });
+});
+
 describe('data that fits no era is refused with a code', () => {
   const weather = parseUserData(realResponses().find((v) => v.name.startsWith('Gramine weather'))!.userData);
   const multi = parseUserData(multiToken().oracleData.userData);

@@ -20,6 +20,8 @@
  *    request chunk (era 4). None: USERDATA_ERA_UNKNOWN (never guessed).
  * 8-chunk data is thus era 3 exactly when byte 21 is non-zero, else era 1/2 (eras 1 and 2 share
  * one layout and decode identically; an era-3 request without a token id is era-2 data).
+ * A one-request-per-chunk request longer than its chunk was cut by the notarizer: its headers and
+ * optional fields may be missing (decoded as `truncated: true`); every other section must fit.
  */
 import { VerifierError } from '../../errors.js';
 import { CHUNK_BYTES, parseChunkedStruct } from '../../ledger/struct.js';
@@ -131,7 +133,7 @@ export function decodeUserDataBytes(userData: Uint8Array): DecodedUserData {
   const decodedRequests = requests.map(({ chunk, message }): DecodedRequest => {
     let d: DecodedData;
     try {
-      d = decodeProofData(message);
+      d = decodeProofData(message, { cut: era.requestPerChunk });
     } catch (e) {
       if (era.requestPerChunk && e instanceof VerifierError) throw new VerifierError(e.code, `chunk c${chunk}: ${e.message}`);
       throw e;
