@@ -1,6 +1,6 @@
 /** Oracle proof-data codec (ledger-encoding.md §2). */
 export { decodeProofData } from './decode.js';
-export { encodeProofData, padProofData, PROOF_DATA_SIZE } from './encode.js';
+export { encodeProofData, padProofData, PROOF_DATA_SIZE, TOKEN_ID_BYTE, type EncodeOptions } from './encode.js';
 export { prepareAttestationData, PRICE_FEED_LENGTHS, MAX_FLOAT_PRECISION } from './attestationData.js';
 export { truncateFloatString, formatScaledFloat, formatDoubleFixed } from './float.js';
 export { ProofDataCodes, ProofDataEncodeCodes } from './errors.js';

@@ -1,6 +1,6 @@
 /** Header rules shared by the eras: reserved meta-header bytes and the price-feed token ids. */
 import { META_HEADER_BYTES, readU16LE } from '../blocks.js';
-import { encodeProofData, TOKEN_ID_BYTE } from '../encode.js';
+import { encodeProofData, TOKEN_ID_BYTE, type EncodeOptions } from '../encode.js';
 import { PRICE_FEED_LENGTHS } from '../attestationData.js';
 import type { ProofDataInput } from '../types.js';
 
@@ -49,7 +49,7 @@ export function byte21TokenId(message: Uint8Array): number | undefined {
 }
 
 /** The encoder's output, or none when this era's notarizer would have refused the request. */
-export function tryEncode(input: ProofDataInput, opts: Parameters<typeof encodeProofData>[1]): Uint8Array[] {
+export function tryEncode(input: ProofDataInput, opts: EncodeOptions): Uint8Array[] {
   try {
     return [encodeProofData(input, opts)];
   } catch {
