@@ -53,6 +53,18 @@ describe('era detection on every real vector', () => {
     }
   });
 
+  it('every Go-encoded request of the encoding vectors is era-1 data and decodes as the reference decoder did', () => {
+    const cases = readVectorJson<any[]>('aleo/encoding/prepare-proof-data-vectors.json').filter((c) => c.preparedHex && c.decodedJson && c.preparedLen <= 8 * CHUNK_BYTES);
+    expect(cases.length).toBeGreaterThan(20);
+    for (const c of cases) {
+      const bytes = new Uint8Array(8 * CHUNK_BYTES);
+      bytes.set(Buffer.from(c.preparedHex, 'hex'));
+      const d = decodeUserDataBytes(bytes);
+      expect(d.eras.map((e) => e.id)[0], c.name).toBe(1);
+      expect(JSON.stringify(d.decodedData), c.name).toBe(c.decodedJson);
+    }
+  });
+
   it('first-generation price feeds carry their token id in byte 0 (btc 12, eth 11, aleo 8) only for price_feed URLs', () => {
     const enc = readVectorJson<any>('aleo/encoding/prepare-proof-data-vectors.json');
     const cases = (Array.isArray(enc) ? enc : enc.cases) as any[];
