@@ -1,6 +1,6 @@
 /**
  * The verification core: (userData bytes, report bytes, policy, trust anchors, time) → outcome.
- * Order of checks: decode userData → detect the report kind → kind-specific parse and
+ * Order of checks: decode userData (its encoding era, then every request; src/encoding/eras) → detect the report kind → kind-specific parse and
  * verification → measurements against targets → binding hash. The first failure is the one
  * reported; decoded views are returned whenever they could be produced.
  */
