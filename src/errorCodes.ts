@@ -7,6 +7,7 @@ import { ConfigCodes } from './config/errors.js';
 import { StartupCodes } from './startup/errors.js';
 import { LedgerCodes } from './ledger/errors.js';
 import { ProofDataCodes, ProofDataEncodeCodes } from './encoding/errors.js';
+import { EraCodes } from './encoding/eras/errors.js';
 import { HashCodes } from './hash/errors.js';
 import { CborCodes } from './attestation/cbor.js';
 import { DerCodes } from './attestation/x509/der.js';
@@ -16,7 +17,7 @@ import { QuoteCodes, TypeACodes } from './attestation/typeA/errors.js';
 import { TypeBCodes } from './attestation/typeB/errors.js';
 import { CollateralDirCodes, PccsCodes } from './collateral/errors.js';
 import { PoolCodes } from './pool/errors.js';
-import { VerifyCodes } from './verify/errors.js';
+import { ResponseCodes, VerifyCodes } from './verify/errors.js';
 import { HttpCodes } from './server/httpErrors.js';
 import { CliCodes } from './cli/errors.js';
 
@@ -26,6 +27,7 @@ export const ERROR_CODES_BY_DOMAIN = {
   ledger: LedgerCodes,
   proofData: ProofDataCodes,
   proofDataEncode: ProofDataEncodeCodes,
+  era: EraCodes,
   hash: HashCodes,
   cbor: CborCodes,
   der: DerCodes,
@@ -38,6 +40,7 @@ export const ERROR_CODES_BY_DOMAIN = {
   collateralDir: CollateralDirCodes,
   pool: PoolCodes,
   verify: VerifyCodes,
+  response: ResponseCodes,
   http: HttpCodes,
   cli: CliCodes,
 } as const;

@@ -12,5 +12,10 @@ export { loadConfig, resolveConfig, type Config } from './config/load.js';
 export { parseChunkedStruct, formatChunkedStruct, USER_DATA_CHUNKS, REPORT_CHUNKS } from './ledger/struct.js';
 export { formatUniqueId, formatProductId, formatPcrStruct } from './ledger/ids.js';
 export { decodeProofData, encodeProofData, padProofData, truncateFloatString } from './encoding/index.js';
+export {
+  ERAS, USER_DATA_CHUNK_COUNTS, detectEras, decodeUserDataBytes, encodingCandidates, parseUserData, requestHashes,
+  type Era, type DecodedRequest,
+} from './encoding/index.js';
+export { checkAttestationResponse, responseRequests, type ReportCheck, type ReportVerifier } from './verify/attestationResponse.js';
 export { hashReportData } from './hash/index.js';
 export * from './client/index.js';

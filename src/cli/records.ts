@@ -6,6 +6,7 @@
  * JSONL input line):
  *   { transactionId?, transitionId?, blockHeight?, id?, program?, function?, kind, reportValid,
  *     errorCode?, errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
+ *     decodedRequests? (every request of the userData, as POST /decodeReport answers it),
  *     measurementInForce?: { matches, sourceHeight } }
  * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
  *   { transactionId, transitionId, blockHeight, program, function, kind: "measurement",
@@ -34,12 +35,13 @@ export interface OutputRecord {
   measurements?: Measurement | Record<string, never>;
   measurement?: Measurement;
   decodedData?: unknown;
+  decodedRequests?: unknown[];
   measurementInForce?: { matches: boolean; sourceHeight: number };
 }
 
 const ORDER: readonly (keyof OutputRecord)[] = [
   'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'reportValid', 'errorCode', 'errorString',
-  'tcbStatus', 'measurements', 'measurement', 'decodedData', 'measurementInForce',
+  'tcbStatus', 'measurements', 'measurement', 'decodedData', 'decodedRequests', 'measurementInForce',
 ];
 
 /** The record with its keys in the documented order and undefined fields dropped. */
@@ -79,6 +81,7 @@ export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transit
   if (typeof tcb === 'string') r.tcbStatus = tcb;
   r.measurements = measurementsOf(out);
   if (out.decodedData) r.decodedData = out.decodedData;
+  if (out.decodedRequests) r.decodedRequests = out.decodedRequests;
   return canonical(r);
 }
 

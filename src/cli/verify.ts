@@ -53,6 +53,13 @@ export function readableSummary(out: VerifyOutcome): string {
     lines.push(`data:          ${String(d.attestationData)}`);
     if (typeof d.timestamp === 'number') lines.push(`attested at:   ${new Date(d.timestamp * 1000).toISOString()}`);
   }
+  const requests = out.decodedRequests ?? [];
+  if (requests.length > 1 || requests.some((q) => q.tokenId !== undefined)) {
+    requests.forEach((q, i) => {
+      const token = q.tokenId === undefined ? '' : ` (token ${q.tokenId})`;
+      lines.push(`request ${i}:     ${q.url}${token}: ${q.attestationData}${q.requestHash === undefined ? '' : `, requestHash ${q.requestHash}`}`);
+    });
+  }
   return `${lines.join('\n')}\n`;
 }
 

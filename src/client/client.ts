@@ -13,6 +13,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   type AttestationRequest,
   type AttestationResponse,
+  type MultiAttestationResponse,
   type NotarizationOptions,
   type NotarizerErrorBody,
   type VerifyResponseBody,
@@ -209,10 +210,11 @@ export class NotarizerClient {
   }
 
   /**
-   * Sends the attestations to the verification backend; throws AttestationIntegrityError naming
+   * Sends the attestations (single- or multi-request, userData of 8 or 10 chunks) to the
+   * verification backend; throws AttestationIntegrityError naming
    * every attestation that is not in `validReports`, with the backend's reason.
    */
-  async verifyAttestations(attestations: readonly AttestationResponse[], opts: { timeout?: number } = {}): Promise<void> {
+  async verifyAttestations(attestations: readonly (AttestationResponse | MultiAttestationResponse)[], opts: { timeout?: number } = {}): Promise<void> {
     const timeout = opts.timeout ?? this.timeout;
     let a: Answer;
     try {

@@ -29,7 +29,7 @@ export interface AttestationRequest {
 /** The ledger-side data of an attestation (`oracleData`). */
 export interface OracleData {
   signature?: string;
-  /** ReportData struct text (8 chunks). */
+  /** ReportData struct text: 8 chunks (one request), or 10 chunks with one request per chunk (since 2026-02). */
   userData?: string;
   /** Report struct text (10 chunks). */
   report?: string;
@@ -58,6 +58,31 @@ export interface AttestationResponse {
   oracleData?: OracleData;
 }
 
+/** One request of a multi-request attestation (second-generation notarizers, one userData chunk each). */
+export interface AttestationResult {
+  attestationData: string;
+  attestationRequest: AttestationRequest;
+  responseStatusCode: number;
+  /** Attestation time, Unix SECONDS. */
+  timestamp: number;
+  /** The oracle's request hash (u128 text, e.g. `123u128`). */
+  requestHash?: string;
+  responseBody?: string;
+}
+
+/**
+ * A second-generation multi-request attestation: one report over a 10-chunk userData, the
+ * requests in `attestationResults` (in chunk order); the top-level request fields are absent.
+ */
+export interface MultiAttestationResponse {
+  enclaveUrl?: string;
+  attestationReport: string;
+  reportType: 'sgx' | 'nitro';
+  timestamp: number;
+  attestationResults: AttestationResult[];
+  oracleData?: OracleData;
+}
+
 /** Answer of `POST /notarize` with `debugRequest: true`. */
 export interface DebugResponse {
   responseBody: string;
@@ -77,7 +102,7 @@ export interface NotarizerErrorBody {
 
 /** Body of `POST /verify` on the verification backend (wire-compatible with the JS SDK 2.1.1). */
 export interface VerifyRequestBody {
-  reports: AttestationResponse[];
+  reports: (AttestationResponse | MultiAttestationResponse)[];
 }
 
 export interface VerifyReportError {

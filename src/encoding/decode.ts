@@ -25,11 +25,23 @@ function expectLength(s: Section, want: number): void {
   if (s.length !== want) fail('PROOF_DATA_BAD_SECTION_LENGTH', `${s.name}: meta header length ${s.length}, expected ${want}`);
 }
 
+/** Sections that must lie inside the buffer even when it holds a cut message (all but headers, optional fields). */
+const CORE_SECTIONS = 8;
+
+export interface DecodeOptions {
+  /**
+   * The buffer holds the message's first `bytes.length` bytes only (one-request-per-chunk
+   * userData keeps each request's first 512 bytes): the headers and optional-field sections may
+   * run past its end; they are then left out and the result carries `truncated: true`.
+   */
+  cut?: boolean;
+}
+
 /**
  * Decodes proof data. `bytes` is the whole recovered userData (normally 4096 bytes, zero padded);
  * everything after the encoded sections must be zero.
  */
-export function decodeProofData(bytes: Uint8Array): DecodedData {
+export function decodeProofData(bytes: Uint8Array, opts: DecodeOptions = {}): DecodedData {
   if (bytes.length < META_HEADER_BYTES) {
     fail('PROOF_DATA_TOO_SHORT', `is ${bytes.length} bytes, shorter than the ${META_HEADER_BYTES}-byte meta header`);
   }
@@ -48,14 +60,17 @@ export function decodeProofData(bytes: Uint8Array): DecodedData {
   ];
   let offset = META_HEADER_BYTES;
   const sections: Section[] = [];
+  let cutAt: number | undefined;
   for (const [name, length, size] of layout) {
-    if (offset + size > bytes.length) {
+    if (opts.cut && sections.length >= CORE_SECTIONS && offset + size > bytes.length) {
+      cutAt ??= sections.length;
+    } else if (offset + size > bytes.length) {
       fail('PROOF_DATA_SECTION_OVERRUN', `${name}: ${size} bytes at offset ${offset} overrun the ${bytes.length}-byte buffer (meta header length ${length})`);
     }
     sections.push({ name, offset, length, size });
     offset += size;
   }
-  expectZero(bytes, offset, bytes.length, `after the encoded sections (offset ${offset})`);
+  if (cutAt === undefined) expectZero(bytes, offset, bytes.length, `after the encoded sections (offset ${offset})`);
   const [att, ts, status, url, selector, format, method, options, headers, optional] = sections as [
     Section, Section, Section, Section, Section, Section, Section, Section, Section, Section,
   ];
@@ -90,8 +105,9 @@ export function decodeProofData(bytes: Uint8Array): DecodedData {
     fail('PROOF_DATA_VALUE_OUT_OF_RANGE', `timestamp: ${timestamp} at offset ${ts.offset} is outside ±(2^53-1)`);
   }
   const statusCode = u64ToSafeNumber(readU64LE(bytes, status.offset), `status code at offset ${status.offset}`);
-  const headerList = decodeHeaders(bytes.subarray(headers.offset, headers.offset + headers.size), headers.offset);
-  const opt = decodeOptionalFields(bytes.subarray(optional.offset, optional.offset + optional.size), optional.offset);
+  const present = (i: number): boolean => cutAt === undefined || i < cutAt;
+  const headerList = present(CORE_SECTIONS) ? decodeHeaders(bytes.subarray(headers.offset, headers.offset + headers.size), headers.offset) : [];
+  const opt = present(CORE_SECTIONS + 1) ? decodeOptionalFields(bytes.subarray(optional.offset, optional.offset + optional.size), optional.offset) : {};
 
   const out: DecodedData = {
     url: text(url),
@@ -108,5 +124,6 @@ export function decodeProofData(bytes: Uint8Array): DecodedData {
   out.attestationData = attestationData;
   out.responseStatusCode = statusCode;
   out.timestamp = Number(timestamp);
+  if (cutAt !== undefined) out.truncated = true;
   return out;
 }

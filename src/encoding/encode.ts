@@ -34,20 +34,39 @@ function text(s: string, what: string): Uint8Array {
   return b;
 }
 
+/** Meta-header byte that carries the token id of a price feed since 2025-09 (src/encoding/eras). */
+export const TOKEN_ID_BYTE = 21;
+/** Attestation data length of a token price feed since 2025-09: the 8-byte u64 value, unpadded. */
+const TOKEN_FEED_LENGTH = 8;
+
+export interface EncodeOptions {
+  /** Attestation data padding: 'legacy' (Dec 2023 – Feb 2025) encodes the raw value with its raw length. */
+  era?: EncodingEra;
+  /**
+   * Token id of a price feed (1–255), written at meta-header byte 21 (since 2025-09); the value is
+   * then encoded unpadded with attestation length 8, whatever the URL.
+   */
+  tokenId?: number;
+}
+
 /**
  * Prepares and encodes proof data; returns the exact bytes before zero padding (see padProofData).
  * era 'legacy' (Dec 2023 – Feb 2025) encodes the raw value with its raw length in the meta header.
  */
-export function encodeProofData(input: ProofDataInput, opts: { era?: EncodingEra } = {}): Uint8Array {
+export function encodeProofData(input: ProofDataInput, opts: EncodeOptions = {}): Uint8Array {
   const era = opts.era ?? 'current';
+  const tokenId = opts.tokenId;
+  if (tokenId !== undefined && (!Number.isInteger(tokenId) || tokenId < 1 || tokenId > 255)) {
+    bad('ENCODE_BAD_INPUT', `token id must be an integer in 1…255, got ${tokenId}`);
+  }
   const options = checkEncodingOptions(input.encodingOptions);
   let format: bigint;
   if (input.responseFormat === 'json') format = 0n;
   else if (input.responseFormat === 'html') format = 1n;
   else bad('ENCODE_BAD_RESPONSE_FORMAT', `unknown response type ${JSON.stringify(input.responseFormat)}, expected json or html`);
 
-  const special = priceFeedLength(input.url);
-  const prepared = era === 'current' ? prepareAttestationData(input.attestationData, options, input.url) : input.attestationData;
+  const special = tokenId !== undefined ? TOKEN_FEED_LENGTH : priceFeedLength(input.url);
+  const prepared = era === 'current' && tokenId === undefined ? prepareAttestationData(input.attestationData, options, input.url) : input.attestationData;
   const value = encodeAttestationValue(prepared, options);
   let attLength: number;
   if (special !== undefined) attLength = special;
@@ -75,10 +94,12 @@ export function encodeProofData(input: ProofDataInput, opts: { era?: EncodingEra
   if (headers.length > 0xffff || optional.length > 0xffff) bad('ENCODE_FIELD_TOO_LONG', 'headers or optional fields exceed 65535 bytes');
 
   const w = new BlockWriter();
-  w.push(writeMetaHeader({
+  const meta = writeMetaHeader({
     attestationData: attLength, timestamp: 8, statusCode: 8, method: method.length, responseFormat: 1,
     url: url.length, selector: selector.length, encodingOptions: BLOCK, headers: headers.length, optionalFields: optional.length,
-  }));
+  });
+  if (tokenId !== undefined) meta[TOKEN_ID_BYTE] = tokenId;
+  w.push(meta);
   w.push(attSection);
   w.push(u64Block(BigInt.asUintN(64, BigInt(checkInt(input.timestamp, 'timestamp', Number.MIN_SAFE_INTEGER)))));
   w.push(u64Block(checkInt(input.responseStatusCode, 'responseStatusCode', 0)));

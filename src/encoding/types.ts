@@ -28,6 +28,19 @@ export interface DecodedData {
   attestationData: string;
   responseStatusCode: number;
   timestamp: number;
+  /** Only for a request cut to its chunk (10-chunk data): its headers / optional fields did not fit and are left out. */
+  truncated?: true;
+}
+
+/**
+ * One request of a userData (`decodedRequests[i]`): the decodedData fields, then the token id
+ * (where the era carries one) and, for one-request-per-chunk data, the oracle's request hashes
+ * (u128 decimal text).
+ */
+export interface DecodedRequest extends DecodedData {
+  tokenId?: number;
+  requestHash?: string;
+  timestampedRequestHash?: string;
 }
 
 /** What the notarizer encodes: the attestation request plus its response fields. */

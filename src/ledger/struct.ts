@@ -52,10 +52,25 @@ function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-function defaultLabel(chunks: number): string {
-  if (chunks === USER_DATA_CHUNKS) return 'userData';
-  if (chunks === REPORT_CHUNKS) return 'report';
-  return `${chunks}-chunk struct`;
+function defaultLabel(counts: readonly number[]): string {
+  if (counts.includes(USER_DATA_CHUNKS)) return 'userData';
+  if (counts.length === 1 && counts[0] === REPORT_CHUNKS) return 'report';
+  return `${counts.join('/')}-chunk struct`;
+}
+
+/** The accepted chunk counts, sorted ascending and checked. */
+function chunkCounts(chunks: number | readonly number[]): readonly number[] {
+  const list = typeof chunks === 'number' ? [chunks] : [...chunks].sort((a, b) => a - b);
+  if (list.length === 0) {
+    throw new VerifierError<LedgerCode>('STRUCT_INVALID_ARGUMENT', 'at least one chunk count is required');
+  }
+  for (const c of list) checkChunks(c);
+  return list;
+}
+
+/** `8`, `8 or 10`, `8, 9 or 10`. */
+function countsText(counts: readonly number[]): string {
+  return counts.length === 1 ? String(counts[0]) : `${counts.slice(0, -1).join(', ')} or ${String(counts[counts.length - 1])}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,13 +248,19 @@ function readU128(
 // Parser
 
 /**
- * Parses chunked u128 struct text into exactly `chunks` × 512 bytes. Strict: keys c0…c(n-1) and
+ * Parses chunked u128 struct text into exactly n × 512 bytes, where n is `chunks` or one of the
+ * counts in `chunks` (userData: 8 or 10). Strict: keys c0…c(n-1) and
  * f0…f31 in order, decimal values 0 ≤ v < 2^128 with suffix `u128`, no leading zeros, signs, hex,
  * trailing commas or trailing data; whitespace (space, tab, LF, CR) free between tokens.
- * `label` names the struct in error messages (default: userData for 8 chunks, report for 10).
+ * `label` names the struct in error messages (default: userData when 8 chunks are accepted, report for 10).
  */
-export function parseChunkedStruct(text: string, chunks: number, label: string = defaultLabel(chunks)): Uint8Array {
-  checkChunks(chunks);
+export function parseChunkedStruct(
+  text: string,
+  chunks: number | readonly number[],
+  label: string = defaultLabel(chunkCounts(chunks)),
+): Uint8Array {
+  const counts = chunkCounts(chunks);
+  const most = counts[counts.length - 1] as number;
   if (typeof text !== 'string') {
     throw new VerifierError<LedgerCode>(
       'STRUCT_INVALID_ARGUMENT',
@@ -247,15 +268,16 @@ export function parseChunkedStruct(text: string, chunks: number, label: string =
     );
   }
   const n = text.length;
-  const max = maxChunkedStructLength(chunks);
+  const max = maxChunkedStructLength(most);
   if (n > max) {
     throw new VerifierError<LedgerCode>(
       'STRUCT_TOO_LONG',
-      `${label}: text is ${n} characters long, more than the ${max} allowed for ${chunks} chunks`,
+      `${label}: text is ${n} characters long, more than the ${max} allowed for ${most} chunks`,
     );
   }
   const b = asciiBytes(text);
-  const out = new Uint8Array(chunks * CHUNK_BYTES);
+  const out = new Uint8Array(most * CHUNK_BYTES);
+  let found = most;
   const syntax = (p: number, what: string): VerifierError<LedgerCode> =>
     errorAt('STRUCT_SYNTAX', text, p, `${what}, found ${describeFound(text, p)}`);
 
@@ -263,7 +285,7 @@ export function parseChunkedStruct(text: string, chunks: number, label: string =
   if (b[p] !== C_OPEN) throw syntax(p, `${label}: expected "{"`);
   p++;
   let o = 0;
-  for (let c = 0; c < chunks; c++) {
+  for (let c = 0; c < found; c++) {
     p = skipWs(b, p);
     if (!keyAt(b, p, K_C, c)) throw keyError(text, p, `${label}: expected chunk key "${chunkKey(c)}"`, c > 0);
     p = skipWs(b, p + keyLength(c));
@@ -307,27 +329,31 @@ export function parseChunkedStruct(text: string, chunks: number, label: string =
     }
     p = skipWs(b, p);
     const sep = b[p];
-    if (c < chunks - 1) {
+    if (c < most - 1) {
       if (sep === C_COMMA) {
         p++;
         continue;
       }
+      if (sep === C_CLOSE && counts.includes(c + 1)) {
+        found = c + 1;
+        p++;
+        break;
+      }
       if (sep === C_CLOSE) {
-        const what = `${label} has ${plural(c + 1, 'chunk')}, expected ${chunks}: found "}"`;
+        const what = `${label} has ${plural(c + 1, 'chunk')}, expected ${countsText(counts)}: found "}"`;
         throw errorAt('STRUCT_CHUNK_COUNT', text, p, what);
       }
       throw syntax(p, `${label}: expected "," or "}" after chunk ${chunkKey(c)}`);
     }
-    if (sep === C_COMMA) throw extraEntry(text, p, 'STRUCT_CHUNK_COUNT', label, `has more than ${chunks} chunks`);
+    if (sep === C_COMMA) throw extraEntry(text, p, 'STRUCT_CHUNK_COUNT', label, `has more than ${most} chunks`);
     if (sep !== C_CLOSE) throw syntax(p, `${label}: expected "}" after chunk ${chunkKey(c)}`);
     p++;
   }
   p = skipWs(b, p);
   if (p < n) {
-    const found = describeFound(text, p);
-    throw errorAt('STRUCT_TRAILING_DATA', text, p, `${label}: unexpected ${found} after the closing "}"`);
+    throw errorAt('STRUCT_TRAILING_DATA', text, p, `${label}: unexpected ${describeFound(text, p)} after the closing "}"`);
   }
-  return out;
+  return found === most ? out : out.slice(0, found * CHUNK_BYTES);
 }
 
 /** The identifier at `p` (first 64 characters), or undefined when none starts there. */

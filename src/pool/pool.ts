@@ -13,7 +13,8 @@ import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../config/packageRoot.js';
 import { cutTypeAReport, parseQuoteLayout, TYPEA_PREFIX } from '../attestation/typeA/quote.js';
-import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../ledger/struct.js';
+import { parseChunkedStruct, REPORT_CHUNKS } from '../ledger/struct.js';
+import { parseUserData } from '../encoding/eras/index.js';
 import { decodeNonce } from '../verify/nonce.js';
 import { hasPrefix } from '../verify/detect.js';
 import { decodeUserDataText } from '../verify/verifyReport.js';
@@ -85,7 +86,7 @@ export class VerifierPool implements VerifierService {
     let task: VerifyTask;
     try {
       task = {
-        userData: parseChunkedStruct(userDataText, USER_DATA_CHUNKS, 'userData'),
+        userData: parseUserData(userDataText),
         report: parseChunkedStruct(reportText, REPORT_CHUNKS, 'report'),
       };
       if (o.nonce !== undefined) task.nonce = decodeNonce(o.nonce);

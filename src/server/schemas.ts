@@ -1,9 +1,18 @@
 /** Route schemas: the single source for validation, serialisation and the OpenAPI description. */
 
+import { USER_DATA_CHUNK_COUNTS } from '../encoding/eras/index.js';
+
 const structText = (chunks: number) => ({
   type: 'string',
   description: `Ledger struct text with chunks c0…c${chunks - 1}, each with fields f0…f31 (u128)`,
 });
+
+const userDataText = {
+  type: 'string',
+  description:
+    `Ledger struct text with ${USER_DATA_CHUNK_COUNTS.join(' or ')} chunks c0…, each with fields f0…f31 (u128): ` +
+    '8 chunks = one request (eras 1–3), 10 chunks = one request per chunk (era 4)',
+} as const;
 
 export const errorBody = {
   type: 'object',
@@ -30,19 +39,36 @@ export const decodedDataSchema = {
     attestationData: { type: 'string' },
     responseStatusCode: { type: 'integer' },
     timestamp: { type: 'integer' },
+    truncated: { type: 'boolean', description: '10-chunk data: the request was cut to its 512-byte chunk; headers / optional fields left out' },
+  },
+} as const;
+
+export const decodedRequestsSchema = {
+  type: 'array',
+  description: 'Every request of userData in chunk order (one for 8-chunk data); decodedData is the first',
+  items: {
+    type: 'object',
+    additionalProperties: true,
+    properties: {
+      ...decodedDataSchema.properties,
+      tokenId: { type: 'integer', description: 'Price-feed token id (byte 0 in eras 1–2, byte 21 since era 3)' },
+      requestHash: { type: 'string', description: '10-chunk data: Poseidon8 of the chunk with f2, f3 zeroed (u128 decimal)' },
+      timestampedRequestHash: { type: 'string', description: '10-chunk data: Poseidon8 of { request_hash, attestation_timestamp } (u128 decimal)' },
+    },
   },
 } as const;
 
 export const decodeRequest = {
   type: 'object',
   required: ['userData'],
-  properties: { userData: structText(8) },
+  properties: { userData: userDataText },
 } as const;
 
 export const decodeResponse = {
   type: 'object',
   properties: {
     decodedData: decodedDataSchema,
+    decodedRequests: decodedRequestsSchema,
     success: { type: 'boolean' },
     errorString: { type: 'string' },
     errorCode: { type: 'string' },
@@ -53,7 +79,7 @@ export const decodeReportRequest = {
   type: 'object',
   required: ['userData', 'report'],
   properties: {
-    userData: structText(8),
+    userData: userDataText,
     report: structText(10),
     nonce: { type: 'string', description: 'Optional typeB nonce (hex or base64) that the document must carry' },
   },
@@ -63,6 +89,7 @@ export const decodeReportResponse = {
   type: 'object',
   properties: {
     decodedData: decodedDataSchema,
+    decodedRequests: decodedRequestsSchema,
     decodedReport: { type: 'object', additionalProperties: true, description: 'Fields of the detected report kind' },
     reportValid: { type: 'boolean' },
     errorString: { type: 'string' },

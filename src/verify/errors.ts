@@ -16,3 +16,17 @@ export const VerifyCodes = [
   'INTERNAL_ERROR',
 ] as const;
 export type VerifyCode = (typeof VerifyCodes)[number];
+
+/** Codes of POST /verify's checks of one notarizer response (src/verify/attestationResponse.ts). */
+export const ResponseCodes = [
+  'BAD_REPORT_ENTRY',
+  'BAD_REPORT_TYPE',
+  'BAD_ATTESTATION_REPORT',
+  'REPORT_MISMATCH',
+  'REPORT_MISSING',
+  'RESPONSE_FIELDS_MISSING',
+  'RESPONSE_FIELDS_MISMATCH',
+  'RESPONSE_FIELDS_NOT_ENCODABLE',
+  'REPORT_TYPE_MISMATCH',
+] as const;
+export type ResponseCode = (typeof ResponseCodes)[number];

@@ -6,6 +6,7 @@ export function decodeReportBody(out: VerifyOutcome): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (out.reportType) body.reportType = out.reportType;
   if (out.decodedData) body.decodedData = out.decodedData;
+  if (out.decodedRequests) body.decodedRequests = out.decodedRequests;
   if (out.decodedReport) body.decodedReport = out.decodedReport;
   body.reportValid = out.reportValid;
   if (out.error) {

@@ -1,5 +1,5 @@
 /** Inputs and outputs of the verification core (free of HTTP, workers and CLI). */
-import type { DecodedData } from '../encoding/types.js';
+import type { DecodedData, DecodedRequest } from '../encoding/types.js';
 
 export type ReportType = 'typeA' | 'typeB';
 
@@ -10,11 +10,15 @@ export interface FailureInfo {
   message: string;
 }
 
-export type DecodeOutcome = { decodedData: DecodedData; error?: undefined } | { decodedData?: undefined; error: FailureInfo };
+export type DecodeOutcome =
+  | { decodedData: DecodedData; decodedRequests: DecodedRequest[]; error?: undefined }
+  | { decodedData?: undefined; decodedRequests?: undefined; error: FailureInfo };
 
 export interface VerifyOutcome {
   reportType?: ReportType;
   decodedData?: DecodedData;
+  /** Every request of the userData, in chunk order (one for 8-chunk data). */
+  decodedRequests?: DecodedRequest[];
   decodedReport?: Record<string, unknown>;
   reportValid: boolean;
   /** The first failed check, present exactly when reportValid is false. */
@@ -30,6 +34,6 @@ export type { Policy } from './policy.js';
 export interface VerifierService {
   decode(userData: string): DecodeOutcome | Promise<DecodeOutcome>;
   decodeReport(userData: string, report: string, opts?: { nonce?: string }): Promise<VerifyOutcome>;
-  /** Verifies recovered bytes (userData 4096, report 5120); the arrays may be handed to a worker and detached. */
+  /** Verifies recovered bytes (userData 4096 or 5120, report 5120); the arrays may be handed to a worker and detached. */
   verifyBytes(task: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }): Promise<VerifyOutcome>;
 }

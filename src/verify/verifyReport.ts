@@ -1,13 +1,13 @@
 /**
  * The verification core: (userData bytes, report bytes, policy, trust anchors, time) → outcome.
- * Order of checks: decode userData → detect the report kind → kind-specific parse and
+ * Order of checks: decode userData (its encoding era, then every request; src/encoding/eras) → detect the report kind → kind-specific parse and
  * verification → measurements against targets → binding hash. The first failure is the one
  * reported; decoded views are returned whenever they could be produced.
  */
-import { decodeProofData } from '../encoding/decode.js';
+import { decodeUserDataBytes, parseUserData } from '../encoding/eras/index.js';
 import { VerifierError } from '../errors.js';
 import type { VerifyCode } from './errors.js';
-import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../ledger/struct.js';
+import { parseChunkedStruct, REPORT_CHUNKS } from '../ledger/struct.js';
 import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
@@ -29,9 +29,11 @@ export interface VerifyDeps {
   typeATime?: number;
 }
 
+/** Detects the encoding era and decodes every request (src/encoding/eras). */
 export function decodeUserData(userData: Uint8Array): DecodeOutcome {
   try {
-    return { decodedData: decodeProofData(userData) };
+    const d = decodeUserDataBytes(userData);
+    return { decodedData: d.decodedData, decodedRequests: d.decodedRequests };
   } catch (e) {
     return { error: toFailure(e) };
   }
@@ -40,7 +42,7 @@ export function decodeUserData(userData: Uint8Array): DecodeOutcome {
 export function decodeUserDataText(text: string): DecodeOutcome {
   let bytes: Uint8Array;
   try {
-    bytes = parseChunkedStruct(text, USER_DATA_CHUNKS, 'userData');
+    bytes = parseUserData(text);
   } catch (e) {
     return { error: toFailure(e) };
   }
@@ -58,8 +60,10 @@ export async function verifyReportBytes(
   const timings: { hashSeconds?: number } = {};
   let first: FailureInfo | undefined;
   const decoded = decodeUserData(userData);
-  if (decoded.decodedData) out.decodedData = decoded.decodedData;
-  else first = decoded.error;
+  if (decoded.decodedData) {
+    out.decodedData = decoded.decodedData;
+    out.decodedRequests = decoded.decodedRequests;
+  } else first = decoded.error;
 
   const onView = (v: Record<string, unknown>) => {
     out.decodedReport = v;
@@ -108,7 +112,7 @@ export async function verifyReportText(
   let report: Uint8Array;
   let nonce: Uint8Array | undefined;
   try {
-    userData = parseChunkedStruct(userDataText, USER_DATA_CHUNKS, 'userData');
+    userData = parseUserData(userDataText);
     report = parseChunkedStruct(reportText, REPORT_CHUNKS, 'report');
     if (opts.nonce !== undefined) nonce = decodeNonce(opts.nonce);
   } catch (e) {

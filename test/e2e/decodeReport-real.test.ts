@@ -167,10 +167,15 @@ describe('/decodeReport request errors', () => {
   });
 
   it('wrong chunk counts and bad JSON get precise errors', async () => {
+    // a report as userData has a userData chunk count (10) but fits no userData era
     const r = await postJson(`${s.url}/decodeReport`, { userData: examples.nitro.request.report, report: examples.nitro.request.report });
     expect(r.status).toBe(200);
     expect(r.body.reportValid).toBe(false);
-    expect(r.body.errorCode).toMatch(/^STRUCT_/);
+    expect(r.body.errorCode).toBe('USERDATA_ERA_UNKNOWN');
+    const nine = examples.nitro.request.report.replace(/,\s*c9:\s*\{[^}]*\}/, '');
+    const r9 = await postJson(`${s.url}/decodeReport`, { userData: nine, report: examples.nitro.request.report });
+    expect(r9.body).toMatchObject({ reportValid: false, errorCode: 'STRUCT_CHUNK_COUNT' });
+    expect(r9.body.errorString).toMatch(/has 9 chunks, expected 8 or 10/);
     expect((await postJson(`${s.url}/decodeReport`, { userData: 'x' })).status).toBe(400);
     expect((await postJson(`${s.url}/decodeReport`, '{"userData":"x","report":')).status).toBe(400);
   });

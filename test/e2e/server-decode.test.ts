@@ -48,8 +48,11 @@ describe('POST /decode', () => {
     const want = JSON.parse(readFileSync(vectorPath('aleo/decode-example.response.json'), 'utf8'));
     const r = await postJson(`${srv.url}/decode`, req);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual(want);
+    const { decodedRequests, ...seed } = r.body;
+    expect(seed).toEqual(want);
     expect(Object.keys(r.body.decodedData)).toEqual(Object.keys(want.decodedData));
+    // 8-chunk data: one request, the decodedData (no token id: not a price feed)
+    expect(decodedRequests).toEqual([want.decodedData]);
   });
 
   it('answers 200 with success false for a struct that does not parse, naming the position', async () => {
@@ -144,5 +147,11 @@ describe('POST /decode', () => {
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/info', '/decode', '/decodeReport', '/healthz', '/readyz']));
     expect(doc.paths['/decodeReport'].post.requestBody.content['application/json'].schema.required).toEqual(['userData', 'report']);
+    // decodedRequests (every request of 8- or 10-chunk userData) is described on both decoding routes
+    for (const path of ['/decode', '/decodeReport']) {
+      const props = doc.paths[path].post.responses['200'].content['application/json'].schema.properties;
+      expect(Object.keys(props.decodedRequests.items.properties)).toEqual(expect.arrayContaining(['url', 'attestationData', 'tokenId', 'requestHash', 'timestampedRequestHash', 'truncated']));
+      expect(doc.paths[path].post.requestBody.content['application/json'].schema.properties.userData.description).toMatch(/8 or 10 chunks/);
+    }
   });
 });

@@ -9,7 +9,7 @@ export const decodeRoute = (svc: VerifierService): FastifyPluginAsync => async (
     async (req) => {
       const out = await svc.decode(req.body.userData);
       if (out.error) return { success: false, errorString: out.error.message, errorCode: out.error.code };
-      return { success: true, decodedData: out.decodedData };
+      return { success: true, decodedData: out.decodedData, decodedRequests: out.decodedRequests };
     },
   );
 };
