@@ -133,10 +133,12 @@ describe('reverify follows every era’s oracle programs', () => {
     expect(by(707).decodedData.attestationData).toBe('3.00000001');
     // Era 4 (10-chunk userData): found as typeA updates of the interface program.
     for (const h of [711, 712, 713]) expect(by(h)).toMatchObject({ kind: 'typeA', program: IFACE5 });
-    // ERA4-VERDICT: becomes valid once 10-chunk userData is accepted (then reportValid: true,
-    // measurementInForce { matches: true, sourceHeight: 710 } and exit code 0).
-    for (const h of [711, 712, 713]) expect(by(h)).toMatchObject({ reportValid: false, errorCode: 'STRUCT_CHUNK_COUNT' });
-    expect(code).toBe(1); // ERA4-VERDICT: becomes 0 once 10-chunk userData is accepted
+    // The 10-chunk updates verify, against the unique ID set in the data program at height 710.
+    for (const h of [711, 712, 713]) {
+      expect(by(h)).toMatchObject({ reportValid: true, measurementInForce: { matches: true, sourceHeight: 710 } });
+      expect(by(h).errorCode).toBeUndefined();
+    }
+    expect(code).toBe(0);
   });
 
   it('--program restricts the scan to the named programs (with or without .aleo)', async () => {
