@@ -20,6 +20,9 @@ import { PoolCodes } from './pool/errors.js';
 import { ResponseCodes, VerifyCodes } from './verify/errors.js';
 import { HttpCodes } from './server/httpErrors.js';
 import { CliCodes } from './cli/errors.js';
+import { LedgerNodeCodes } from './ledger-node/errors.js';
+import { LedgerWatchCodes } from './ledger-watch/errors.js';
+import { StoreCodes } from './store/errors.js';
 
 export const ERROR_CODES_BY_DOMAIN = {
   config: ConfigCodes,
@@ -43,6 +46,9 @@ export const ERROR_CODES_BY_DOMAIN = {
   response: ResponseCodes,
   http: HttpCodes,
   cli: CliCodes,
+  ledgerNode: LedgerNodeCodes,
+  ledgerWatch: LedgerWatchCodes,
+  store: StoreCodes,
 } as const;
 
 export type ErrorCode = (typeof ERROR_CODES_BY_DOMAIN)[keyof typeof ERROR_CODES_BY_DOMAIN][number];

@@ -1,19 +1,15 @@
 /**
- * Ledger side of `reverify`: block scans through a snarkOS node (`GET {base}/blocks?start&end`,
- * end exclusive, ≤ 50 blocks per call), saved transaction JSON, and the extraction of the followed
+ * Ledger side of `reverify` and of the server's ledger watcher: block scans through a snarkOS node
+ * (src/ledger-node/blockScanner.ts), saved transaction JSON, and the extraction of the followed
  * oracle programs' transitions from transactions (the programs and their transitions come from the
  * registry, src/ledger/programs.ts). A transaction lists every transition it executed, those of
  * programs called by another program's transition included, so wrapped oracle calls are found too.
  */
-import { createLedgerNodeClient, type LedgerNodeClient } from '../startup/ledgerNodeClient.js';
 import { pcrsFromLeo, uniqueIdFromLeo } from '../ledger/leoValue.js';
 import { KNOWN_PROGRAM_IDS, normaliseProgramId, oracleProgram, OWNER_INPUT, ownerKindOf, UPDATE_INPUTS, updateKindOf } from '../ledger/programs.js';
 import { toFailure } from '../verify/failure.js';
 import { cliError } from './errors.js';
-import { RateLimiter } from './rateLimit.js';
 import { canonical, type OutputRecord } from './records.js';
-
-export const MAX_BLOCKS_PER_CALL = 50;
 
 /** One thing found on the ledger: an update to verify, or an owner record ready to write. */
 export type LedgerItem =
@@ -114,58 +110,4 @@ export function itemsOfTransaction(txv: unknown, programs: readonly string[], he
     }
   }
   return items;
-}
-
-/** Height and transactions of one block as served by `/blocks`. */
-export function blockOf(b: unknown): { height: number; transactions: unknown[] } {
-  if (!isObj(b) || !isObj(b.header) || !isObj(b.header.metadata) || typeof b.header.metadata.height !== 'number') {
-    throw cliError('CLI_LEDGER_BAD_BLOCKS', 'ledger node: a block lacks header.metadata.height');
-  }
-  const txs = b.transactions;
-  return { height: b.header.metadata.height, transactions: Array.isArray(txs) ? txs : [] };
-}
-
-export interface NodeScanOptions {
-  baseUrl: string;
-  rps: number;
-  timeoutMs: number;
-  retries: number;
-  backoffMs: number;
-  fetchImpl?: typeof fetch;
-}
-
-export interface BlockScanner {
-  client: LedgerNodeClient;
-  /** Blocks [start, end) (end − start ≤ 50), checked to be exactly those heights in order. */
-  fetchRange(start: number, end: number): Promise<{ height: number; transactions: unknown[] }[]>;
-  latestHeight(): Promise<number>;
-}
-
-export function createBlockScanner(o: NodeScanOptions): BlockScanner {
-  const limiter = new RateLimiter(o.rps);
-  const base = o.fetchImpl ?? fetch;
-  // Every HTTP attempt, retries included, takes a rate-limit slot.
-  const fetchImpl: typeof fetch = async (input, init) => {
-    await limiter.acquire();
-    return base(input, init);
-  };
-  const client = createLedgerNodeClient({ baseUrl: o.baseUrl, timeoutMs: o.timeoutMs, retries: o.retries, backoffMs: o.backoffMs, fetchImpl });
-  return {
-    client,
-    async fetchRange(start, end) {
-      if (end - start > MAX_BLOCKS_PER_CALL || end <= start) throw new Error(`bad block range ${start}..${end}`);
-      const v = await client.getJson(`/blocks?start=${start}&end=${end}`);
-      if (!Array.isArray(v)) throw cliError('CLI_LEDGER_BAD_BLOCKS', `ledger node: /blocks?start=${start}&end=${end} did not answer a JSON array`);
-      const blocks = v.map(blockOf);
-      if (blocks.length !== end - start || blocks.some((b, i) => b.height !== start + i)) {
-        throw cliError('CLI_LEDGER_BAD_BLOCKS', `ledger node: /blocks?start=${start}&end=${end} answered heights [${blocks.map((b) => b.height).join(', ')}], expected ${start}..${end - 1}`);
-      }
-      return blocks;
-    },
-    async latestHeight() {
-      const v = await client.getJson('/block/height/latest');
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw cliError('CLI_LEDGER_BAD_BLOCKS', `ledger node: /block/height/latest answered ${JSON.stringify(v)}`);
-      return v;
-    },
-  };
 }

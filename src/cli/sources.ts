@@ -10,7 +10,8 @@ import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cliError } from './errors.js';
-import { itemsOfTransaction, type BlockScanner, type LedgerItem } from './ledger.js';
+import { itemsOfTransaction, type LedgerItem } from './ledger.js';
+import type { BlockScanner } from '../ledger-node/blockScanner.js';
 import { canonical } from './records.js';
 
 export interface Batch {

@@ -13,7 +13,7 @@ import { isVerifierError, VerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 import type { ConfigCode } from './errors.js';
 import { DEFAULT_TRUST_ROOTS } from './packageRoot.js';
-import { configSchema, type RawConfig, type TcbStatusName } from './schema.js';
+import { configSchema, type RawConfig, type TcbStatusName, type WatchSettings } from './schema.js';
 import { decodeTarget, isAllZero } from './targets.js';
 
 export interface Config {
@@ -46,6 +46,8 @@ export interface Config {
   verificationTime?: number;
   /** Oracle programs the ledger scans follow (CLI reverify); absent: every known program. */
   ledgerPrograms?: string[];
+  /** The ledger watcher (present when `watch.enabled`); `database` is an absolute path. */
+  watch?: WatchSettings & { database: string };
   logLevel: string;
   bodyLimit: number;
 }
@@ -198,6 +200,9 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
       problems.add('CONFIG_INVALID', `config: verificationTime = ${JSON.stringify(raw.verificationTime)}: expected an ISO-8601 date-time`);
     }
   }
+  if (raw.watch?.enabled === true && raw.liveCheck && typeof raw.liveCheck === 'object' && raw.liveCheck.apiBaseUrl === undefined) {
+    problems.add('CONFIG_INVALID', 'config: liveCheck.apiBaseUrl = (absent): the ledger watcher (watch.enabled) follows this ledger node; set it');
+  }
   problems.throwIfAny();
 
   const config: Config = {
@@ -227,6 +232,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (raw.collateralDir !== undefined) config.collateralDir = resolve(baseDir, raw.collateralDir);
   if (raw.acceptedAdvisories !== undefined) config.acceptedAdvisories = raw.acceptedAdvisories;
   if (raw.ledgerPrograms !== undefined) config.ledgerPrograms = raw.ledgerPrograms;
+  if (raw.watch?.enabled) config.watch = { ...raw.watch, database: resolve(baseDir, raw.watch.database!) };
   return config;
 }
 

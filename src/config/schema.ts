@@ -78,6 +78,22 @@ export const configSchema = {
       minItems: 1,
       uniqueItems: true,
     },
+    watch: {
+      type: 'object',
+      description: 'The ledger watcher: follows liveCheck.apiBaseUrl and stores every oracle update it verified (README "Ledger")',
+      additionalProperties: false,
+      required: ['enabled'],
+      properties: {
+        enabled: { type: 'boolean' },
+        fromHeight: { type: 'integer', minimum: 0, default: 0 },
+        pollIntervalMs: { type: 'integer', minimum: 100, maximum: 3600000, default: 10000 },
+        database: { type: 'string', minLength: 1 },
+        batchBlocks: { type: 'integer', minimum: 1, maximum: 50, default: 50 },
+        rps: { type: 'number', exclusiveMinimum: 0, default: 5 },
+      },
+      if: { properties: { enabled: { const: true } } },
+      then: { required: ['enabled', 'database'] },
+    },
     logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     bodyLimit: { type: 'integer', minimum: 16384, maximum: 16777216, default: 262144 },
   },
@@ -115,6 +131,19 @@ export interface RawConfig {
   reproducibleBuildTimeoutMs: number;
   verificationTime?: string;
   ledgerPrograms?: string[];
+  watch?: WatchSettings;
   logLevel: string;
   bodyLimit: number;
+}
+
+/** The `watch` key after defaults (`database` as written; Config holds it resolved). */
+export interface WatchSettings {
+  enabled: boolean;
+  fromHeight: number;
+  pollIntervalMs: number;
+  database?: string;
+  /** Blocks per node request and per stored range (≤ 50, the node's limit). */
+  batchBlocks: number;
+  /** Node requests per second (retries included). */
+  rps: number;
 }

@@ -29,8 +29,15 @@ export interface LedgerNodeClientOptions {
 export interface LedgerNodeClient {
   /** The base URL without trailing slashes. */
   readonly baseUrl: string;
-  /** GETs `{baseUrl}{pathAndQuery}` and returns the JSON-decoded body. */
-  getJson(pathAndQuery: string): Promise<unknown>;
+  /**
+   * GETs `{baseUrl}{pathAndQuery}` and returns the JSON-decoded body; `undefined` (without
+   * retrying) when `absentWhen` says an error answer means "no such thing".
+   */
+  getJson(pathAndQuery: string, opts?: GetOptions): Promise<unknown>;
+}
+
+export interface GetOptions {
+  absentWhen?: (status: number, body: string) => boolean;
 }
 
 /** `/seg1/seg2/…` with every segment URL-encoded. */
@@ -122,7 +129,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const backoff = (retry: number): number => Math.min(backoffMs * 2 ** retry, maxBackoffMs);
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
 
-  async function attempt(url: string, timeoutMs: number): Promise<Attempt> {
+  async function attempt(url: string, timeoutMs: number, absentWhen?: GetOptions['absentWhen']): Promise<Attempt> {
     const fail = (code: StartupCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
       ok: false,
       failure: retryAfterMs === undefined ? { code, reason, retryable } : { code, reason, retryable, retryAfterMs },
@@ -141,6 +148,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
       }
       if (res.status !== 200) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
+        if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
         return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text)}`, res.status >= 500);
       }
       const { text, truncated } = await readBody(res, maxBodyBytes);
@@ -161,7 +169,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     }
   }
 
-  async function getJson(pathAndQuery: string): Promise<unknown> {
+  async function getJson(pathAndQuery: string, getOpts: GetOptions = {}): Promise<unknown> {
     const url = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
     const deadline = Date.now() + deadlineMs;
     const giveUp = (f: Failure, attempts: number, extra = ''): never => {
@@ -172,7 +180,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     };
     for (let n = 0; ; n++) {
       const remaining = deadline - Date.now();
-      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)));
+      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts.absentWhen);
       if (result.ok) return result.value;
       const f = result.failure;
       if (!f.retryable || n >= retries) giveUp(f, n + 1);

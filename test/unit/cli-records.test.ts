@@ -1,7 +1,8 @@
 /** CLI building blocks: arguments, transition extraction, shards, merge, summary, rate limit, progress. */
 import { describe, expect, it } from 'vitest';
 import { parseArgs, timeOption } from '../../src/cli/args.js';
-import { itemsOfTransaction, type BlockScanner } from '../../src/cli/ledger.js';
+import { itemsOfTransaction } from '../../src/cli/ledger.js';
+import type { BlockScanner } from '../../src/ledger-node/blockScanner.js';
 import { mergeRecords } from '../../src/cli/merge.js';
 import { MeasurementState, Summary, updateRecord, type OutputRecord } from '../../src/cli/records.js';
 import { RateLimiter } from '../../src/cli/rateLimit.js';

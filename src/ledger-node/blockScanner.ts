@@ -1,0 +1,96 @@
+/**
+ * Reading a snarkOS ledger node, shared by `oracle-verifier reverify` and the server's ledger
+ * watcher: blocks [start, end) (`GET {base}/blocks?start&end`, end exclusive, ≤ 50 per call, each
+ * answer checked to hold exactly those heights in order, so a node answering another range is
+ * caught), the latest height, and one transaction by id. Every HTTP attempt, retries included,
+ * takes a slot of the rate limiter; retries, timeouts and 429 Retry-After are the client's
+ * (src/startup/ledgerNodeClient.ts).
+ */
+import { VerifierError } from '../errors.js';
+import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from '../startup/ledgerNodeClient.js';
+import { RateLimiter } from '../cli/rateLimit.js';
+import type { LedgerNodeCode } from './errors.js';
+
+export const MAX_BLOCKS_PER_CALL = 50;
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const fail = (code: LedgerNodeCode, message: string): never => {
+  throw new VerifierError<LedgerNodeCode>(code, message);
+};
+
+/** Height and transactions of one block as served by `/blocks`. */
+export function blockOf(b: unknown): { height: number; transactions: unknown[] } {
+  if (!isObj(b) || !isObj(b.header) || !isObj(b.header.metadata) || typeof b.header.metadata.height !== 'number') {
+    return fail('LEDGER_NODE_BAD_BLOCKS', 'ledger node: a block lacks header.metadata.height');
+  }
+  const txs = b.transactions;
+  return { height: b.header.metadata.height, transactions: Array.isArray(txs) ? txs : [] };
+}
+
+export interface NodeScanOptions {
+  baseUrl: string;
+  rps: number;
+  timeoutMs: number;
+  retries: number;
+  backoffMs: number;
+  fetchImpl?: typeof fetch;
+}
+
+export interface BlockScanner {
+  client: LedgerNodeClient;
+  /** Blocks [start, end) (end − start ≤ 50), checked to be exactly those heights in order. */
+  fetchRange(start: number, end: number): Promise<{ height: number; transactions: unknown[] }[]>;
+  latestHeight(): Promise<number>;
+}
+
+export function createBlockScanner(o: NodeScanOptions): BlockScanner {
+  const limiter = new RateLimiter(o.rps);
+  const base = o.fetchImpl ?? fetch;
+  // Every HTTP attempt, retries included, takes a rate-limit slot.
+  const fetchImpl: typeof fetch = async (input, init) => {
+    await limiter.acquire();
+    return base(input, init);
+  };
+  const client = createLedgerNodeClient({ baseUrl: o.baseUrl, timeoutMs: o.timeoutMs, retries: o.retries, backoffMs: o.backoffMs, fetchImpl });
+  return {
+    client,
+    async fetchRange(start, end) {
+      if (end - start > MAX_BLOCKS_PER_CALL || end <= start) throw new Error(`bad block range ${start}..${end}`);
+      const v = await client.getJson(`/blocks?start=${start}&end=${end}`);
+      if (!Array.isArray(v)) fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: /blocks?start=${start}&end=${end} did not answer a JSON array`);
+      const blocks = (v as unknown[]).map(blockOf);
+      if (blocks.length !== end - start || blocks.some((b, i) => b.height !== start + i)) {
+        fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: /blocks?start=${start}&end=${end} answered heights [${blocks.map((b) => b.height).join(', ')}], expected ${start}..${end - 1}`);
+      }
+      return blocks;
+    },
+    async latestHeight() {
+      const v = await client.getJson('/block/height/latest');
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: /block/height/latest answered ${JSON.stringify(v)}`);
+      return v as number;
+    },
+  };
+}
+
+/** How snarkOS answers for an unknown transaction: 404, or (older nodes) 500 naming it missing. */
+const isUnknownTransaction = (status: number, body: string): boolean =>
+  status === 404 || (status >= 400 && /missing transaction|transaction .*not found|does not exist/i.test(body));
+
+/**
+ * One transaction by id with its block height (`/transaction/{id}?metadata=true`, as served by
+ * the explorer API: `{ transaction, block_height }`; a node answering the bare transaction gives
+ * no height). LEDGER_TX_NOT_FOUND when the node does not know it.
+ */
+export async function fetchTransaction(client: LedgerNodeClient, id: string): Promise<{ transaction: unknown; blockHeight?: number }> {
+  const v = await client.getJson(`${ledgerPath('transaction', id)}?metadata=true`, { absentWhen: isUnknownTransaction });
+  if (v === undefined) return fail('LEDGER_TX_NOT_FOUND', `ledger node: transaction ${id} is unknown to ${client.baseUrl}`);
+  if (!isObj(v)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} did not answer a JSON object`);
+  const tx = isObj(v.transaction) ? v.transaction : v;
+  if (tx.id !== id || typeof tx.type !== 'string') {
+    return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} answered ${typeof tx.id === 'string' ? `transaction ${tx.id}` : 'no transaction id'}`);
+  }
+  const h = v.block_height;
+  if (h !== undefined && (typeof h !== 'number' || !Number.isInteger(h) || h < 0)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} answered block_height ${JSON.stringify(h)}`);
+  return h === undefined ? { transaction: v } : { transaction: v, blockHeight: h as number };
+}

@@ -1,0 +1,51 @@
+/**
+ * From ledger items to stored update records: every update transition of a followed program is
+ * verified through the verification service (the one POST /decodeReport uses: same core, same
+ * policy) and becomes a LedgerRecord (src/store/updates.ts); owner transitions are not updates
+ * and are left out. Shared by the watcher, GET /ledger/transactions/{id} and `reverify --store`.
+ */
+import { outcomeOf, updateRecord, type OutputRecord } from '../cli/records.js';
+import type { LedgerItem } from '../cli/ledger.js';
+import type { LedgerRecord, StoredUpdate } from '../store/updates.js';
+import type { VerifyOutcome } from '../verify/types.js';
+
+/**
+ * The stored form of an update's output record, or undefined for what is no update of the ledger
+ * (owner records, JSONL lines without transaction and transition ids).
+ */
+export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate | undefined {
+  if (r.kind === 'measurement') return undefined;
+  if (r.transactionId === undefined || r.transitionId === undefined || r.blockHeight === undefined || r.program === undefined || r.function === undefined) return undefined;
+  const record: LedgerRecord = {
+    transactionId: r.transactionId,
+    transitionId: r.transitionId,
+    blockHeight: r.blockHeight,
+    program: r.program,
+    function: r.function,
+    reportType: r.kind,
+    reportValid: r.reportValid === true,
+    ...(r.errorCode !== undefined ? { errorCode: r.errorCode } : {}),
+    ...(r.errorString !== undefined ? { errorString: r.errorString } : {}),
+    ...(r.decodedData !== undefined ? { decodedData: r.decodedData } : {}),
+    ...(r.decodedRequests !== undefined ? { decodedRequests: r.decodedRequests } : {}),
+    ...(r.tcbStatus !== undefined ? { tcbStatus: r.tcbStatus } : {}),
+    measurements: (r.measurements ?? {}) as Record<string, unknown>,
+    verifiedAt,
+  };
+  return { record, outcome: outcomeOf(r) };
+}
+
+export type Verify = (userData: string, report: string) => Promise<VerifyOutcome>;
+
+/** The output records of the items' updates (verified with `verify`), in item order. */
+export async function verifyUpdates(items: readonly LedgerItem[], verify: Verify): Promise<OutputRecord[]> {
+  const out = await Promise.all(
+    items.map((it) => (it.type === 'update' ? verify(it.userData, it.report).then((o) => updateRecord(it.base, o)) : it.type === 'update-malformed' ? it.record : undefined)),
+  );
+  return out.filter((r): r is OutputRecord => r !== undefined);
+}
+
+/** Stored updates of the records, all stamped with the same verification time. */
+export function storedUpdates(records: readonly OutputRecord[], verifiedAt = new Date().toISOString()): StoredUpdate[] {
+  return records.map((r) => storedUpdate(r, verifiedAt)).filter((u): u is StoredUpdate => u !== undefined);
+}

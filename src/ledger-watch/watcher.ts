@@ -1,0 +1,132 @@
+/**
+ * The ledger watcher: follows a ledger node from the store's scannedHeight + 1 (or `fromHeight` on
+ * a fresh store) to the tip and on, in ranges of `batchBlocks`; verifies every update transition
+ * of the followed programs and commits the range's records together with the new scannedHeight
+ * (src/store/updates.ts), so a crash or kill at any moment loses or repeats nothing.
+ *
+ * A node that is down, slow, rate limiting or lying (another height range, garbage) only delays
+ * the watcher: the failed range is retried after `pollIntervalMs`, nothing of it is stored. A range
+ * whose verification was refused by the local pool (POOL_* codes: HTTP requests have priority, or
+ * the server is closing) is not stored either and retried later. At most `concurrency` of its
+ * verifications are in flight, leaving the pool's queue to HTTP requests.
+ */
+import { VerifierError } from '../errors.js';
+import { Semaphore } from '../cli/rateLimit.js';
+import { itemsOfTransaction } from '../cli/ledger.js';
+import type { BlockScanner } from '../ledger-node/blockScanner.js';
+import type { UpdateStore } from '../store/updates.js';
+import { toFailure } from '../verify/failure.js';
+import { storedUpdates, verifyUpdates, type Verify } from './records.js';
+
+export interface WatcherLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface WatcherOptions {
+  scanner: BlockScanner;
+  store: UpdateStore;
+  programs: readonly string[];
+  verify: Verify;
+  fromHeight: number;
+  pollIntervalMs: number;
+  batchBlocks: number;
+  concurrency: number;
+  log: WatcherLog;
+}
+
+export interface WatcherStatus {
+  running: boolean;
+  lastError?: { errorCode: string; errorString: string; at: string };
+}
+
+const STOPPED = Symbol('stopped');
+
+/** Codes of a verification the local pool refused or dropped: the range is retried, not stored. */
+const isRetryLater = (code: string | undefined): boolean => code !== undefined && (code.startsWith('POOL_') || code === 'INTERNAL_ERROR');
+
+export class LedgerWatcher {
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly stopSignal: Promise<typeof STOPPED>;
+  private signalStop!: () => void;
+  private lastError: WatcherStatus['lastError'];
+  private readonly sem: Semaphore;
+
+  constructor(private readonly o: WatcherOptions) {
+    this.stopSignal = new Promise((r) => (this.signalStop = () => r(STOPPED)));
+    this.sem = new Semaphore(Math.max(1, o.concurrency));
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Stops after the step in progress (a node request or verification in progress is abandoned). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.signalStop();
+    this.wake?.();
+    await this.loop;
+  }
+
+  status(): WatcherStatus {
+    return { running: this.loop !== undefined && !this.stopped, ...(this.lastError ? { lastError: this.lastError } : {}) };
+  }
+
+  /** `p`, or STOPPED as soon as stop() is called. */
+  private race<T>(p: Promise<T>): Promise<T | typeof STOPPED> {
+    p.catch(() => undefined); // an abandoned request may fail later
+    return Promise.race([p, this.stopSignal]);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((r) => {
+      const t = setTimeout(r, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        r();
+      };
+    });
+  }
+
+  private async run(): Promise<void> {
+    const { store, scanner } = this.o;
+    while (!this.stopped) {
+      try {
+        const tip = await this.race(scanner.latestHeight());
+        if (tip === STOPPED) break;
+        store.setTip(tip);
+        for (;;) {
+          const scanned = store.state().scannedHeight;
+          const start = scanned === null ? this.o.fromHeight : scanned + 1;
+          if (this.stopped || start > tip) break;
+          const end = Math.min(tip, start + this.o.batchBlocks - 1);
+          if (!(await this.scanRange(start, end, tip))) break;
+        }
+        this.lastError = undefined;
+      } catch (e) {
+        const f = toFailure(e);
+        this.lastError = { errorCode: f.code, errorString: f.message, at: new Date().toISOString() };
+        this.o.log.warn({ code: f.code, err: e instanceof Error ? e.message : String(e) }, 'ledger watcher: step failed, retrying after the poll interval');
+      }
+      if (!this.stopped) await this.sleep(this.o.pollIntervalMs);
+    }
+  }
+
+  /** Scans, verifies and stores blocks [start, end]; false when stopped meanwhile. */
+  private async scanRange(start: number, end: number, tip: number): Promise<boolean> {
+    const blocks = await this.race(this.o.scanner.fetchRange(start, end + 1));
+    if (blocks === STOPPED) return false;
+    const items = blocks.flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height)));
+    const verify: Verify = (u, r) => this.sem.run(() => this.o.verify(u, r));
+    const records = await this.race(verifyUpdates(items, verify));
+    if (records === STOPPED || this.stopped) return false;
+    const refused = records.find((r) => isRetryLater(r.errorCode));
+    if (refused) throw new VerifierError(refused.errorCode!, `verification of blocks ${start}..${end} refused (${refused.errorString}); the range is retried`);
+    const added = this.o.store.commit(storedUpdates(records), { start, end });
+    this.o.log.info({ scannedHeight: end, tipHeight: tip, updates: records.length, added }, 'ledger range stored');
+    return true;
+  }
+}
