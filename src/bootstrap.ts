@@ -22,6 +22,7 @@ import type { Policy, VerifierService } from './verify/types.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics, instrumentService } from './server/metrics.js';
 import { LRUCache } from 'lru-cache';
+import { createLedgerFeature } from './ledger-watch/feature.js';
 
 export interface Targets {
   uniqueId: Uint8Array;
@@ -147,17 +148,22 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     });
   }
   const info = buildInfoRecord(targets, liveCheckProgramName(config.liveCheck.contractName), Date.now());
+  const verifier = instrumentService(service, sink);
+  const ledger = createLedgerFeature(config, (u, r) => verifier.decodeReport(u, r), log);
   const app = await buildApp({
-    service: instrumentService(service, sink),
+    service: verifier,
+    ledger: ledger.routes,
     metrics,
     info,
     bodyLimit: config.bodyLimit,
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger === false ? false : { level: config.logLevel } }),
     ...(tls ? { https: tls } : {}),
   });
+  app.addHook('onClose', async () => ledger.close());
   if (pool) {
     const p = pool;
     app.addHook('onClose', async () => p.close());
   }
+  ledger.start();
   return { app, targets, ...(pool ? { pool } : {}) };
 }

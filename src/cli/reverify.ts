@@ -17,6 +17,8 @@ import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from '.
 import { Progress } from './progress.js';
 import { MeasurementState, Summary, updateRecord, type OutputRecord } from './records.js';
 import { Semaphore } from './rateLimit.js';
+import { openUpdateStore, type UpdateStore } from '../store/updates.js';
+import { storedUpdates } from '../ledger-watch/records.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
 
 export const REVERIFY_USAGE = `usage: oracle-verifier reverify SOURCE [options]
@@ -31,6 +33,9 @@ ledger scan:  --rps N (5)  --concurrency N (4)  --retries N (5)  --timeout-ms MS
 verification: --config PATH  --at ISO-TIME  --workers N  --max-in-flight N
               --collateral-dir DIR (offline typeA collateral)  --pccs URL
 output:       --out FILE (else stdout)  --checkpoint FILE  --resume  --progress-interval S (10)
+store:        --store FILE  also write each update's record into this SQLite store (the one of the
+              server's ledger watcher, config watch.database); with --node, --from defaults to the
+              store's scanned height + 1, and contiguous scans advance it (resume across both)
 exit: 0 all valid, 1 some invalid, 2 could not complete (or some updates could not be verified)`;
 
 export const CHECKPOINT_FORMAT = 'oracle-verifier-checkpoint/1';
@@ -61,7 +66,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   const a = parseArgs(argv, {
     values: [
       'node', 'from', 'to', 'rps', 'concurrency', 'retries', 'timeout-ms', 'backoff-ms', 'batch', 'shard',
-      'jsonl', 'tx-dir', 'config', 'at', 'workers', 'max-in-flight', 'collateral-dir', 'pccs', 'out', 'checkpoint', 'progress-interval',
+      'jsonl', 'tx-dir', 'config', 'at', 'workers', 'max-in-flight', 'collateral-dir', 'pccs', 'out', 'checkpoint', 'progress-interval', 'store',
     ],
     lists: ['program'],
     flags: ['resume', 'help'],
@@ -80,6 +85,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   if (resume && !checkpointFile) throw cliError('CLI_USAGE', 'reverify: --resume needs --checkpoint FILE');
   const shard = a.values.has('shard') ? parseShard(a.values.get('shard')!) : undefined;
   if (shard && !a.values.has('node')) throw cliError('CLI_USAGE', 'reverify: --shard applies to --node scans');
+  if (a.values.has('store') && a.values.has('jsonl')) throw cliError('CLI_USAGE', 'reverify: --store needs ledger updates (--node or --tx-dir); JSONL lines carry no transition ids');
 
   // The verifier (pool or in-process) is built before the source so that config errors come first.
   const workersFlag = intOption(a, 'workers', undefined, 0, 256);
@@ -91,15 +97,18 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
     ...(a.values.has('collateral-dir') ? { collateralDir: a.values.get('collateral-dir')! } : {}),
     ...(a.values.has('pccs') ? { pccsUrl: a.values.get('pccs')! } : {}),
   });
+  let store: UpdateStore | undefined;
   try {
+    if (a.values.has('store')) store = openUpdateStore(resolve(a.values.get('store')!));
     if (a.lists.has('program') && a.values.has('jsonl')) throw cliError('CLI_USAGE', 'reverify: --program applies to --node and --tx-dir');
     const programs = a.lists.has('program')
       ? programsToFollow(a.lists.get('program'), 'reverify --program')
       : programsToFollow(verifier.config.ledgerPrograms, `config ${verifier.config.file}: ledgerPrograms`);
     let source: Source;
     if (a.values.has('node')) {
-      const from = intOption(a, 'from', undefined, 0, Number.MAX_SAFE_INTEGER);
-      if (from === undefined) throw cliError('CLI_USAGE', 'reverify: --node needs --from HEIGHT');
+      const scanned = store?.state().scannedHeight;
+      const from = intOption(a, 'from', undefined, 0, Number.MAX_SAFE_INTEGER) ?? (scanned != null ? scanned + 1 : undefined);
+      if (from === undefined) throw cliError('CLI_USAGE', `reverify: --node needs --from HEIGHT${store ? ' (the store has scanned nothing yet)' : ''}`);
       const scanner = createBlockScanner({
         baseUrl: a.values.get('node')!,
         rps: numberOption(a, 'rps', 5, 0),
@@ -137,10 +146,12 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       ...(outFile ? { outFile: resolve(outFile) } : {}),
       ...(checkpointFile ? { checkpointFile: resolve(checkpointFile) } : {}),
       resume,
+      ...(store ? { store } : {}),
       progressIntervalMs: Math.round(numberOption(a, 'progress-interval', 10, -1) * 1000),
       io,
     });
   } finally {
+    store?.close();
     await verifier.close();
   }
 }
@@ -154,6 +165,8 @@ export interface RunOptions {
   outFile?: string;
   checkpointFile?: string;
   resume: boolean;
+  /** Also commit each batch's update records (and, for contiguous block ranges, the scanned height) to this store. */
+  store?: UpdateStore;
   progressIntervalMs: number;
   io: ReverifyIo;
 }
@@ -242,6 +255,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
     }
     await sink.write(text);
     sink.sync();
+    o.store?.commit(storedUpdates(recs), source.unit === 'blocks' ? { start: p.batch.cursor - p.batch.units, end: p.batch.cursor - 1 } : undefined);
     cursor = p.batch.cursor;
     saveCheckpoint(false);
     progress.add(p.batch.units, updates);

@@ -15,6 +15,8 @@ import { decodeRoute } from './routes/decode.js';
 import { decodeReportRoute } from './routes/decodeReport.js';
 import { healthRoutes } from './routes/health.js';
 import { verifyRoute } from './routes/verify.js';
+import { ledgerRoutes } from './routes/ledger.js';
+import type { LedgerRoutesOptions } from '../ledger-watch/feature.js';
 
 export interface AppOptions {
   service: VerifierService;
@@ -27,6 +29,8 @@ export interface AppOptions {
   isReady?: () => boolean;
   /** Prometheus metrics plugin (GET /metrics and request instrumentation). */
   metrics?: { plugin: FastifyPluginAsync };
+  /** The /ledger routes' node lookups, store and watcher (absent parts answer 503). */
+  ledger?: LedgerRoutesOptions;
 }
 
 const ALLOWED: Record<string, string> = {
@@ -38,6 +42,8 @@ const ALLOWED: Record<string, string> = {
   '/readyz': 'GET, HEAD',
   '/docs/json': 'GET, HEAD',
   '/metrics': 'GET, HEAD',
+  '/ledger/status': 'GET, HEAD',
+  '/ledger/updates': 'GET, HEAD',
 };
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -103,5 +109,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       opts.service.verifyBytes({ userData: userData.slice(), report: report.slice(), ...(o?.nonce ? { nonce: o.nonce.slice() } : {}) }),
     ),
   );
+  await app.register(ledgerRoutes(opts.ledger ?? {}));
   return app;
 }

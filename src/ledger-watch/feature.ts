@@ -1,0 +1,82 @@
+/**
+ * The server's ledger side, built from the config: transaction lookups against the ledger node
+ * (`liveCheck.apiBaseUrl`), and with `watch.enabled` the update store and the watcher. The
+ * followed programs: `ledgerPrograms` (else every program of the registry, src/ledger/programs.ts),
+ * plus `liveCheck.contractName` when it is a registry program.
+ */
+import type { Config } from '../config/load.js';
+import { itemsOfTransaction, programsToFollow } from '../cli/ledger.js';
+import { createBlockScanner, fetchTransaction } from '../ledger-node/blockScanner.js';
+import { normaliseProgramId, oracleProgram } from '../ledger/programs.js';
+import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/updates.js';
+import { storedUpdates, verifyUpdates, type Verify } from './records.js';
+import { LedgerWatcher, type WatcherLog, type WatcherStatus } from './watcher.js';
+
+/** Retries of a transaction lookup (a client waits for the answer; the watcher retries on its own). */
+const LOOKUP_RETRIES = 2;
+const WATCH_RETRIES = 5;
+const BACKOFF_MS = 500;
+
+export interface TransactionUpdates {
+  transactionId: string;
+  blockHeight: number | null;
+  updates: LedgerRecord[];
+}
+
+/** What the /ledger routes use; absent parts answer 503 with LEDGER_*_NOT_CONFIGURED. */
+export interface LedgerRoutesOptions {
+  lookup?: (transactionId: string) => Promise<TransactionUpdates>;
+  store?: UpdateStore;
+  watcherStatus?: () => WatcherStatus;
+}
+
+export interface LedgerFeature {
+  routes: LedgerRoutesOptions;
+  start(): void;
+  close(): Promise<void>;
+}
+
+export function followedPrograms(config: Pick<Config, 'ledgerPrograms' | 'liveCheck' | 'file'>): string[] {
+  const programs = programsToFollow(config.ledgerPrograms, `config ${config.file}: ledgerPrograms`);
+  const contract = config.liveCheck.contractName;
+  if (contract !== undefined && oracleProgram(contract) && !programs.includes(normaliseProgramId(contract))) programs.push(normaliseProgramId(contract));
+  return programs;
+}
+
+export function createLedgerFeature(config: Config, verify: Verify, log: WatcherLog): LedgerFeature {
+  const baseUrl = config.liveCheck.apiBaseUrl;
+  if (baseUrl === undefined) return { routes: {}, start() {}, close: async () => {} };
+  const programs = followedPrograms(config);
+  const rps = config.watch?.rps ?? 5;
+  const lookupNode = createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: LOOKUP_RETRIES, backoffMs: BACKOFF_MS });
+  const lookup = async (id: string): Promise<TransactionUpdates> => {
+    const { transaction, blockHeight } = await fetchTransaction(lookupNode.client, id);
+    const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight), verify);
+    return { transactionId: id, blockHeight: blockHeight ?? null, updates: storedUpdates(records).map((u) => u.record) };
+  };
+  const w = config.watch;
+  if (!w) return { routes: { lookup }, start() {}, close: async () => {} };
+  const store = openUpdateStore(w.database);
+  const watcher = new LedgerWatcher({
+    scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs: BACKOFF_MS }),
+    store,
+    programs,
+    verify,
+    fromHeight: w.fromHeight,
+    pollIntervalMs: w.pollIntervalMs,
+    batchBlocks: w.batchBlocks,
+    concurrency: Math.max(1, config.workers),
+    log,
+  });
+  return {
+    routes: { lookup, store, watcherStatus: () => watcher.status() },
+    start() {
+      log.info({ database: w.database, programs, fromHeight: w.fromHeight, node: baseUrl }, 'ledger watcher started');
+      watcher.start();
+    },
+    async close() {
+      await watcher.stop();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * The /ledger routes (README "Ledger"):
+ *   GET /ledger/transactions/{id}  every oracle update of one transaction, fetched from the ledger
+ *                                  node and verified now (same core and policy as /decodeReport);
+ *   GET /ledger/status             how far the watcher got and the stored updates by outcome;
+ *   GET /ledger/updates            stored update records, newest first by (blockHeight,
+ *                                  transitionId), filtered, with keyset pagination (`cursor`).
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { isVerifierError } from '../../errors.js';
+import type { LedgerRoutesOptions } from '../../ledger-watch/feature.js';
+import type { Cursor, UpdateFilter } from '../../store/updates.js';
+import { plainFailureSchema } from '../errorResponses.js';
+import { decodedDataSchema, decodedRequestsSchema } from '../schemas.js';
+
+const str = { type: 'string' } as const;
+const count = { type: 'integer', minimum: 0 } as const;
+const nullableHeight = { type: 'integer', minimum: 0, nullable: true } as const;
+
+export const ledgerRecordSchema = {
+  type: 'object',
+  description: 'One oracle update transition, verified',
+  required: ['transactionId', 'transitionId', 'blockHeight', 'program', 'function', 'reportType', 'reportValid', 'measurements', 'verifiedAt'],
+  properties: {
+    transactionId: str,
+    transitionId: str,
+    blockHeight: { type: 'integer', minimum: 0 },
+    program: str,
+    function: str,
+    reportType: { type: 'string', description: 'typeA (SGX) or typeB (Nitro); the program\'s kind when the report could not be read' },
+    reportValid: { type: 'boolean' },
+    errorCode: str,
+    errorString: str,
+    decodedData: decodedDataSchema,
+    decodedRequests: decodedRequestsSchema,
+    tcbStatus: str,
+    measurements: {
+      type: 'object',
+      description: '{ uniqueId } (typeA) or { pcrs: [PCR0, PCR1, PCR2] } (typeB), hex; empty when the report could not be parsed',
+      properties: { uniqueId: str, pcrs: { type: 'array', items: str } },
+    },
+    verifiedAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const failure = (description: string) => ({ description, ...plainFailureSchema });
+const MAX_LIMIT = 500;
+const DEFAULT_LIMIT = 50;
+
+/** Cursor of the next page: base64url of [blockHeight, transitionId] of the last record served. */
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.blockHeight, c.transitionId])).toString('base64url');
+}
+
+export function decodeCursor(s: string): Cursor | undefined {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && v[0] >= 0 && typeof v[1] === 'string' && v[1].length <= 256) return { blockHeight: v[0] as number, transitionId: v[1] };
+  } catch {
+    /* not ours */
+  }
+  return undefined;
+}
+
+function badRequest(req: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  const v = req.validationError;
+  if (!v) return undefined;
+  return reply.code(400).send({ errorCode: 'LEDGER_BAD_REQUEST', errorString: `invalid ${v.validationContext ?? 'request'}: ${v.message}` });
+}
+
+const notConfigured = (reply: FastifyReply, code: 'LEDGER_WATCH_NOT_CONFIGURED' | 'LEDGER_NODE_NOT_CONFIGURED') =>
+  reply.code(503).send({
+    errorCode: code,
+    errorString: code === 'LEDGER_WATCH_NOT_CONFIGURED' ? 'the ledger watcher is not configured (config key watch with enabled: true)' : 'no ledger node is configured (config key liveCheck.apiBaseUrl)',
+  });
+
+export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => async (app) => {
+  app.get<{ Params: { id: string } }>(
+    '/ledger/transactions/:id',
+    {
+      attachValidation: true,
+      schema: {
+        summary: 'Fetch a transaction from the ledger node and verify every oracle update in it',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^at1[02-9ac-hj-np-z]{58}$', description: 'Transaction id (at1…)' } } },
+        response: {
+          200: {
+            type: 'object',
+            required: ['transactionId', 'blockHeight', 'updates'],
+            properties: { transactionId: str, blockHeight: { ...nullableHeight, description: 'null when the node does not tell' }, updates: { type: 'array', items: ledgerRecordSchema } },
+          },
+          400: failure('The id is not a transaction id (LEDGER_BAD_REQUEST)'),
+          404: failure('The ledger node does not know the transaction (LEDGER_TX_NOT_FOUND)'),
+          502: failure('The ledger node is unreachable, timed out, rate limited or answered garbage (LEDGER_NODE_UNREACHABLE, LEDGER_NODE_TIMEOUT, LEDGER_NODE_RATE_LIMITED, LEDGER_NODE_HTTP_ERROR, LEDGER_NODE_BAD_RESPONSE, LEDGER_NODE_BAD_TRANSACTION)'),
+          503: failure('No ledger node configured (LEDGER_NODE_NOT_CONFIGURED), or the server is shutting down'),
+        },
+      },
+    },
+    async (req, reply) => {
+      if (badRequest(req, reply)) return reply;
+      if (!o.lookup) return notConfigured(reply, 'LEDGER_NODE_NOT_CONFIGURED');
+      try {
+        return await o.lookup(req.params.id);
+      } catch (e) {
+        if (!isVerifierError(e)) throw e;
+        if (e.code === 'LEDGER_TX_NOT_FOUND') return reply.code(404).send({ errorCode: e.code, errorString: e.message });
+        if (e.code.startsWith('LEDGER_NODE_')) return reply.code(502).send({ errorCode: e.code, errorString: e.message });
+        throw e;
+      }
+    },
+  );
+
+  app.get(
+    '/ledger/status',
+    {
+      schema: {
+        summary: 'How far the ledger watcher got, and the stored updates by outcome',
+        response: {
+          200: {
+            type: 'object',
+            required: ['scannedHeight', 'tipHeight', 'lagBlocks', 'updates', 'watcher'],
+            properties: {
+              scannedHeight: { ...nullableHeight, description: 'Every block up to this height is scanned and its updates stored (null: none yet)' },
+              tipHeight: { ...nullableHeight, description: 'Latest height the ledger node reported' },
+              lagBlocks: { ...nullableHeight, description: 'tipHeight − scannedHeight' },
+              updates: { type: 'object', required: ['valid', 'invalid', 'unverifiable'], properties: { valid: count, invalid: count, unverifiable: count } },
+              watcher: {
+                type: 'object',
+                required: ['running'],
+                properties: { running: { type: 'boolean' }, lastError: { type: 'object', properties: { errorCode: str, errorString: str, at: str } } },
+              },
+            },
+          },
+          503: failure('The watcher is not configured (LEDGER_WATCH_NOT_CONFIGURED), or the server is shutting down'),
+        },
+      },
+    },
+    async (_req, reply) => {
+      if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
+      const { scannedHeight, tipHeight } = o.store.state();
+      const lagBlocks = tipHeight === null ? null : Math.max(0, tipHeight - (scannedHeight ?? -1));
+      return { scannedHeight, tipHeight, lagBlocks, updates: o.store.counts(), watcher: o.watcherStatus?.() ?? { running: false } };
+    },
+  );
+
+  const heightParam = { type: 'string', pattern: '^[0-9]{1,15}$' } as const;
+  app.get<{ Querystring: { valid?: 'true' | 'false'; kind?: string; fromHeight?: string; toHeight?: string; limit?: string; cursor?: string } }>(
+    '/ledger/updates',
+    {
+      attachValidation: true,
+      schema: {
+        summary: 'Stored update records, newest first by (blockHeight, transitionId)',
+        description: `Order: blockHeight descending, then transitionId descending. Pass nextCursor back as cursor for the next page; pages stay stable while new updates are stored. limit 1–${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            valid: { type: 'string', enum: ['true', 'false'], description: 'true: valid reports only; false: invalid and unverifiable ones' },
+            kind: { type: 'string', enum: ['typeA', 'typeB'] },
+            fromHeight: { ...heightParam, description: 'Lowest block height (inclusive)' },
+            toHeight: { ...heightParam, description: 'Highest block height (inclusive)' },
+            limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
+            cursor: { type: 'string', maxLength: 512 },
+          },
+        },
+        response: {
+          200: { type: 'object', required: ['updates'], properties: { updates: { type: 'array', items: ledgerRecordSchema }, nextCursor: str } },
+          400: failure('A query parameter is invalid (LEDGER_BAD_REQUEST) or the cursor is not one this server handed out (LEDGER_BAD_CURSOR)'),
+          503: failure('The watcher is not configured (LEDGER_WATCH_NOT_CONFIGURED), or the server is shutting down'),
+        },
+      },
+    },
+    async (req, reply) => {
+      if (badRequest(req, reply)) return reply;
+      if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
+      const q = req.query;
+      const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
+      if (limit < 1 || limit > MAX_LIMIT) return reply.code(400).send({ errorCode: 'LEDGER_BAD_REQUEST', errorString: `invalid querystring: limit must be 1…${MAX_LIMIT}, got ${q.limit}` });
+      let after: Cursor | undefined;
+      if (q.cursor !== undefined) {
+        after = decodeCursor(q.cursor);
+        if (!after) return reply.code(400).send({ errorCode: 'LEDGER_BAD_CURSOR', errorString: 'cursor is not a nextCursor of GET /ledger/updates' });
+      }
+      const filter: UpdateFilter = {
+        ...(q.valid !== undefined ? { valid: q.valid === 'true' } : {}),
+        ...(q.kind !== undefined ? { kind: q.kind } : {}),
+        ...(q.fromHeight !== undefined ? { fromHeight: Number(q.fromHeight) } : {}),
+        ...(q.toHeight !== undefined ? { toHeight: Number(q.toHeight) } : {}),
+      };
+      const page = o.store.list(filter, limit, after);
+      return { updates: page.records, ...(page.next ? { nextCursor: encodeCursor(page.next) } : {}) };
+    },
+  );
+};
