@@ -116,6 +116,8 @@ export interface LedgerNode {
   reset(): void;
   /** Every request received, in order. */
   requests: RecordedRequest[];
+  /** Calls `listener` on every request as it arrives (before it is answered); returns the unsubscribe. */
+  onRequest(listener: (r: RecordedRequest) => void): () => void;
   /** Requests whose path below the prefix (no query) equals `path`. */
   requestsTo(path: string): RecordedRequest[];
   close(): Promise<void>;
@@ -136,6 +138,7 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
   const routes: Route[] = [];
+  const listeners = new Set<(r: RecordedRequest) => void>();
 
   const mappingKey = (program: string, mapping: string, key: string): string => `${program}\u0000${mapping}\u0000${key}`;
 
@@ -179,7 +182,9 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const method = req.method ?? 'GET';
     const raw = req.url ?? '/';
-    requests.push({ method, path: raw, at: Date.now() });
+    const rec = { method, path: raw, at: Date.now() };
+    requests.push(rec);
+    for (const l of listeners) l(rec);
     const u = new URL(raw, 'http://ledger.invalid');
     if (!u.pathname.startsWith(`${prefix}/`)) {
       send(res, { status: 404, body: `not under ${prefix}`, headers: { 'content-type': 'text/plain' } });
@@ -222,6 +227,10 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
       requests.length = 0;
     },
     requests,
+    onRequest(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     requestsTo(path) {
       return requests.filter((r) => new URL(r.path, 'http://ledger.invalid').pathname === `${prefix}${path}`);
     },

@@ -1,0 +1,88 @@
+/**
+ * A ledger of every era for the ledger routes and the watcher: minted typeA/typeB PKIs (config at
+ * `dir`/config.json), a chain served by the ledger-node simulator with updates of each era's oracle
+ * program (era 4: the real 10-chunk userData of 2026-01-14), calls wrapped by other programs, a
+ * rejected transaction, owner transitions, a transfer and an unknown program's look-alike.
+ */
+import { hashReportData } from '../../src/hash/index.js';
+import { formatPcrStruct, formatUniqueId } from '../../src/ledger/ids.js';
+import { updateKindOf } from '../../src/ledger/programs.js';
+import { parseChunkedStruct } from '../../src/ledger/struct.js';
+import { LedgerChain, t } from './ledger-chain.js';
+import { startLedgerNode, type LedgerNode } from './ledger-node.js';
+import { makeUserData, openEnclaveReport, reportText } from './ledger-reports.js';
+import { startMintedCliEnv, type MintedCliEnv } from './minted-cli.js';
+import { readVectorJson } from './paths.js';
+import { defaultPcrs } from './typeb-pki.js';
+
+export const OFFICIAL = 'official_oracle.aleo';
+export const VLINK = 'vlink_oracle_v0001.aleo';
+export const VERU2 = 'veru_oracle_v2.aleo';
+export const IFACE5 = 'veru_oracle_interface_v5.aleo';
+export const MRENCLAVE = new Uint8Array(32).fill(0x5a);
+
+export interface LedgerFixture {
+  env: MintedCliEnv;
+  chain: LedgerChain;
+  node: LedgerNode;
+  tx: Record<string, { transactionId: string; transitionIds: string[] }>;
+  /** The accepted update transitions of followed programs: what a full scan stores, in ledger order. */
+  expected: { height: number; transactionId: string; transitionId: string; program: string; function: string }[];
+  close(): Promise<void>;
+}
+
+export async function startLedgerFixture(dir: string, o: { first?: number; latest?: number; extraSgx?: number } = {}): Promise<LedgerFixture> {
+  const env = await startMintedCliEnv(dir, MRENCLAVE);
+  const { typeA: a, typeB: b } = env;
+  const sgx = (value: string) => {
+    const ud = makeUserData({ attestationData: value });
+    const rd = new Uint8Array(64);
+    rd.set(ud.hash);
+    return { userData: ud.text, report: reportText(openEnclaveReport(a.quote({ reportData: rd, mrEnclave: MRENCLAVE }))) };
+  };
+  const nitro = (value: string) => {
+    const ud = makeUserData({ attestationData: value });
+    return { userData: ud.text, report: reportText(b.mintDocument({ userData: ud.hash })) };
+  };
+  const multi = readVectorJson<any>('aleo/venture23/multi-token-2026-01-14.response.json');
+  const era4UserData: string = multi.oracleData.userData;
+  const era4Rd = new Uint8Array(64);
+  era4Rd.set(hashReportData(parseChunkedStruct(era4UserData, 10, 'userData')));
+  const era4 = { userData: era4UserData, report: reportText(openEnclaveReport(a.quote({ reportData: era4Rd, mrEnclave: MRENCLAVE }))) };
+
+  const first = o.first ?? 700;
+  const chain = new LedgerChain(first, o.latest ?? first + 60);
+  const u = (program: string, fn: string, d: { userData: string; report: string }) => t.update(program, fn, d.userData, d.report);
+  const tx: LedgerFixture['tx'] = {};
+  const h = (k: number) => first + k;
+  tx.owner = chain.add(h(1), [t.setUniqueId(OFFICIAL, formatUniqueId(MRENCLAVE)), t.setPcrValues(OFFICIAL, formatPcrStruct(defaultPcrs().slice(0, 3)))]);
+  tx.officialSgx = chain.add(h(2), [u(OFFICIAL, 'set_data_sgx', sgx('1.00000001'))]);
+  tx.officialNitro = chain.add(h(3), [u(OFFICIAL, 'set_data_nitro', nitro('1.00000002'))]);
+  tx.rejected = chain.add(h(4), [u(OFFICIAL, 'set_data_sgx', sgx('1.5'))], { rejected: true });
+  tx.vlinkNitro = chain.add(h(5), [u(VLINK, 'set_data_nitro', nitro('2.00000001'))]);
+  tx.veruWrapped = chain.add(h(7), [u(VERU2, 'set_data_sgx', sgx('3.00000001')), t.other('price_vault.aleo', 'refresh_price', ['8u8'])]);
+  // An invalid update: a typeB document bound to other data than the userData it came with.
+  tx.invalid = chain.add(h(8), [t.update(VLINK, 'set_data_nitro', nitro('4.0').userData, nitro('4.1').report)]);
+  tx.transfer = chain.add(h(9), [t.transfer()]);
+  tx.ifaceSingle = chain.add(h(11), [u(IFACE5, 'set_single_data_sgx', era4)]);
+  tx.ifaceWrapped = chain.add(h(12), [t.other('veru_oracle_data_v5.aleo', 'set_data', ['1u128', '2u128']), u(IFACE5, 'set_multiple_data_sgx', era4), t.other('lending_pool.aleo', 'update_prices', ['1u8'])]);
+  tx.ifaceFive = chain.add(h(13), [u(IFACE5, 'set_five_data_sgx', era4)]);
+  tx.unknown = chain.add(h(15), [t.other('other_oracle.aleo', 'set_data_sgx', [sgx('9.0').userData, sgx('9.0').report])]);
+  // Two updates in one block, and (optionally) more typeA updates spread over the chain.
+  tx.pair = chain.add(h(20), [u(OFFICIAL, 'set_data_sgx', sgx('5.1')), u(OFFICIAL, 'set_data_nitro', nitro('5.2'))]);
+  for (let i = 0; i < (o.extraSgx ?? 0); i++) chain.add(h(21 + i), [u(VERU2, 'set_data_sgx', sgx(`6.${i + 1}`))]);
+  const node = await startLedgerNode();
+  chain.install(node);
+  const expected = chain.added.filter((x) => x.accepted && updateKindOf(x.program, x.function) !== undefined);
+  return {
+    env,
+    chain,
+    node,
+    tx,
+    expected,
+    close: async () => {
+      await node.close();
+      await env.pccs.close();
+    },
+  };
+}
