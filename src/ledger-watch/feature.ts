@@ -48,7 +48,9 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   if (baseUrl === undefined) return { routes: {}, start() {}, close: async () => {} };
   const programs = followedPrograms(config);
   const rps = config.watch?.rps ?? 5;
-  const lookupNode = createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: LOOKUP_RETRIES, backoffMs: BACKOFF_MS });
+  // Backoff between retries: at most the poll interval (a watcher polling fast also retries fast).
+  const backoffMs = Math.min(BACKOFF_MS, config.watch?.pollIntervalMs ?? BACKOFF_MS);
+  const lookupNode = createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: LOOKUP_RETRIES, backoffMs });
   const lookup = async (id: string): Promise<TransactionUpdates> => {
     const { transaction, blockHeight } = await fetchTransaction(lookupNode.client, id);
     const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight), verify);
@@ -58,7 +60,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   if (!w) return { routes: { lookup }, start() {}, close: async () => {} };
   const store = openUpdateStore(w.database);
   const watcher = new LedgerWatcher({
-    scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs: BACKOFF_MS }),
+    scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs }),
     store,
     programs,
     verify,
