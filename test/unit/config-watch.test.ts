@@ -1,0 +1,43 @@
+/** The `watch` config key and the programs the watcher follows. */
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/load.js';
+import { followedPrograms } from '../../src/ledger-watch/feature.js';
+import { KNOWN_PROGRAM_IDS } from '../../src/ledger/programs.js';
+
+const base = { port: 0, liveCheck: { skip: true, apiBaseUrl: 'http://127.0.0.1:1/v1/mainnet' } };
+const problems = (raw: Record<string, unknown>) => {
+  try {
+    resolveConfig({ ...base, ...raw }, '/etc/verifier');
+  } catch (e) {
+    return (e as Error).message.split('\n');
+  }
+  return [];
+};
+
+describe('config watch', () => {
+  it('applies defaults and resolves the database against the config directory', () => {
+    const c = resolveConfig({ ...base, watch: { enabled: true, database: 'data/ledger.db' } }, '/etc/verifier');
+    expect(c.watch).toEqual({ enabled: true, database: '/etc/verifier/data/ledger.db', fromHeight: 0, pollIntervalMs: 10000, batchBlocks: 50, rps: 5 });
+    expect(resolveConfig({ ...base, watch: { enabled: false } }, '/x').watch).toBeUndefined();
+    expect(resolveConfig(base, '/x').watch).toBeUndefined();
+  });
+
+  it('names each invalid value', () => {
+    expect(problems({ watch: { enabled: true } })).toEqual(['config: watch.database = (absent): missing required key']);
+    expect(problems({ watch: { enabled: true, database: 'x.db', batchBlocks: 51, fromHeight: -1, every: 1 } }).sort()).toEqual([
+      'config: watch.batchBlocks = 51: expected a number ≤ 50',
+      'config: watch.every = 1: unknown key (not part of the configuration schema; check its spelling)',
+      'config: watch.fromHeight = -1: expected a number ≥ 0',
+    ]);
+    expect(problems({ liveCheck: { skip: true }, watch: { enabled: true, database: 'x.db' } })).toEqual([
+      'config: liveCheck.apiBaseUrl = (absent): the ledger watcher (watch.enabled) follows this ledger node; set it',
+    ]);
+  });
+
+  it('follows ledgerPrograms (else every known program) plus liveCheck.contractName when it is a known program', () => {
+    const c = (raw: Record<string, unknown>) => resolveConfig({ ...base, ...raw }, '/x');
+    expect(followedPrograms(c({}))).toEqual([...KNOWN_PROGRAM_IDS]);
+    expect(followedPrograms(c({ ledgerPrograms: ['official_oracle.aleo'], liveCheck: { skip: true, contractName: 'veru_oracle_v2' } }))).toEqual(['official_oracle.aleo', 'veru_oracle_v2.aleo']);
+    expect(followedPrograms(c({ ledgerPrograms: ['official_oracle.aleo'], liveCheck: { skip: true, contractName: 'someone_else.aleo' } }))).toEqual(['official_oracle.aleo']);
+  });
+});
