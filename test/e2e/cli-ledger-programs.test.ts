@@ -13,13 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
+import { mintedUpdates, MRENCLAVE } from '../support/ledger-fixture.js';
 import { defaultPcrs } from '../support/typeb-pki.js';
-import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-reports.js';
-import { readVectorJson } from '../support/paths.js';
 import { reverifyCommand } from '../../src/cli/reverify.js';
 import { formatPcrStruct, formatUniqueId } from '../../src/ledger/ids.js';
-import { parseChunkedStruct } from '../../src/ledger/struct.js';
-import { hashReportData } from '../../src/hash/index.js';
 import { KNOWN_PROGRAM_IDS } from '../../src/ledger/programs.js';
 
 const OFFICIAL = 'official_oracle.aleo';
@@ -27,7 +24,6 @@ const VLINK = 'vlink_oracle_v0001.aleo';
 const VERU2 = 'veru_oracle_v2.aleo';
 const IFACE5 = 'veru_oracle_interface_v5.aleo';
 const DATA5 = 'veru_oracle_data_v5.aleo';
-const MRENCLAVE = new Uint8Array(32).fill(0x5a);
 const OTHER_ID = new Uint8Array(32).fill(0x33);
 
 let dir: string;
@@ -38,25 +34,9 @@ const tx: Record<string, { transactionId: string; transitionIds: string[] }> = {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cli-programs-'));
   env = await startMintedCliEnv(dir, MRENCLAVE);
-  const { typeA: a, typeB: b } = env;
   writeFileSync(join(dir, 'config-official.json'), JSON.stringify({ ...env.config, ledgerPrograms: [OFFICIAL] }));
 
-  const sgx = (value: string) => {
-    const ud = makeUserData({ attestationData: value });
-    const rd = new Uint8Array(64);
-    rd.set(ud.hash);
-    return { userData: ud.text, report: reportText(openEnclaveReport(a.quote({ reportData: rd, mrEnclave: MRENCLAVE }))) };
-  };
-  const nitro = (value: string) => {
-    const ud = makeUserData({ attestationData: value });
-    return { userData: ud.text, report: reportText(b.mintDocument({ userData: ud.hash })) };
-  };
-  // Era 4: the real 10-chunk userData (three price requests), bound by a minted quote.
-  const multi = readVectorJson<any>('aleo/venture23/multi-token-2026-01-14.response.json');
-  const era4UserData: string = multi.oracleData.userData;
-  const era4Rd = new Uint8Array(64);
-  era4Rd.set(hashReportData(parseChunkedStruct(era4UserData, 10, 'userData')));
-  const era4 = { userData: era4UserData, report: reportText(openEnclaveReport(a.quote({ reportData: era4Rd, mrEnclave: MRENCLAVE }))) };
+  const { sgx, nitro, era4 } = mintedUpdates(env);
 
   const chain = new LedgerChain(700, 760);
   const u = (program: string, fn: string, d: { userData: string; report: string }) => t.update(program, fn, d.userData, d.report);

@@ -125,7 +125,7 @@ describe('GET /ledger/transactions/{id}', () => {
     try {
       const r = await fetch(`${s.url}/ledger/transactions/${fx.tx.officialSgx!.transactionId}`);
       expect(r.status).toBe(503);
-      expect((await r.json()).errorCode).toBe('LEDGER_NODE_NOT_CONFIGURED');
+      expect(((await r.json()) as { errorCode: string }).errorCode).toBe('LEDGER_NODE_NOT_CONFIGURED');
     } finally {
       await s.close();
     }

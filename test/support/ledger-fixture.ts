@@ -31,8 +31,8 @@ export interface LedgerFixture {
   close(): Promise<void>;
 }
 
-export async function startLedgerFixture(dir: string, o: { first?: number; latest?: number; extraSgx?: number } = {}): Promise<LedgerFixture> {
-  const env = await startMintedCliEnv(dir, MRENCLAVE);
+/** Ledger inputs minted by the env's PKIs: an SGX or Nitro update of one price, and the real era-4 10-chunk userData bound by a quote. */
+export function mintedUpdates(env: MintedCliEnv): { sgx(value: string): Update; nitro(value: string): Update; era4: Update } {
   const { typeA: a, typeB: b } = env;
   const sgx = (value: string) => {
     const ud = makeUserData({ attestationData: value });
@@ -44,11 +44,22 @@ export async function startLedgerFixture(dir: string, o: { first?: number; lates
     const ud = makeUserData({ attestationData: value });
     return { userData: ud.text, report: reportText(b.mintDocument({ userData: ud.hash })) };
   };
+  // Era 4: the real 10-chunk userData (three price requests), bound by a minted quote.
   const multi = readVectorJson<any>('aleo/venture23/multi-token-2026-01-14.response.json');
   const era4UserData: string = multi.oracleData.userData;
   const era4Rd = new Uint8Array(64);
   era4Rd.set(hashReportData(parseChunkedStruct(era4UserData, 10, 'userData')));
-  const era4 = { userData: era4UserData, report: reportText(openEnclaveReport(a.quote({ reportData: era4Rd, mrEnclave: MRENCLAVE }))) };
+  return { sgx, nitro, era4: { userData: era4UserData, report: reportText(openEnclaveReport(a.quote({ reportData: era4Rd, mrEnclave: MRENCLAVE }))) } };
+}
+
+export interface Update {
+  userData: string;
+  report: string;
+}
+
+export async function startLedgerFixture(dir: string, o: { first?: number; latest?: number; extraSgx?: number } = {}): Promise<LedgerFixture> {
+  const env = await startMintedCliEnv(dir, MRENCLAVE);
+  const { sgx, nitro, era4 } = mintedUpdates(env);
 
   const first = o.first ?? 700;
   const chain = new LedgerChain(first, o.latest ?? first + 60);
