@@ -149,7 +149,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   }
   const info = buildInfoRecord(targets, liveCheckProgramName(config.liveCheck.contractName), Date.now());
   const verifier = instrumentService(service, sink);
-  const ledger = createLedgerFeature(config, (u, r) => verifier.decodeReport(u, r), log);
+  const ledger = createLedgerFeature(config, (u, r) => verifier.decodeReport(u, r), log, sink);
   const app = await buildApp({
     service: verifier,
     ledger: ledger.routes,

@@ -10,6 +10,7 @@ import { createBlockScanner, fetchTransaction } from '../ledger-node/blockScanne
 import { normaliseProgramId, oracleProgram } from '../ledger/programs.js';
 import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/updates.js';
 import { storedUpdates, verifyUpdates, type Verify } from './records.js';
+import { NOOP_METRICS_SINK, type MetricsSink } from '../server/metrics.js';
 import { LedgerWatcher, type WatcherLog, type WatcherStatus } from './watcher.js';
 
 /** Retries of a transaction lookup (a client waits for the answer; the watcher retries on its own). */
@@ -43,7 +44,7 @@ export function followedPrograms(config: Pick<Config, 'ledgerPrograms' | 'liveCh
   return programs;
 }
 
-export function createLedgerFeature(config: Config, verify: Verify, log: WatcherLog): LedgerFeature {
+export function createLedgerFeature(config: Config, verify: Verify, log: WatcherLog, sink: MetricsSink = NOOP_METRICS_SINK): LedgerFeature {
   const baseUrl = config.liveCheck.apiBaseUrl;
   if (baseUrl === undefined) return { routes: {}, start() {}, close: async () => {} };
   const programs = followedPrograms(config);
@@ -69,7 +70,11 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     batchBlocks: w.batchBlocks,
     concurrency: Math.max(1, config.workers),
     log,
+    onStored: (added) => {
+      for (const u of added) sink.observeLedgerUpdate(u.record.reportType, u.outcome, u.record.errorCode);
+    },
   });
+  sink.registerLedgerHeights(() => store.state());
   return {
     routes: { lookup, store, watcherStatus: () => watcher.status() },
     start() {

@@ -14,7 +14,7 @@ import { VerifierError } from '../errors.js';
 import { Semaphore } from '../cli/rateLimit.js';
 import { itemsOfTransaction } from '../cli/ledger.js';
 import type { BlockScanner } from '../ledger-node/blockScanner.js';
-import type { UpdateStore } from '../store/updates.js';
+import type { StoredUpdate, UpdateStore } from '../store/updates.js';
 import { toFailure } from '../verify/failure.js';
 import { storedUpdates, verifyUpdates, type Verify } from './records.js';
 
@@ -33,6 +33,8 @@ export interface WatcherOptions {
   batchBlocks: number;
   concurrency: number;
   log: WatcherLog;
+  /** Called after each stored range with the updates that were new. */
+  onStored?: (added: readonly StoredUpdate[]) => void;
 }
 
 export interface WatcherStatus {
@@ -126,7 +128,8 @@ export class LedgerWatcher {
     const refused = records.find((r) => isRetryLater(r.errorCode));
     if (refused) throw new VerifierError(refused.errorCode!, `verification of blocks ${start}..${end} refused (${refused.errorString}); the range is retried`);
     const added = this.o.store.commit(storedUpdates(records), { start, end });
-    this.o.log.info({ scannedHeight: end, tipHeight: tip, updates: records.length, added }, 'ledger range stored');
+    this.o.onStored?.(added);
+    this.o.log.info({ scannedHeight: end, tipHeight: tip, updates: records.length, added: added.length }, 'ledger range stored');
     return true;
   }
 }

@@ -60,6 +60,10 @@ export interface MetricsSink {
   observeUpstream(service: UpstreamService, route: string, status: number | 'error', seconds: number): void;
   /** One Poseidon8 hash of a userData struct. */
   observeHash(seconds: number): void;
+  /** One ledger update newly stored by the watcher: report kind, outcome (valid / invalid / unverifiable), failure code. */
+  observeLedgerUpdate(kind: string, outcome: string, code: string | undefined): void;
+  /** Reads the watcher's scanned and tip heights at each scrape (null: not known yet). */
+  registerLedgerHeights(read: () => { scannedHeight: number | null; tipHeight: number | null }): void;
 }
 
 /** A sink that drops everything: for callers (CLI, tests) that run without metrics. */
@@ -71,6 +75,8 @@ export const NOOP_METRICS_SINK: MetricsSink = {
   registerCacheStats() {},
   observeUpstream() {},
   observeHash() {},
+  observeLedgerUpdate() {},
+  registerLedgerHeights() {},
 };
 
 export interface Metrics {
@@ -190,7 +196,37 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const upstreamErrors = new Counter({ name: p('upstream_errors_total'), help: 'Failed upstream requests (no response or status ≥ 500) by service and route template', labelNames: ['service', 'route'] as const, registers });
   const upstreamDuration = new Histogram({ name: p('upstream_request_duration_seconds'), help: 'Upstream request latency by service and route template', labelNames: ['service', 'route'] as const, buckets: UPSTREAM_BUCKETS, registers });
 
+  // --- ledger watcher ------------------------------------------------------------------------
+  const ledgerUpdates = new Counter({ name: p('ledger_updates_total'), help: 'Ledger oracle updates stored by the watcher, by report kind, outcome (valid, invalid, unverifiable) and failure code (`none` when valid)', labelNames: ['kind', 'outcome', 'code'] as const, registers });
+  let ledgerRead: (() => { scannedHeight: number | null; tipHeight: number | null }) | undefined;
+  const ledgerHeight = (which: 'scannedHeight' | 'tipHeight') =>
+    function (this: Gauge) {
+      let v: number | null | undefined;
+      try {
+        v = ledgerRead?.()[which];
+      } catch {
+        v = undefined;
+      }
+      if (typeof v === 'number') this.set(v);
+    };
+  const ledgerScanned = new Gauge({ name: p('ledger_scanned_height'), help: 'Every ledger block up to this height is scanned and its updates stored', registers, collect: ledgerHeight('scannedHeight') });
+  const ledgerTip = new Gauge({ name: p('ledger_tip_height'), help: 'Latest block height the ledger node reported to the watcher', registers, collect: ledgerHeight('tipHeight') });
+  void ledgerScanned;
+  void ledgerTip;
+  const LEDGER_KINDS = new Set(['typeA', 'typeB']);
+  const OUTCOMES = new Set(['valid', 'invalid', 'unverifiable']);
+
   const sink: MetricsSink = {
+    observeLedgerUpdate(kind, outcome, code) {
+      ledgerUpdates.inc({
+        kind: LEDGER_KINDS.has(kind) ? kind : 'unknown',
+        outcome: OUTCOMES.has(outcome) ? outcome : 'invalid',
+        code: code === undefined ? 'none' : CODE_RE.test(code) ? code : 'OTHER',
+      });
+    },
+    registerLedgerHeights(read) {
+      ledgerRead = read;
+    },
     observeVerification(kind, valid, code, seconds) {
       const k: VerificationKind = KINDS.has(kind) ? kind : 'unknown';
       const outcome = valid ? 'valid' : 'invalid';

@@ -63,9 +63,9 @@ export interface UpdateStore {
   /**
    * Writes the records (existing transition ids are left alone) and, when `range` continues the
    * scanned prefix (range.start ≤ scannedHeight + 1, or nothing was scanned yet), advances
-   * scannedHeight to range.end (inclusive) — all in one transaction. Returns how many rows were new.
+   * scannedHeight to range.end (inclusive) — all in one transaction. Returns the updates that were new.
    */
-  commit(updates: readonly StoredUpdate[], range?: { start: number; end: number }): number;
+  commit(updates: readonly StoredUpdate[], range?: { start: number; end: number }): StoredUpdate[];
   setTip(height: number): void;
   state(): ScanState;
   counts(): Record<Outcome, number>;
@@ -133,9 +133,10 @@ export function openUpdateStore(file: string): UpdateStore {
   const countRows = db.prepare(`SELECT outcome, count(*) AS n FROM updates GROUP BY outcome`);
 
   const commit = db.transaction((updates: readonly StoredUpdate[], range?: { start: number; end: number }) => {
-    let added = 0;
-    for (const { record: r, outcome } of updates) {
-      added += insert.run(r.transitionId, r.transactionId, r.blockHeight, r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r)).changes;
+    const added: StoredUpdate[] = [];
+    for (const u of updates) {
+      const { record: r, outcome } = u;
+      if (insert.run(r.transitionId, r.transactionId, r.blockHeight, r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r)).changes) added.push(u);
     }
     if (range) {
       const cur = (getState.get() as ScanState).scannedHeight;

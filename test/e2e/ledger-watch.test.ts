@@ -88,6 +88,15 @@ describe('ledger watcher', () => {
       expect(u).toMatchObject({ transactionId: e.transactionId, blockHeight: e.height, program: e.program, function: e.function });
     }
     expect(all.filter((u) => !u.reportValid).map((u) => u.transactionId)).toEqual([fx.tx.invalid!.transactionId]);
+
+    // Metrics: heights, and each stored update counted once by kind, outcome and code.
+    const metrics = (await srv.get('/metrics')).body as string;
+    expect(metrics).toMatch(new RegExp(`^verifier_ledger_scanned_height ${LATEST}$`, 'm'));
+    expect(metrics).toMatch(new RegExp(`^verifier_ledger_tip_height ${LATEST}$`, 'm'));
+    const count = (labels: string) => Number(new RegExp(`^verifier_ledger_updates_total\\{${labels}\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+    const invalid = all.find((u) => !u.reportValid);
+    expect(count(`kind="typeB",outcome="invalid",code="${invalid.errorCode}"`)).toBe(1);
+    expect(count('kind="typeA",outcome="valid",code="none"') + count('kind="typeB",outcome="valid",code="none"')).toBe(valid);
   });
 
   it('filters by validity, kind and height range, and refuses bad parameters', async () => {

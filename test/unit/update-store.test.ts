@@ -30,14 +30,14 @@ describe('update store', () => {
   it('stores each transition once and advances scannedHeight only over a contiguous prefix', () => {
     const s = openUpdateStore(join(dir, 'a.db'));
     expect(s.state()).toEqual({ scannedHeight: null, tipHeight: null });
-    expect(s.commit([upd(10, 'au1a'), upd(11, 'au1b')], { start: 10, end: 11 })).toBe(2);
+    expect(s.commit([upd(10, 'au1a'), upd(11, 'au1b')], { start: 10, end: 11 }).length).toBe(2);
     expect(s.state().scannedHeight).toBe(11);
     // The same range again (a replay after a crash, an overlapping backfill): nothing doubles.
-    expect(s.commit([upd(10, 'au1a'), upd(11, 'au1b')], { start: 10, end: 11 })).toBe(0);
+    expect(s.commit([upd(10, 'au1a'), upd(11, 'au1b')], { start: 10, end: 11 }).length).toBe(0);
     // A range that leaves a gap stores its records but does not claim the gap as scanned.
-    expect(s.commit([upd(20, 'au1c', 'invalid')], { start: 15, end: 20 })).toBe(1);
+    expect(s.commit([upd(20, 'au1c', 'invalid')], { start: 15, end: 20 }).length).toBe(1);
     expect(s.state().scannedHeight).toBe(11);
-    expect(s.commit([], { start: 12, end: 14 })).toBe(0);
+    expect(s.commit([], { start: 12, end: 14 }).length).toBe(0);
     expect(s.state().scannedHeight).toBe(14);
     s.setTip(30);
     expect(s.state()).toEqual({ scannedHeight: 14, tipHeight: 30 });
