@@ -25,7 +25,9 @@ COPY --from=build --chown=root:root /src/dist ./dist
 COPY --chown=root:root package.json package-lock.json get-enclave-id.sh ./
 COPY --chown=root:root trust ./trust
 COPY --chown=root:root config.json ./config.json
-# Code and trust roots stay root-owned and read-only for the service user.
+# Code and trust roots stay root-owned and read-only for the service user; /data (the ledger
+# watcher's store, a volume) is its only writable place.
+RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
 # Liveness on /healthz (plain HTTP on the configured port; override HEALTHCHECK_URL if it differs).
