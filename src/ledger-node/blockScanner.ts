@@ -78,11 +78,12 @@ const isUnknownTransaction = (status: number, body: string): boolean =>
   status === 404 || (status >= 400 && /missing transaction|transaction .*not found|does not exist/i.test(body));
 
 /**
- * One transaction by id with its block height (`/transaction/{id}?metadata=true`, as served by
- * the explorer API: `{ transaction, block_height }`; a node answering the bare transaction gives
- * no height). LEDGER_TX_NOT_FOUND when the node does not know it.
+ * One transaction by id with its block height: `/transaction/{id}?metadata=true` answers
+ * `{ transaction, block_hash, block_height }` on recent nodes; a node answering the bare
+ * transaction is asked for its block (`/find/blockHash/{id}`, then `/height/{hash}`).
+ * LEDGER_TX_NOT_FOUND when the node does not know it.
  */
-export async function fetchTransaction(client: LedgerNodeClient, id: string): Promise<{ transaction: unknown; blockHeight?: number }> {
+export async function fetchTransaction(client: LedgerNodeClient, id: string): Promise<{ transaction: unknown; blockHeight: number }> {
   const v = await client.getJson(`${ledgerPath('transaction', id)}?metadata=true`, { absentWhen: isUnknownTransaction });
   if (v === undefined) return fail('LEDGER_TX_NOT_FOUND', `ledger node: transaction ${id} is unknown to ${client.baseUrl}`);
   if (!isObj(v)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} did not answer a JSON object`);
@@ -90,7 +91,12 @@ export async function fetchTransaction(client: LedgerNodeClient, id: string): Pr
   if (tx.id !== id || typeof tx.type !== 'string') {
     return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} answered ${typeof tx.id === 'string' ? `transaction ${tx.id}` : 'no transaction id'}`);
   }
-  const h = v.block_height;
-  if (h !== undefined && (typeof h !== 'number' || !Number.isInteger(h) || h < 0)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} answered block_height ${JSON.stringify(h)}`);
-  return h === undefined ? { transaction: v } : { transaction: v, blockHeight: h as number };
+  let h = v.block_height;
+  if (h === undefined) {
+    const hash = await client.getJson(ledgerPath('find', 'blockHash', id));
+    if (typeof hash !== 'string' || !/^ab1[02-9ac-hj-np-z]+$/.test(hash)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /find/blockHash/${id} answered ${JSON.stringify(hash)?.slice(0, 100)}`);
+    h = await client.getJson(ledgerPath('height', hash));
+  }
+  if (typeof h !== 'number' || !Number.isInteger(h) || h < 0) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: no valid block height for transaction ${id} (${JSON.stringify(h)})`);
+  return { transaction: v, blockHeight: h };
 }

@@ -5,6 +5,7 @@
  * plus `liveCheck.contractName` when it is a registry program.
  */
 import type { Config } from '../config/load.js';
+import { VerifierError } from '../errors.js';
 import { itemsOfTransaction, programsToFollow } from '../cli/ledger.js';
 import { createBlockScanner, fetchTransaction } from '../ledger-node/blockScanner.js';
 import { normaliseProgramId, oracleProgram } from '../ledger/programs.js';
@@ -20,7 +21,7 @@ const BACKOFF_MS = 500;
 
 export interface TransactionUpdates {
   transactionId: string;
-  blockHeight: number | null;
+  blockHeight: number;
   updates: LedgerRecord[];
 }
 
@@ -55,7 +56,10 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   const lookup = async (id: string): Promise<TransactionUpdates> => {
     const { transaction, blockHeight } = await fetchTransaction(lookupNode.client, id);
     const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight), verify);
-    return { transactionId: id, blockHeight: blockHeight ?? null, updates: storedUpdates(records).map((u) => u.record) };
+    // The pool refused a verification (overloaded, closing): the whole answer is a 503, not a verdict.
+    const refused = records.find((r) => r.errorCode?.startsWith('POOL_'));
+    if (refused) throw new VerifierError(refused.errorCode!, refused.errorString ?? 'verification refused by the pool');
+    return { transactionId: id, blockHeight, updates: storedUpdates(records).map((u) => u.record) };
   };
   const w = config.watch;
   if (!w) return { routes: { lookup }, start() {}, close: async () => {} };

@@ -60,6 +60,23 @@ describe('GET /ledger/transactions/{id}', () => {
     expect(era4.decodedRequests[0]).toMatchObject(era4.decodedData);
   });
 
+  it('asks an older node (bare transaction, no block_height) for the transaction’s block', async () => {
+    const t = fx.tx.veruWrapped!;
+    const added = fx.expected.find((x) => x.transactionId === t.transactionId)!;
+    const bare = (fx.chain.block(added.height).transactions as any[])[0].transaction;
+    fx.node.script(`/transaction/${t.transactionId}`, [reply.json(bare)]);
+    const r = await srv.get(`/ledger/transactions/${t.transactionId}`);
+    expect(r.status).toBe(200);
+    expect(r.body.blockHeight).toBe(added.height);
+    expect(r.body.updates.map((u: any) => [u.transitionId, u.blockHeight, u.reportValid])).toEqual([[added.transitionId, added.height, true]]);
+    expect(fx.node.requestsTo(`/find/blockHash/${t.transactionId}`)).toHaveLength(1);
+    // A block hash that is not one: 502.
+    fx.node.script(`/transaction/${t.transactionId}`, [reply.json(bare)]);
+    fx.node.script(`/find/blockHash/${t.transactionId}`, [reply.json({ not: 'a hash' })]);
+    const bad = await srv.get(`/ledger/transactions/${t.transactionId}`);
+    expect([bad.status, bad.body.errorCode]).toEqual([502, 'LEDGER_NODE_BAD_TRANSACTION']);
+  });
+
   it('verifies with the same core and policy as /decodeReport: a report bound to other data is invalid', async () => {
     const r = await srv.get(`/ledger/transactions/${fx.tx.invalid!.transactionId}`);
     expect(r.status).toBe(200);

@@ -5,7 +5,8 @@
  *   GET /blocks?start=S&end=E         (end exclusive, at most 50 blocks, like snarkOS)
  *   GET /block/height/latest
  *   GET /block/{h}/transactions
- *   GET /transaction/{id}
+ *   GET /transaction/{id}             (?metadata=true: { transaction, block_hash, block_height })
+ *   GET /find/blockHash/{id}, GET /height/{hash}
  */
 import { createHash } from 'node:crypto';
 import { jsonAnswer, prettyLeo, type LedgerNode } from './ledger-node.js';
@@ -182,6 +183,15 @@ export class LedgerChain {
     });
     node.addRoute('GET', /^\/block\/height\/latest$/, () => jsonAnswer(this.latest));
     node.addRoute('GET', /^\/block\/(\d+)\/transactions$/, ({ params: [h = ''] }) => jsonAnswer(this.blocks.get(Number(h)) ?? []));
+    // Older nodes: the block of a transaction by hash, the height of a block hash.
+    node.addRoute('GET', /^\/find\/blockHash\/([^/]+)$/, ({ params: [id = ''] }) => {
+      const hit = this.txs.get(id);
+      return hit ? jsonAnswer(fakeId('ab', `block${hit.height}`)) : text(500, `Missing transaction '${id}'`);
+    });
+    node.addRoute('GET', /^\/height\/([^/]+)$/, ({ params: [hash = ''] }) => {
+      for (let h = this.first; h <= this.latest; h++) if (fakeId('ab', `block${h}`) === hash) return jsonAnswer(h);
+      return text(500, `Missing block hash '${hash}'`);
+    });
     node.addRoute('GET', /^\/transaction\/([^/]+)$/, ({ params: [id = ''], query }) => {
       const hit = this.txs.get(id);
       if (!hit) return text(500, `Missing transaction '${id}'`);
