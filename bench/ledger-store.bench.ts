@@ -1,0 +1,149 @@
+/**
+ * Cost of the ledger store (issue 16, item 8):
+ * 1. backfill into the store: `reverify --tx-dir … --store` against `reverify --jsonl` on the
+ *    same updates (2 workers, offline collateral, the real README sgx/nitro updates repeated, each
+ *    in its own official_oracle.aleo transaction with its own transition id);
+ * 2. RSS while 50,000 update records are stored (ranges of 50, as the watcher commits them);
+ * 3. GET /ledger/updates (the real route plugin) over 100,000 rows under autocannon load:
+ *    first pages, filters, a height range and deep cursors.
+ * Run: node --expose-gc --import tsx bench/ledger-store.bench.ts [N]   (N updates per kind, default 300)
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { PccsClient } from '../src/collateral/pccsClient.js';
+import { fetchCollateralDir } from '../src/cli/collateralDir.js';
+import { createCliVerifier } from '../src/cli/context.js';
+import { runReverify } from '../src/cli/reverify.js';
+import { jsonlSource, txDirSource } from '../src/cli/sources.js';
+import { openUpdateStore, type StoredUpdate } from '../src/store/updates.js';
+import { encodeCursor, ledgerRoutes } from '../src/server/routes/ledger.js';
+import { recordedBundle2026, startPccsServer } from '../test/support/pccs-server.js';
+import { fakeId } from '../test/support/ledger-chain.js';
+
+const VECTORS = resolve(process.cwd(), '../shared/vectors');
+const N = Number(process.argv[2] ?? 300);
+const WORKERS = 2;
+const AT = Date.parse('2026-09-23T00:00:00Z');
+const ex = JSON.parse(readFileSync(join(VECTORS, 'aleo/e2e/readme-decodeReport-examples.json'), 'utf8'));
+const doc = JSON.parse(readFileSync(join(VECTORS, 'nitro/manifest.json'), 'utf8')).vectors.find((v: { file: string }) => v.file === 'oracle-nitro-report.hex');
+const rss = () => process.memoryUsage().rss / 2 ** 20;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-store-bench-'));
+const pccs = await startPccsServer(recordedBundle2026(VECTORS));
+await fetchCollateralDir(new PccsClient({ baseUrl: pccs.url }), pccs.url, ['00906ed50000'], join(dir, 'collateral'));
+await pccs.close();
+const config = join(dir, 'config.json');
+writeFileSync(config, JSON.stringify({
+  uniqueIdTarget: '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df',
+  pcrValuesTarget: [doc.pcr0, doc.pcr1, doc.pcr2],
+  acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded', 'OutOfDate'],
+}));
+
+// --- 1. backfill into the store vs --jsonl ----------------------------------------------------
+const pairs = Array.from({ length: 2 * N }, (_, i) => (i % 2 ? ex.nitro.request : ex.sgx.request) as { userData: string; report: string });
+const jsonl = join(dir, 'in.jsonl');
+writeFileSync(jsonl, pairs.map((p, i) => JSON.stringify({ ...p, id: i })).join('\n') + '\n');
+const txDir = join(dir, 'txs');
+mkdirSync(txDir);
+pairs.forEach((p, i) => {
+  const tx = {
+    status: 'accepted', type: 'execute', index: 0, block_height: 1000 + i,
+    transaction: {
+      type: 'execute', id: fakeId('at', `bench${i}`),
+      execution: { transitions: [{ id: fakeId('au', `bench${i}`), program: 'official_oracle.aleo', function: i % 2 ? 'set_data_nitro' : 'set_data_sgx', inputs: [{ type: 'public', id: '1field', value: p.userData }, { type: 'public', id: '2field', value: p.report }] }] },
+    },
+  };
+  writeFileSync(join(txDir, `${String(i).padStart(6, '0')}.json`), JSON.stringify(tx));
+});
+const verifier = createCliVerifier({ configPath: config, at: AT, workers: WORKERS, collateralDir: join(dir, 'collateral') });
+await Promise.all(pairs.slice(0, 8).map((p) => verifier.verify(p.userData, p.report))); // warm-up
+const io = { stderr: () => undefined, tty: false };
+const run = async (name: string, source: Parameters<typeof runReverify>[0]['source'], store?: ReturnType<typeof openUpdateStore>) => {
+  const t0 = performance.now();
+  const code = await runReverify({ source, verifier, maxInFlight: WORKERS * 4, annotateInForce: true, outFile: join(dir, `${name}.jsonl`), resume: false, progressIntervalMs: 0, io, ...(store ? { store } : {}) });
+  if (code !== 0) throw new Error(`${name}: exit ${code}`);
+  return (performance.now() - t0) / 1000;
+};
+const reps = 3;
+const jsonlSecs: number[] = [];
+const storeSecs: number[] = [];
+for (let r = 0; r < reps; r++) {
+  jsonlSecs.push(await run(`jsonl${r}`, jsonlSource(jsonl)));
+  const store = openUpdateStore(join(dir, `backfill${r}.db`));
+  storeSecs.push(await run(`store${r}`, txDirSource(txDir, ['official_oracle.aleo']), store));
+  if (store.counts().valid !== pairs.length) throw new Error('backfill: not every update stored valid');
+  store.close();
+}
+await verifier.close();
+const best = (xs: number[]) => Math.min(...xs);
+const total = pairs.length;
+console.log(`1. updates ${total} (${N} sgx + ${N} nitro), workers ${WORKERS}, best of ${reps}`);
+console.log(`   reverify --jsonl                 ${(total / best(jsonlSecs)).toFixed(0).padStart(5)} updates/s  (runs ${jsonlSecs.map((s) => s.toFixed(2)).join(', ')} s)`);
+console.log(`   reverify --tx-dir --store        ${(total / best(storeSecs)).toFixed(0).padStart(5)} updates/s  (runs ${storeSecs.map((s) => s.toFixed(2)).join(', ')} s)`);
+console.log(`   store backfill / jsonl: ${((100 * best(jsonlSecs)) / best(storeSecs)).toFixed(0)} %`);
+
+// --- 2. RSS over 50,000 stored updates --------------------------------------------------------
+const decodedData = { url: 'api.example.com/price?symbol=BTCUSDC', requestMethod: 'GET', selector: 'price', responseFormat: 'json', requestHeaders: { Accept: '*/*' }, encodingOptions: { value: 'float', precision: 8 }, attestationData: '59408.01000000', responseStatusCode: 200, timestamp: 1725008028 };
+const synthetic = (i: number): StoredUpdate => {
+  const valid = i % 97 !== 0;
+  const typeA = i % 2 === 0;
+  return {
+    outcome: valid ? 'valid' : 'invalid',
+    record: {
+      transactionId: fakeId('at', `s${i}`), transitionId: fakeId('au', `s${i}`), blockHeight: 1_000_000 + Math.floor(i / 2),
+      program: 'official_oracle.aleo', function: typeA ? 'set_data_sgx' : 'set_data_nitro', reportType: typeA ? 'typeA' : 'typeB', reportValid: valid,
+      ...(valid ? {} : { errorCode: 'TYPEA_BINDING_MISMATCH', errorString: 'the report binds other data' }),
+      decodedData, decodedRequests: [decodedData], ...(typeA ? { tcbStatus: 'UpToDate' } : {}),
+      measurements: typeA ? { uniqueId: 'ab'.repeat(32) } : { pcrs: ['cd'.repeat(48), 'ef'.repeat(48), '01'.repeat(48)] },
+      verifiedAt: new Date(1_780_000_000_000 + i * 1000).toISOString(),
+    },
+  };
+};
+const fill = (file: string, n: number, sample?: (stored: number) => void) => {
+  const s = openUpdateStore(file);
+  for (let i = 0; i < n; i += 50) {
+    s.commit(Array.from({ length: Math.min(50, n - i) }, (_, k) => synthetic(i + k)), { start: 1_000_000 + i / 2, end: 1_000_000 + (i + 50) / 2 - 1 });
+    if (sample && (i + 50) % 10_000 === 0) sample(i + 50);
+  }
+  return s;
+};
+gc?.();
+const rssRows: string[] = [`   before: ${rss().toFixed(1)} MiB`];
+const t2 = performance.now();
+fill(join(dir, 'rss.db'), 50_000, (n) => {
+  gc?.();
+  rssRows.push(`   after ${n}: ${rss().toFixed(1)} MiB`);
+}).close();
+console.log(`2. RSS while storing 50,000 updates (${((50_000 / (performance.now() - t2)) * 1000).toFixed(0)} records/s, gc ${gc ? 'forced' : 'not exposed'})`);
+console.log(rssRows.join('\n'));
+
+// --- 3. GET /ledger/updates at 100,000 rows -----------------------------------------------------
+const big = fill(join(dir, 'big.db'), 100_000);
+const app = Fastify();
+await app.register(ledgerRoutes({ store: big }));
+await app.listen({ port: 0, host: '127.0.0.1' });
+const port = (app.server.address() as { port: number }).port;
+const mid = synthetic(50_001).record;
+const paths = [
+  '/ledger/updates?limit=50',
+  '/ledger/updates?valid=false&limit=50',
+  '/ledger/updates?kind=typeB&limit=50',
+  '/ledger/updates?fromHeight=1020000&toHeight=1020100&limit=50',
+  `/ledger/updates?limit=50&cursor=${encodeCursor({ blockHeight: mid.blockHeight, transitionId: mid.transitionId })}`,
+  `/ledger/updates?valid=true&kind=typeA&limit=50&cursor=${encodeCursor({ blockHeight: 1_000_100, transitionId: 'au1' })}`,
+];
+for (const p of paths) {
+  const r = await fetch(`http://127.0.0.1:${port}${p}`);
+  const b = (await r.json()) as { updates: unknown[] };
+  if (r.status !== 200 || b.updates.length === 0) throw new Error(`${p}: ${r.status} with ${b.updates?.length} updates`);
+}
+const r = await autocannon({ url: `http://127.0.0.1:${port}`, connections: 8, duration: 10, requests: paths.map((path) => ({ method: 'GET', path })) } as unknown as autocannon.Options);
+console.log(`3. GET /ledger/updates over 100,000 rows, 8 connections, 10 s, ${paths.length} request shapes (limit 50)`);
+console.log(`   ${r.requests.average.toFixed(0)} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms, non-2xx ${r.non2xx}, errors ${r.errors}`);
+await app.close();
+big.close();
+rmSync(dir, { recursive: true, force: true });
