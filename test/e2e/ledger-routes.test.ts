@@ -22,7 +22,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-routes-'));
   fx = await startLedgerFixture(dir);
   srv = await startLedgerServer(fx, dir, {});
-});
+}, 300_000);
 
 afterAll(async () => {
   await srv?.close();
@@ -30,7 +30,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('GET /ledger/transactions/{id}', () => {
+describe('GET /ledger/transactions/{id}', { timeout: 300_000 }, () => {
   it('verifies the update of every era’s program, wrapped calls included', async () => {
     const cases: [string, string, string, string][] = [
       ['officialSgx', OFFICIAL, 'set_data_sgx', 'typeA'],

@@ -23,7 +23,7 @@ const START_TIMEOUT_MS = 180_000; // a guard against a hung start, not a synchro
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-kill-'));
   fx = await startLedgerFixture(dir, { first: 700, latest: LATEST, extraSgx: 20 });
-});
+}, 300_000);
 
 afterAll(async () => {
   await fx?.close();
@@ -140,5 +140,5 @@ describe('ledger watcher under kill -9', () => {
     const expected = [...fx.expected].sort((a, b) => a.height - b.height || (a.transitionId < b.transitionId ? -1 : 1));
     expect(rows).toEqual(expected.map((x) => ({ t: x.transitionId, h: x.height })));
     expect(scannedHeight(db)).toBe(LATEST);
-  });
+  }, 900_000); // seven process starts: a guard against a hang, generous for a loaded machine
 });

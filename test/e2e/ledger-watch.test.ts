@@ -24,7 +24,7 @@ const LATEST = 760;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-watch-'));
   fx = await startLedgerFixture(dir, { first: 700, latest: LATEST });
-});
+}, 300_000);
 
 afterAll(async () => {
   await fx?.close();
@@ -50,7 +50,7 @@ async function allUpdates(srv: LedgerServer, query = '', limit = 3): Promise<any
 const newestFirst = (xs: { height: number; transitionId: string }[]) =>
   [...xs].sort((a, b) => b.height - a.height || (a.transitionId < b.transitionId ? 1 : a.transitionId > b.transitionId ? -1 : 0)).map((x) => x.transitionId);
 
-describe('ledger watcher', () => {
+describe('ledger watcher', { timeout: 300_000 }, () => {
   let srv: LedgerServer;
   afterAll(async () => srv?.close());
 
@@ -121,7 +121,7 @@ describe('ledger watcher', () => {
   });
 });
 
-describe('one store for backfill and watcher', () => {
+describe('one store for backfill and watcher', { timeout: 300_000 }, () => {
   it('reverify --store backfills, the watcher resumes after it; each update stored once', async () => {
     fx.node.reset();
     const db = join(dir, 'shared.db');
