@@ -5,40 +5,20 @@
  * Inputs: the real ledger sgx and nitro updates (readme examples), repeated; typeA verified at
  * 2026-09-23 with the recorded 2026 Intel collateral written by `collateral fetch`.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { PccsClient } from '../src/collateral/pccsClient.js';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../src/ledger/struct.js';
-import { fetchCollateralDir } from '../src/cli/collateralDir.js';
 import { createCliVerifier } from '../src/cli/context.js';
 import { runReverify } from '../src/cli/reverify.js';
 import { jsonlSource } from '../src/cli/sources.js';
 import { Semaphore } from '../src/cli/rateLimit.js';
-import { recordedBundle2026, startPccsServer } from '../test/support/pccs-server.js';
+import { AT, offlineUpdates } from './offlineUpdates.js';
 
-const VECTORS = resolve(process.cwd(), '../shared/vectors');
 const N = Number(process.argv[2] ?? 300);
 const WORKERS = 2;
-const AT = Date.parse('2026-09-23T00:00:00Z');
-const ex = JSON.parse(readFileSync(join(VECTORS, 'aleo/e2e/readme-decodeReport-examples.json'), 'utf8'));
-const doc = JSON.parse(readFileSync(join(VECTORS, 'nitro/manifest.json'), 'utf8')).vectors.find((v: { file: string }) => v.file === 'oracle-nitro-report.hex');
+const { dir, config, collateralDir, pairs, jsonl } = await offlineUpdates(N, 'cli-bench-');
 
-const dir = mkdtempSync(join(tmpdir(), 'cli-bench-'));
-const pccs = await startPccsServer(recordedBundle2026(VECTORS));
-await fetchCollateralDir(new PccsClient({ baseUrl: pccs.url }), pccs.url, ['00906ed50000'], join(dir, 'collateral'));
-await pccs.close();
-const config = join(dir, 'config.json');
-writeFileSync(config, JSON.stringify({
-  uniqueIdTarget: '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df',
-  pcrValuesTarget: [doc.pcr0, doc.pcr1, doc.pcr2],
-  acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded', 'OutOfDate'],
-}));
-const pairs = Array.from({ length: 2 * N }, (_, i) => (i % 2 ? ex.nitro.request : ex.sgx.request) as { userData: string; report: string });
-const jsonl = join(dir, 'in.jsonl');
-writeFileSync(jsonl, pairs.map((p, i) => JSON.stringify({ ...p, id: i })).join('\n') + '\n');
-
-const verifier = createCliVerifier({ configPath: config, at: AT, workers: WORKERS, collateralDir: join(dir, 'collateral') });
+const verifier = createCliVerifier({ configPath: config, at: AT, workers: WORKERS, collateralDir });
 const pool = verifier.pool!;
 const inFlight = WORKERS * 4;
 

@@ -8,45 +8,26 @@
  *    first pages, filters, a height range and deep cursors.
  * Run: node --expose-gc --import tsx bench/ledger-store.bench.ts [N]   (N updates per kind, default 300)
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { PccsClient } from '../src/collateral/pccsClient.js';
-import { fetchCollateralDir } from '../src/cli/collateralDir.js';
 import { createCliVerifier } from '../src/cli/context.js';
 import { runReverify } from '../src/cli/reverify.js';
 import { jsonlSource, txDirSource } from '../src/cli/sources.js';
 import { openUpdateStore, type StoredUpdate } from '../src/store/updates.js';
 import { encodeCursor, ledgerRoutes } from '../src/server/routes/ledger.js';
-import { recordedBundle2026, startPccsServer } from '../test/support/pccs-server.js';
 import { fakeId } from '../test/support/ledger-chain.js';
+import { AT, offlineUpdates } from './offlineUpdates.js';
 
-const VECTORS = resolve(process.cwd(), '../shared/vectors');
 const N = Number(process.argv[2] ?? 300);
 const WORKERS = 2;
-const AT = Date.parse('2026-09-23T00:00:00Z');
-const ex = JSON.parse(readFileSync(join(VECTORS, 'aleo/e2e/readme-decodeReport-examples.json'), 'utf8'));
-const doc = JSON.parse(readFileSync(join(VECTORS, 'nitro/manifest.json'), 'utf8')).vectors.find((v: { file: string }) => v.file === 'oracle-nitro-report.hex');
 const rss = () => process.memoryUsage().rss / 2 ** 20;
 const gc = (globalThis as { gc?: () => void }).gc;
 
-const dir = mkdtempSync(join(tmpdir(), 'ledger-store-bench-'));
-const pccs = await startPccsServer(recordedBundle2026(VECTORS));
-await fetchCollateralDir(new PccsClient({ baseUrl: pccs.url }), pccs.url, ['00906ed50000'], join(dir, 'collateral'));
-await pccs.close();
-const config = join(dir, 'config.json');
-writeFileSync(config, JSON.stringify({
-  uniqueIdTarget: '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df',
-  pcrValuesTarget: [doc.pcr0, doc.pcr1, doc.pcr2],
-  acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded', 'OutOfDate'],
-}));
+const { dir, config, collateralDir, pairs, jsonl } = await offlineUpdates(N, 'ledger-store-bench-');
 
 // --- 1. backfill into the store vs --jsonl ----------------------------------------------------
-const pairs = Array.from({ length: 2 * N }, (_, i) => (i % 2 ? ex.nitro.request : ex.sgx.request) as { userData: string; report: string });
-const jsonl = join(dir, 'in.jsonl');
-writeFileSync(jsonl, pairs.map((p, i) => JSON.stringify({ ...p, id: i })).join('\n') + '\n');
 const txDir = join(dir, 'txs');
 mkdirSync(txDir);
 pairs.forEach((p, i) => {
@@ -59,7 +40,7 @@ pairs.forEach((p, i) => {
   };
   writeFileSync(join(txDir, `${String(i).padStart(6, '0')}.json`), JSON.stringify(tx));
 });
-const verifier = createCliVerifier({ configPath: config, at: AT, workers: WORKERS, collateralDir: join(dir, 'collateral') });
+const verifier = createCliVerifier({ configPath: config, at: AT, workers: WORKERS, collateralDir });
 await Promise.all(pairs.slice(0, 8).map((p) => verifier.verify(p.userData, p.report))); // warm-up
 const io = { stderr: () => undefined, tty: false };
 const run = async (name: string, source: Parameters<typeof runReverify>[0]['source'], store?: ReturnType<typeof openUpdateStore>) => {
