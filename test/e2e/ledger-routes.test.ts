@@ -129,6 +129,15 @@ describe('GET /ledger/transactions/{id}', { timeout: 300_000 }, () => {
     expect(r.body.updates[0].reportValid).toBe(true);
   });
 
+  it('answers 405 with Allow on /ledger/status and /ledger/updates for another method', async () => {
+    for (const p of ['/ledger/status', '/ledger/updates']) {
+      const r = await fetch(`${srv.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(r.status).toBe(405);
+      expect(r.headers.get('allow')).toBe('GET, HEAD');
+      expect(((await r.json()) as { errorCode: string }).errorCode).toBe('HTTP_METHOD_NOT_ALLOWED');
+    }
+  });
+
   it('answers 503 LEDGER_WATCH_NOT_CONFIGURED on the store routes without a watcher', async () => {
     for (const p of ['/ledger/status', '/ledger/updates']) {
       const r = await srv.get(p);
