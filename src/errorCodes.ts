@@ -18,6 +18,7 @@ import { PccsCodes } from './collateral/errors.js';
 import { PoolCodes } from './pool/errors.js';
 import { VerifyCodes } from './verify/errors.js';
 import { HttpCodes } from './server/httpErrors.js';
+import { VerifyRouteCodes } from './server/routes/verifyCodes.js';
 import { CliCodes } from './cli/errors.js';
 
 export const ERROR_CODES_BY_DOMAIN = {
@@ -38,6 +39,7 @@ export const ERROR_CODES_BY_DOMAIN = {
   pool: PoolCodes,
   verify: VerifyCodes,
   http: HttpCodes,
+  verifyRoute: VerifyRouteCodes,
   cli: CliCodes,
 } as const;
 

@@ -23,6 +23,7 @@ import { decodeNonce } from '../../verify/nonce.js';
 import { toFailure } from '../../verify/failure.js';
 import type { FailureInfo, VerifyOutcome } from '../../verify/types.js';
 import { classifyHttpError } from '../httpErrors.js';
+import type { VerifyRouteCode } from './verifyCodes.js';
 
 /** Verifies one (userData, report) pair: in process (verifyReportBytes) or through the pool. */
 export type ReportVerifier = (userData: Uint8Array, report: Uint8Array, opts?: { nonce?: Uint8Array }) => Promise<VerifyOutcome>;
@@ -40,7 +41,7 @@ export interface ReportCheck {
 const REPORT_BYTES = REPORT_CHUNKS * CHUNK_BYTES;
 const USER_DATA_BYTES = USER_DATA_CHUNKS * CHUNK_BYTES;
 
-function failure(code: string, message: string): ReportCheck {
+function failure(code: VerifyRouteCode, message: string): ReportCheck {
   return { valid: false, error: { code, message } };
 }
 
