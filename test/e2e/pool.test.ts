@@ -90,7 +90,7 @@ describe('VerifierPool', () => {
   });
 });
 
-describe('bounded queue over HTTP', () => {
+describe('bounded queue (pool and HTTP)', () => {
   let srv: RunningServer;
   beforeAll(async () => {
     srv = await startServer({
