@@ -121,11 +121,11 @@ describe('reverify over a ledger node', () => {
     node.reset();
     // The fourth answer would come a minute late, far beyond the 1 s limit of this run: it is
     // retried. (On a loaded machine other requests may hit the limit and be retried too; nothing
-    // below depends on how many.)
+    // below depends on how many, and 8 retries leave room for them within the overall deadline.)
     node.script('/blocks', [reply.tooManyRequests('0'), reply.serverError(), reply.rateLimitText(), reply.slow(60_000), reply.slow(100)]);
     const out = join(dir, 'scan.jsonl');
     const started = Date.now();
-    const r = await cli(scanArgs(['--workers', '0', '--rps', '25', '--concurrency', '2', '--out', out, '--progress-interval', '0'], undefined, undefined, '1000'));
+    const r = await cli(scanArgs(['--workers', '0', '--rps', '25', '--concurrency', '2', '--out', out, '--progress-interval', '0'], undefined, '8', '1000'));
     expect(r.code, r.stderr).toBe(1); // the tampered update is invalid
     unsharded = readFileSync(out, 'utf8');
     const recs = lines(unsharded);

@@ -158,9 +158,11 @@ describe('liveCheck against a ledger-node simulator', () => {
   });
 
   it('fails with a timeout when the node answers too slowly', async () => {
-    // The node answers after a minute, the limit is 100 ms: it fires first however loaded the machine.
+    // The node answers after a minute, the limit is 100 ms: it fires first however loaded the
+    // machine. The overall deadline is set apart so that a late timer cannot shorten the second
+    // attempt's limit (by default it is derived from timeoutMs, here only 250 ms).
     node.script(UID_PATH, [reply.slow(60_000), reply.slow(60_000)]);
-    const e = await rejection(liveCheck({ ...opts, timeoutMs: 100, retries: 1 }));
+    const e = await rejection(liveCheck({ ...opts, timeoutMs: 100, retries: 1, deadlineMs: 60_000 }));
     expect(e.code).toBe('LEDGER_NODE_TIMEOUT');
     expect(e.message).toContain('within 100 ms');
     expect(node.requestsTo(UID_PATH)).toHaveLength(2);
@@ -168,9 +170,10 @@ describe('liveCheck against a ledger-node simulator', () => {
 
   it('stops retrying when the overall deadline would pass', async () => {
     node.script(UID_PATH, Array.from({ length: 5 }, () => reply.serverError()));
-    const e = await rejection(liveCheck({ ...opts, retries: 4, backoffMs: 400, maxBackoffMs: 400, deadlineMs: 300 }));
+    // a minute's backoff cannot fit in a 30 s deadline, however fast or slow the first answer
+    const e = await rejection(liveCheck({ ...opts, retries: 4, backoffMs: 60_000, maxBackoffMs: 60_000, deadlineMs: 30_000 }));
     expect(e.code).toBe('LEDGER_NODE_HTTP_ERROR');
-    expect(e.message).toContain('overall deadline of 300 ms');
+    expect(e.message).toContain('overall deadline of 30000 ms');
     expect(node.requestsTo(UID_PATH)).toHaveLength(1);
   });
 
