@@ -335,7 +335,8 @@ export async function startNotarizerSim(opts: NotarizerSimOptions): Promise<Nota
             throw new SimError(400, 100, 'bad request structure: invalid JSON');
           }
           sim.notarizeRequests.push({ body: body as Record<string, unknown>, contentType: ct });
-          if (sim.delayMs > 0) await new Promise((r) => setTimeout(r, sim.delayMs));
+          // unref: a long delay left pending at the end of a test does not keep the process alive
+          if (sim.delayMs > 0) await new Promise((r) => setTimeout(r, sim.delayMs).unref());
           const out = await notarize(body);
           return send(res, out.status, out.body);
         }

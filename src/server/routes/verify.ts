@@ -11,6 +11,7 @@
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { checkAttestationResponse, type ReportVerifier } from '../../verify/attestationResponse.js';
 import { classifyHttpError } from '../httpErrors.js';
+import type { VerifyRouteCode } from './verifyCodes.js';
 
 export { checkAttestationResponse, type ReportCheck, type ReportVerifier } from '../../verify/attestationResponse.js';
 
@@ -19,7 +20,7 @@ export interface VerifyRouteOptions {
   maxReports?: number;
 }
 
-function answer400(message: string, code: string): Record<string, unknown> {
+function answer400(message: string, code: VerifyRouteCode | ReturnType<typeof classifyHttpError>['code']): Record<string, unknown> {
   return { success: false, validReports: [], errorMessage: message, errorCode: code };
 }
 
