@@ -249,7 +249,7 @@ describe('createMetrics', () => {
     const m = createMetrics({ defaultMetrics: false });
     const boom = new Error('boom');
     const inner: VerifierService = {
-      decode: () => ({ error: { code: 'X', message: 'x' } }),
+      decode: () => ({ error: { code: 'USERDATA_NOT_DECODABLE', message: 'x' } }),
       decodeReport: async () => {
         throw boom;
       },
@@ -259,7 +259,7 @@ describe('createMetrics', () => {
     };
     const svc = instrumentService(inner, m.sink);
     await expect(svc.decodeReport('a', 'b')).rejects.toBe(boom);
-    expect(svc.decode('u')).toEqual({ error: { code: 'X', message: 'x' } });
+    expect(svc.decode('u')).toEqual({ error: { code: 'USERDATA_NOT_DECODABLE', message: 'x' } });
     const s = parseExposition(await m.registry.metrics());
     expect(value(s, 'verifier_verification_failures_total', { kind: 'unknown', code: 'INTERNAL_ERROR' })).toBe(1);
   });
