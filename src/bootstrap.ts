@@ -22,6 +22,7 @@ import type { Policy, VerifierService } from './verify/types.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics, instrumentService } from './server/metrics.js';
 import { LRUCache } from 'lru-cache';
+import { hex } from './bytes.js';
 
 export interface Targets {
   uniqueId: Uint8Array;
@@ -33,8 +34,6 @@ export interface Logger {
   info(obj: object | string, msg?: string): void;
   warn(obj: object | string, msg?: string): void;
 }
-
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 export async function resolveTargets(config: Config, log: Logger): Promise<Targets> {
   if (!needsReproducibleBuild(config)) {

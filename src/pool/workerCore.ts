@@ -9,7 +9,7 @@ import { parseCertificate, type Certificate } from '../attestation/x509/certific
 import { ChainCache } from '../attestation/x509/chainCache.js';
 import { verifyCollateral, type VerifiedCollateral } from '../attestation/typeA/verify.js';
 import { verifyReportBytes } from '../verify/verifyReport.js';
-import type { TypeACollateralSource } from '../verify/typeA.js';
+import type { TypeACollateralSource } from '../verify/kinds/typeA/verify.js';
 import type { Policy, VerifyOutcome } from '../verify/types.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
 import { unpackCollateral } from './collateralPack.js';

@@ -15,10 +15,11 @@ import { isVerifierError } from '../errors.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { VerifierService, VerifyOutcome } from '../verify/types.js';
+import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 
 export const METRICS_PREFIX = 'verifier_';
 
-export type VerificationKind = 'typeA' | 'typeB' | 'unknown';
+export type VerificationKind = ReportType | 'unknown';
 export type UpstreamService = 'pccs' | 'ledger';
 
 export interface PoolStats {
@@ -95,7 +96,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIO
 const CODE_RE = /^[A-Z][A-Z0-9_]{0,79}$/;
 const CACHE_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
 const ROUTE_RE = /^\/[A-Za-z0-9_./:{}-]{0,127}$/;
-const KINDS = new Set<VerificationKind>(['typeA', 'typeB', 'unknown']);
+const KINDS = new Set<VerificationKind>([...REPORT_TYPES, 'unknown']);
 
 /** `pckcrl?ca=x` → `/pckcrl`; `https://host/a/b?q` → `/a/b`; anything else unusual → `other`. */
 function routeLabel(route: string): string {

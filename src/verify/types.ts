@@ -2,7 +2,8 @@
 import type { ErrorCode } from '../errorCodes.js';
 import type { DecodedData, DecodedRequest } from '../encoding/types.js';
 
-export type ReportType = 'typeA' | 'typeB';
+export type { ReportType } from './kinds/index.js';
+import type { ReportType } from './kinds/index.js';
 
 export interface FailureInfo {
   /** Stable machine-readable code (metrics, clients). */
