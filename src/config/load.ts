@@ -230,8 +230,11 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   return config;
 }
 
-/** Reads and resolves a config file. Relative paths inside it are relative to its directory. */
-export function loadConfig(path: string): Config {
+/**
+ * Reads and resolves a config file. Relative paths inside it are relative to its directory.
+ * `defaults` fill top-level keys the file omits (the CLI needs no port and no live check).
+ */
+export function loadConfig(path: string, defaults?: Record<string, unknown>): Config {
   const file = resolve(path);
   let text: string;
   try {
@@ -244,6 +247,10 @@ export function loadConfig(path: string): Config {
     parsed = JSON.parse(text);
   } catch (e) {
     fail('CONFIG_NOT_JSON', `config: ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (defaults !== undefined) {
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) fail('CONFIG_INVALID', `config: ${file} is not a JSON object`);
+    parsed = { ...defaults, ...parsed };
   }
   return resolveConfig(parsed, dirname(file), file);
 }

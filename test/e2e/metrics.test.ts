@@ -17,6 +17,7 @@ import { readVectorJson } from '../support/paths.js';
 import { postJson } from '../support/server.js';
 
 const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
+const attestationResponse = readVectorJson<any>('aleo/e2e/docs-example_btc_usdc_attestation_nitro.json');
 const decodeReq = readVectorJson<any>('aleo/decode-example.request.json');
 const manifest = readVectorJson<any>('nitro/manifest.json');
 const targets = readVectorJson<any>('production-targets.json');
@@ -213,6 +214,17 @@ describe('GET /metrics on the real app', () => {
     s = await scrape();
     expect(value(s, 'verifier_pool_queue_size', {})).toBe(0);
     expect(value(s, 'verifier_pool_threads', {})).toBe(4);
+  });
+
+  it('counts each report POST /verify verifies in verifier_verifications_total', async () => {
+    const total = (s: Sample[]) => s.filter((x) => x.name === 'verifier_verifications_total').reduce((a, x) => a + x.value, 0);
+    const before = await scrape();
+    const r = await postJson(`${url}/verify`, { reports: [attestationResponse] });
+    expect(r.status).toBe(200);
+    const after = await scrape();
+    expect(total(after)).toBe(total(before) + 1);
+    const outcome = r.body.success ? 'valid' : 'invalid';
+    expect(value(after, 'verifier_verifications_total', { kind: 'typeB', outcome })).toBe((value(before, 'verifier_verifications_total', { kind: 'typeB', outcome }) ?? 0) + 1);
   });
 
   it('describes /metrics in the OpenAPI document as Prometheus text', async () => {
