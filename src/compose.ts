@@ -64,7 +64,7 @@ function loadRoots(config: Config, at: number | undefined): Record<ReportType, C
   for (const kind of REPORT_KINDS) {
     const file = config.trustedRoots[kind.id];
     roots[kind.id] = loadTrustRoot(kind.id, file, {
-      pinned: file === DEFAULT_TRUST_ROOTS[kind.id],
+      ...(file === DEFAULT_TRUST_ROOTS[kind.id] ? { pinnedSha256: kind.bundledRoot.sha256 } : {}),
       ...(kind.usesVerificationTime && at !== undefined ? { now: at } : {}),
     });
   }

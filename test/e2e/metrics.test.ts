@@ -9,6 +9,7 @@ import { buildApp } from '../../src/server/app.js';
 import { buildInfoRecord } from '../../src/server/info.js';
 import { createInProcessService } from '../../src/verify/service.js';
 import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
+import { reportKind } from '../../src/verify/kinds/index.js';
 import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { createMetrics, instrumentService, type Metrics } from '../../src/server/metrics.js';
@@ -69,8 +70,8 @@ describe('GET /metrics on the real app', () => {
   beforeAll(async () => {
     metrics = createMetrics();
     const roots = {
-      typeA: loadTrustRoot('typeA', DEFAULT_TRUST_ROOTS.typeA, { pinned: true }),
-      typeB: loadTrustRoot('typeB', DEFAULT_TRUST_ROOTS.typeB, { pinned: true }),
+      typeA: loadTrustRoot('typeA', DEFAULT_TRUST_ROOTS.typeA, { pinnedSha256: reportKind('typeA').bundledRoot.sha256 }),
+      typeB: loadTrustRoot('typeB', DEFAULT_TRUST_ROOTS.typeB, { pinnedSha256: reportKind('typeB').bundledRoot.sha256 }),
     };
     const uniqueId = Uint8Array.from(Buffer.from(targets.uniqueIdTarget, 'base64'));
     const pcrs = [oracleDoc.pcr0, oracleDoc.pcr1, oracleDoc.pcr2].map((h: string) => Uint8Array.from(Buffer.from(h, 'hex')));

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { detectReportKind, findReportKind, kindOfWireName, REPORT_KINDS, REPORT_TYPES, WIRE_REPORT_TYPES, isReportType } from '../../src/verify/kinds/index.js';
 import { codeOf } from '../support/errors.js';
+import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
+import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
 
 const withPrefix = (prefix: Uint8Array) => {
   const b = new Uint8Array(64);
@@ -35,5 +37,15 @@ describe('report kinds', () => {
       'report: unrecognised report kind (first bytes 0102030405060708); expected typeA (Open Enclave header 0100000002000000) or typeB (COSE_Sign1 prefix 8444a1013822a059)',
     );
     expect(findReportKind(new Uint8Array(3))).toBeUndefined();
+  });
+
+  it('bundles the trust anchor of each kind, pinned by the SHA-256 its kind declares', () => {
+    for (const k of REPORT_KINDS) {
+      expect(DEFAULT_TRUST_ROOTS[k.id].endsWith(`/trust/${k.bundledRoot.file}`)).toBe(true);
+      expect(loadTrustRoot(k.id, DEFAULT_TRUST_ROOTS[k.id], { pinnedSha256: k.bundledRoot.sha256 }).fingerprint256).toBe(k.bundledRoot.sha256);
+    }
+    const [a, b] = REPORT_KINDS;
+    expect(codeOf(() => loadTrustRoot(a.id, DEFAULT_TRUST_ROOTS[b.id], { pinnedSha256: a.bundledRoot.sha256 }))).toBe('CONFIG_BAD_TRUST_ROOT');
+    expect(() => loadTrustRoot(a.id, DEFAULT_TRUST_ROOTS[b.id], { pinnedSha256: a.bundledRoot.sha256 })).toThrow(/the bundled root was modified/);
   });
 });

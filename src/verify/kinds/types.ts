@@ -59,6 +59,8 @@ export interface ReportKind<Id extends string = string, Wire extends string = st
   collateralSubject?(report: Uint8Array): CollateralSubject;
   /** Whether a request nonce applies to this kind. */
   readonly acceptsNonce: boolean;
+  /** The bundled trust anchor: file name under trust/ and the SHA-256 of its DER it is pinned to. */
+  readonly bundledRoot: { readonly file: string; readonly sha256: string };
   /** Whether the kind verifies against the clock: a fixed verificationTime applies to it (and its root must be valid then). */
   readonly usesVerificationTime: boolean;
   /** Cuts the report out of the recovered ledger bytes and parses it (structure only, no crypto). */

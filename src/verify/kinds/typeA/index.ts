@@ -13,6 +13,8 @@ export const typeA: ReportKind<'typeA', 'sgx', Quote, TypeAView> = {
   needsCollateral: true,
   collateralSubject: (report) => parseQuoteLayout(cutTypeAReport(report)),
   acceptsNonce: false,
+  // Intel SGX Root CA (valid 2018-05-21 to 2049-12-31).
+  bundledRoot: { file: 'intel-sgx-root-ca.pem', sha256: '44a0196b2b99f889b8e149e95b807a350e7424964399e885a7cbb8ccfab674d3' },
   usesVerificationTime: true,
   parse: (report) => parseQuote(cutTypeAReport(report)),
   view: typeAView,
