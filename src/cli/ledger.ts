@@ -12,6 +12,7 @@ import { toFailure } from '../verify/failure.js';
 import { cliError } from './errors.js';
 import { RateLimiter } from './rateLimit.js';
 import { canonical, type OutputRecord } from './records.js';
+import { hex } from '../bytes.js';
 
 export const MAX_BLOCKS_PER_CALL = 50;
 
@@ -59,7 +60,6 @@ function publicValue(inputs: unknown, i: number): string | undefined {
   return x.value;
 }
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 /** The followed programs' update and owner transitions of one transaction, in transition order. */
 export function itemsOfTransaction(txv: unknown, programs: readonly string[], heightHint?: number): LedgerItem[] {

@@ -15,10 +15,11 @@ import { isVerifierError } from '../errors.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { VerifierService, VerifyOutcome } from '../verify/types.js';
+import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 
 export const METRICS_PREFIX = 'verifier_';
 
-export type VerificationKind = 'typeA' | 'typeB' | 'unknown';
+export type VerificationKind = ReportType | 'unknown';
 export type UpstreamService = 'pccs' | 'ledger';
 
 export interface PoolStats {
@@ -95,7 +96,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIO
 const CODE_RE = /^[A-Z][A-Z0-9_]{0,79}$/;
 const CACHE_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
 const ROUTE_RE = /^\/[A-Za-z0-9_./:{}-]{0,127}$/;
-const KINDS = new Set<VerificationKind>(['typeA', 'typeB', 'unknown']);
+const KINDS = new Set<VerificationKind>([...REPORT_TYPES, 'unknown']);
 
 /** `pckcrl?ca=x` → `/pckcrl`; `https://host/a/b?q` → `/a/b`; anything else unusual → `other`. */
 function routeLabel(route: string): string {
@@ -255,16 +256,18 @@ export function recordVerification(sink: MetricsSink, out: VerifyOutcome, second
 }
 
 /**
- * Wraps a verification service so that every decodeReport outcome (HTTP, CLI, benchmarks alike)
- * is reported: kind, verdict, failure code and wall time. A call that throws counts as an invalid
- * `unknown` report with code INTERNAL_ERROR and the error is rethrown unchanged.
+ * The service every front end calls (built by the composition root, src/compose.ts): each
+ * verification — decodeReport (POST /decodeReport, the CLI, the benchmarks) and verifyBytes
+ * (POST /verify) — is reported once: kind, verdict, failure code and wall time. A call that throws
+ * counts as an invalid `unknown` report with its code (INTERNAL_ERROR when it has none) and the
+ * error is rethrown unchanged. decode verifies nothing and is passed through.
  */
-export function instrumentService<S extends VerifierService>(svc: S, sink: MetricsSink): S {
-  const decodeReport: VerifierService['decodeReport'] = async (userData, report, opts) => {
+export function instrumentService(svc: VerifierService, sink: MetricsSink): VerifierService {
+  const counted = async (run: () => Promise<VerifyOutcome>): Promise<VerifyOutcome> => {
     const t0 = performance.now();
     let out: VerifyOutcome;
     try {
-      out = await svc.decodeReport(userData, report, opts);
+      out = await run();
     } catch (e) {
       sink.observeVerification('unknown', false, isVerifierError(e) ? e.code : 'INTERNAL_ERROR', (performance.now() - t0) / 1000);
       throw e;
@@ -272,11 +275,9 @@ export function instrumentService<S extends VerifierService>(svc: S, sink: Metri
     recordVerification(sink, out, (performance.now() - t0) / 1000);
     return out;
   };
-  return new Proxy(svc, {
-    get(target, prop, receiver) {
-      if (prop === 'decodeReport') return decodeReport;
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
+  return {
+    decode: (userData) => svc.decode(userData),
+    decodeReport: (userData, report, opts) => counted(() => svc.decodeReport(userData, report, opts)),
+    verifyBytes: (task) => counted(() => svc.verifyBytes(task)),
+  };
 }
