@@ -19,7 +19,6 @@ import { CollateralDirCodes, PccsCodes } from './collateral/errors.js';
 import { PoolCodes } from './pool/errors.js';
 import { ResponseCodes, VerifyCodes } from './verify/errors.js';
 import { HttpCodes } from './server/httpErrors.js';
-import { VerifyRouteCodes } from './server/routes/verifyCodes.js';
 import { CliCodes } from './cli/errors.js';
 
 export const ERROR_CODES_BY_DOMAIN = {
@@ -43,7 +42,6 @@ export const ERROR_CODES_BY_DOMAIN = {
   verify: VerifyCodes,
   response: ResponseCodes,
   http: HttpCodes,
-  verifyRoute: VerifyRouteCodes,
   cli: CliCodes,
 } as const;
 
