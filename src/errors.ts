@@ -1,10 +1,12 @@
+import type { ErrorCode } from './errorCodes.js';
+
 /**
  * One error type for every failure the verifier reports. `code` is a stable, machine-readable
  * identifier (used in metrics and by API clients); `message` is the precise human-readable reason
  * that ends up in `errorString`. Each domain declares its own closed set of codes next to its code
  * (e.g. `src/ledger/errors.ts`); `src/errorCodes.ts` gathers them.
  */
-export class VerifierError<C extends string = string> extends Error {
+export class VerifierError<C extends ErrorCode> extends Error {
   override readonly name = 'VerifierError';
   readonly code: C;
 
@@ -14,6 +16,9 @@ export class VerifierError<C extends string = string> extends Error {
   }
 }
 
-export function isVerifierError(e: unknown): e is VerifierError {
+/** A VerifierError with any declared code. */
+export type AnyVerifierError = VerifierError<ErrorCode>;
+
+export function isVerifierError(e: unknown): e is AnyVerifierError {
   return e instanceof VerifierError;
 }

@@ -27,18 +27,12 @@ function checkSelfSignedCa(c: Certificate, now: number, bad: (why: string) => ne
   }
 }
 
-export const PINNED_ROOT_SHA256 = {
-  /** Intel SGX Root CA (valid 2018-05-21 to 2049-12-31). */
-  typeA: '44a0196b2b99f889b8e149e95b807a350e7424964399e885a7cbb8ccfab674d3',
-  /** AWS Nitro Enclaves Root G1 (valid 2019-10-28 to 2049-10-28). */
-  typeB: '641a0321a3e244efe456463195d606317ed7cdcc3c1756e09893f3c68f79bb5b',
-} as const;
-
 function bad(kind: string, file: string, why: string): never {
   throw new VerifierError<ConfigCode>('CONFIG_BAD_TRUST_ROOT', `config: trustedRoots.${kind} = ${JSON.stringify(file)}: ${why}`);
 }
 
-export function loadTrustRoot(kind: 'typeA' | 'typeB', file: string, opts: { pinned: boolean; now?: number }): Certificate {
+/** `pinnedSha256`: the bundled root's pin (SHA-256 of its DER), given when `file` is the bundled one. */
+export function loadTrustRoot(kind: string, file: string, opts: { pinnedSha256?: string; now?: number }): Certificate {
   let pem: string;
   try {
     pem = readFileSync(file, 'utf8');
@@ -53,8 +47,8 @@ export function loadTrustRoot(kind: 'typeA' | 'typeB', file: string, opts: { pin
   }
   if (certs.length !== 1) bad(kind, file, `expected exactly one PEM certificate, found ${certs.length}`);
   const root = certs[0]!;
-  if (opts.pinned && root.fingerprint256 !== PINNED_ROOT_SHA256[kind]) {
-    bad(kind, file, `the bundled root was modified: SHA-256 ${root.fingerprint256}, pinned ${PINNED_ROOT_SHA256[kind]}`);
+  if (opts.pinnedSha256 !== undefined && root.fingerprint256 !== opts.pinnedSha256) {
+    bad(kind, file, `the bundled root was modified: SHA-256 ${root.fingerprint256}, pinned ${opts.pinnedSha256}`);
   }
   checkSelfSignedCa(root, opts.now ?? Date.now(), (why) => bad(kind, file, `not a usable self-signed CA root: ${why}`));
   return root;

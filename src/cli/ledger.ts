@@ -10,6 +10,7 @@ import { KNOWN_PROGRAM_IDS, normaliseProgramId, oracleProgram, OWNER_INPUT, owne
 import { toFailure } from '../verify/failure.js';
 import { cliError } from './errors.js';
 import { canonical, type OutputRecord } from './records.js';
+import { hex } from '../bytes.js';
 
 /** One thing found on the ledger: an update to verify, or an owner record ready to write. */
 export type LedgerItem =
@@ -55,7 +56,6 @@ function publicValue(inputs: unknown, i: number): string | undefined {
   return x.value;
 }
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 /** The followed programs' update and owner transitions of one transaction, in transition order. */
 export function itemsOfTransaction(txv: unknown, programs: readonly string[], heightHint?: number): LedgerItem[] {

@@ -16,9 +16,10 @@
  * Hex is lower case. Fields are written in this order, so runs are byte-for-byte comparable.
  */
 import { measurementLocation, updateKindOf } from '../ledger/programs.js';
+import { isReportType, reportKind, type Measurement } from '../verify/kinds/index.js';
 import type { VerifyOutcome } from '../verify/types.js';
 
-export type Measurement = { uniqueId: string } | { pcrs: string[] };
+export type { Measurement };
 
 export interface OutputRecord {
   transactionId?: string;
@@ -55,20 +56,11 @@ export function isOwnerRecord(r: OutputRecord): boolean {
   return r.kind === 'measurement';
 }
 
-const b64hex = (v: unknown): string | undefined => (typeof v === 'string' ? Buffer.from(v, 'base64').toString('hex') : undefined);
-
-/** The measurements a verified (or at least parsed) report carries. */
+/** The measurements a verified (or at least parsed) report carries (read by its kind). */
 export function measurementsOf(out: VerifyOutcome): Measurement | Record<string, never> {
   const v = out.decodedReport;
-  if (!v) return {};
-  if (out.reportType === 'typeA') {
-    const id = b64hex(v.uniqueId);
-    return id === undefined ? {} : { uniqueId: id };
-  }
-  const pcrs = v.pcrs as Record<string, unknown> | undefined;
-  if (!pcrs) return {};
-  const list = ['0', '1', '2'].map((k) => b64hex(pcrs[k]));
-  return list.every((x) => x !== undefined) ? { pcrs: list as string[] } : {};
+  if (!v || !out.reportType) return {};
+  return reportKind(out.reportType).measurements(v);
 }
 
 export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function'>, out: VerifyOutcome): OutputRecord {
@@ -109,8 +101,9 @@ export class MeasurementState {
     const m = r.measurements as Partial<{ uniqueId: string; pcrs: string[] }> | undefined;
     const h = this.held.get(measurementDomain(r));
     let mif: OutputRecord['measurementInForce'];
-    if (r.kind === 'typeA' && h?.uniqueId) mif = { matches: m?.uniqueId === h.uniqueId.value, sourceHeight: h.uniqueId.height };
-    if (r.kind === 'typeB' && h?.pcrs) {
+    const measures = isReportType(r.kind) ? reportKind(r.kind).measures : undefined;
+    if (measures === 'uniqueId' && h?.uniqueId) mif = { matches: m?.uniqueId === h.uniqueId.value, sourceHeight: h.uniqueId.height };
+    if (measures === 'pcrs' && h?.pcrs) {
       const cur = h.pcrs.value;
       mif = { matches: Array.isArray(m?.pcrs) && m.pcrs.length === 3 && m.pcrs.every((p, i) => p === cur[i]), sourceHeight: h.pcrs.height };
     }

@@ -13,6 +13,7 @@ import { isVerifierError, VerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 import type { ConfigCode } from './errors.js';
 import { DEFAULT_TRUST_ROOTS } from './packageRoot.js';
+import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 import { configSchema, type RawConfig, type TcbStatusName, type WatchSettings } from './schema.js';
 import { decodeTarget, isAllZero } from './targets.js';
 
@@ -29,7 +30,8 @@ export interface Config {
   pccsUrl: string;
   /** Absolute path of a typeA collateral directory (`oracle-verifier collateral fetch`); the PCCS serves what it lacks. */
   collateralDir?: string;
-  trustedRoots: { typeA: string; typeB: string };
+  /** Trust anchor file of every report kind (the bundled one unless configured). */
+  trustedRoots: Record<ReportType, string>;
   acceptedTcbStatuses: TcbStatusName[];
   /** When set: a TCB status other than UpToDate also needs every advisory of its level listed here. */
   acceptedAdvisories?: string[];
@@ -211,10 +213,12 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     host: raw.host,
     liveCheck: raw.liveCheck,
     pccsUrl: raw.pccsUrl.endsWith('/') ? raw.pccsUrl : `${raw.pccsUrl}/`,
-    trustedRoots: {
-      typeA: raw.trustedRoots.typeA ? resolve(baseDir, raw.trustedRoots.typeA) : DEFAULT_TRUST_ROOTS.typeA,
-      typeB: raw.trustedRoots.typeB ? resolve(baseDir, raw.trustedRoots.typeB) : DEFAULT_TRUST_ROOTS.typeB,
-    },
+    trustedRoots: Object.fromEntries(
+      REPORT_TYPES.map((id) => {
+        const file = raw.trustedRoots[id];
+        return [id, file ? resolve(baseDir, file) : DEFAULT_TRUST_ROOTS[id]];
+      }),
+    ) as Record<ReportType, string>,
     acceptedTcbStatuses: raw.acceptedTcbStatuses,
     allowDebugEnclaves: raw.allowDebugEnclaves,
     workers: raw.workers ?? availableParallelism(),
@@ -236,8 +240,11 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   return config;
 }
 
-/** Reads and resolves a config file. Relative paths inside it are relative to its directory. */
-export function loadConfig(path: string): Config {
+/**
+ * Reads and resolves a config file. Relative paths inside it are relative to its directory.
+ * `defaults` fill top-level keys the file omits (the CLI needs no port and no live check).
+ */
+export function loadConfig(path: string, defaults?: Record<string, unknown>): Config {
   const file = resolve(path);
   let text: string;
   try {
@@ -250,6 +257,10 @@ export function loadConfig(path: string): Config {
     parsed = JSON.parse(text);
   } catch (e) {
     fail('CONFIG_NOT_JSON', `config: ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (defaults !== undefined) {
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) fail('CONFIG_INVALID', `config: ${file} is not a JSON object`);
+    parsed = { ...defaults, ...parsed };
   }
   return resolveConfig(parsed, dirname(file), file);
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPORT_KINDS, type ReportType } from '../verify/kinds/index.js';
 
 /** The directory holding this package's package.json (works from src/ under tsx and from dist/). */
 export const PACKAGE_ROOT: string = (() => {
@@ -13,7 +14,5 @@ export const PACKAGE_ROOT: string = (() => {
   }
 })();
 
-export const DEFAULT_TRUST_ROOTS = {
-  typeA: join(PACKAGE_ROOT, 'trust', 'intel-sgx-root-ca.pem'),
-  typeB: join(PACKAGE_ROOT, 'trust', 'aws-nitro-enclaves-root-g1.pem'),
-} as const;
+/** The bundled trust anchor of every report kind (its `bundledRoot`). */
+export const DEFAULT_TRUST_ROOTS = Object.fromEntries(REPORT_KINDS.map((k) => [k.id, join(PACKAGE_ROOT, 'trust', k.bundledRoot.file)])) as Readonly<Record<ReportType, string>>;

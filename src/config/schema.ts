@@ -5,6 +5,7 @@
  */
 import { PLATFORM_TCB_STATUSES, type TcbStatus } from '../attestation/typeA/tcbStatus.js';
 import { KNOWN_PROGRAM_IDS } from '../ledger/programs.js';
+import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 
 /** The TCB status vocabulary of the typeA verification (one list, attestation/typeA/tcbStatus.ts). */
 export const TCB_STATUSES = PLATFORM_TCB_STATUSES;
@@ -47,10 +48,8 @@ export const configSchema = {
     trustedRoots: {
       type: 'object',
       additionalProperties: false,
-      properties: {
-        typeA: { type: 'string', minLength: 1 },
-        typeB: { type: 'string', minLength: 1 },
-      },
+      // One key per report kind (src/verify/kinds).
+      properties: Object.fromEntries(REPORT_TYPES.map((id) => [id, { type: 'string', minLength: 1 }])),
       default: {},
     },
     acceptedTcbStatuses: {
@@ -120,7 +119,7 @@ export interface RawConfig {
   };
   pccsUrl: string;
   collateralDir?: string;
-  trustedRoots: { typeA?: string; typeB?: string };
+  trustedRoots: Partial<Record<ReportType, string>>;
   acceptedTcbStatuses: TcbStatusName[];
   acceptedAdvisories?: string[];
   allowDebugEnclaves: boolean;

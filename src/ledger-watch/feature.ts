@@ -13,6 +13,7 @@ import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/u
 import { storedUpdates, verifyUpdates, type Verify } from './records.js';
 import { NOOP_METRICS_SINK, type MetricsSink } from '../server/metrics.js';
 import { LedgerWatcher, type WatcherLog, type WatcherStatus } from './watcher.js';
+import type { ErrorCode } from '../errorCodes.js';
 
 /** Retries of a transaction lookup (a client waits for the answer; the watcher retries on its own). */
 const LOOKUP_RETRIES = 2;
@@ -58,7 +59,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight), verify);
     // The pool refused a verification (overloaded, closing): the whole answer is a 503, not a verdict.
     const refused = records.find((r) => r.errorCode?.startsWith('POOL_'));
-    if (refused) throw new VerifierError(refused.errorCode!, refused.errorString ?? 'verification refused by the pool');
+    if (refused) throw new VerifierError(refused.errorCode! as ErrorCode, refused.errorString ?? 'verification refused by the pool');
     return { transactionId: id, blockHeight, updates: storedUpdates(records).map((u) => u.record) };
   };
   const w = config.watch;

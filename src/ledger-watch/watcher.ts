@@ -17,6 +17,7 @@ import type { BlockScanner } from '../ledger-node/blockScanner.js';
 import type { StoredUpdate, UpdateStore } from '../store/updates.js';
 import { toFailure } from '../verify/failure.js';
 import { storedUpdates, verifyUpdates, type Verify } from './records.js';
+import type { ErrorCode } from '../errorCodes.js';
 
 export interface WatcherLog {
   info(obj: object, msg: string): void;
@@ -126,7 +127,7 @@ export class LedgerWatcher {
     const records = await this.race(verifyUpdates(items, verify));
     if (records === STOPPED || this.stopped) return false;
     const refused = records.find((r) => isRetryLater(r.errorCode));
-    if (refused) throw new VerifierError(refused.errorCode!, `verification of blocks ${start}..${end} refused (${refused.errorString}); the range is retried`);
+    if (refused) throw new VerifierError(refused.errorCode! as ErrorCode, `verification of blocks ${start}..${end} refused (${refused.errorString}); the range is retried`);
     const added = this.o.store.commit(storedUpdates(records), { start, end });
     this.o.onStored?.(added);
     this.o.log.info({ scannedHeight: end, tipHeight: tip, updates: records.length, added: added.length }, 'ledger range stored');

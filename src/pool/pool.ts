@@ -1,7 +1,8 @@
 /**
- * The verification worker pool shared by the server, the bulk CLI and the benchmarks. The main
- * thread parses the struct texts, fetches typeA collateral once per process (PCCS caches) and
- * hands the bytes, transferred, to a Piscina worker running the verification core. The queue is
+ * The verification worker pool shared by the server, the bulk CLI and the benchmarks. It transports
+ * bytes and results: the main thread attaches the collateral a report's kind needs
+ * (collateralPrefetch.ts) and hands the bytes, transferred, to a Piscina worker running the
+ * verification core. The queue is
  * bounded (POOL_OVERLOADED at once when full), every task has a time limit (POOL_TASK_TIMEOUT,
  * the worker is replaced), and a crashed worker fails only its own task (POOL_WORKER_FAILED).
  */
@@ -12,18 +13,11 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../config/packageRoot.js';
-import { cutTypeAReport, parseQuoteLayout, TYPEA_PREFIX } from '../attestation/typeA/quote.js';
-import { parseChunkedStruct, REPORT_CHUNKS } from '../ledger/struct.js';
-import { parseUserData } from '../encoding/eras/index.js';
-import { decodeNonce } from '../verify/nonce.js';
-import { hasPrefix } from '../verify/detect.js';
-import { decodeUserDataText } from '../verify/verifyReport.js';
-import { toFailure } from '../verify/failure.js';
+import { decodeUserDataText, parseReportTexts } from '../verify/verifyReport.js';
 import type { DecodeOutcome, VerifierService, VerifyOutcome } from '../verify/types.js';
-import type { PccsCollateralSource } from '../collateral/pccsSource.js';
 import type { PoolCode } from './errors.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
-import { CollateralPacker } from './collateralPack.js';
+import { collateralPrefetch, type CollateralFetcher } from './collateralPrefetch.js';
 import { Deadlines } from './deadlines.js';
 
 export interface PoolOptions {
@@ -31,7 +25,7 @@ export interface PoolOptions {
   maxQueue: number;
   taskTimeoutMs: number;
   setup: WorkerSetup;
-  collateral?: Pick<PccsCollateralSource, 'rawForQuote'>;
+  collateral?: CollateralFetcher;
   /** Called with the duration of each task from submission to result (queueing included). */
   onTaskDone?: (seconds: number) => void;
 }
@@ -61,11 +55,12 @@ export class VerifierPool implements VerifierService {
   private closed = false;
   /** Tasks handed to Piscina and not yet settled (running + queued). */
   private inFlight = 0;
-  private readonly packer = new CollateralPacker();
+  private readonly prefetch: ((task: VerifyTask) => Promise<void>) | undefined;
   private readonly deadlines: Deadlines;
 
   constructor(private readonly opts: PoolOptions) {
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
+    this.prefetch = opts.collateral ? collateralPrefetch(opts.collateral) : undefined;
     const entry = workerEntry();
     this.piscina = new Piscina({
       filename: entry.filename,
@@ -83,38 +78,14 @@ export class VerifierPool implements VerifierService {
   }
 
   async decodeReport(userDataText: string, reportText: string, o: { nonce?: string } = {}): Promise<VerifyOutcome> {
-    let task: VerifyTask;
-    try {
-      task = {
-        userData: parseUserData(userDataText),
-        report: parseChunkedStruct(reportText, REPORT_CHUNKS, 'report'),
-      };
-      if (o.nonce !== undefined) task.nonce = decodeNonce(o.nonce);
-    } catch (e) {
-      return { reportValid: false, error: toFailure(e) };
-    }
-    return this.verifyBytes(task);
+    const task = parseReportTexts(userDataText, reportText, o);
+    return 'error' in task ? { reportValid: false, error: task.error } : this.verifyBytes(task);
   }
 
   /** Verifies parsed bytes; the byte arrays are transferred to the worker (unusable afterwards). */
   async verifyBytes(task: VerifyTask): Promise<VerifyOutcome> {
     if (this.closed) throw poolError('POOL_CLOSED', 'the verification pool is shut down');
-    if (this.opts.collateral && hasPrefix(task.report, TYPEA_PREFIX) && !task.collateral) {
-      let quote;
-      try {
-        quote = parseQuoteLayout(cutTypeAReport(task.report));
-      } catch {
-        quote = undefined; // the worker reports the same parse failure in order
-      }
-      if (quote) {
-        try {
-          const raw = await this.opts.collateral.rawForQuote(quote);
-          task.collateral = this.packer.pack(raw.version, raw.collateral);
-        } catch (e) {
-          task.collateralError = toFailure(e);
-        }
-      }
-    }
+    await this.prefetch?.(task);
     // The queue bound is enforced here (running + waiting ≤ threads + maxQueue), before anything
     // is handed over, so an overloaded verifier answers at once.
     if (this.inFlight >= this.opts.threads + this.opts.maxQueue) {
@@ -127,11 +98,8 @@ export class VerifierPool implements VerifierService {
     try {
       return (await this.piscina.run(task, { transferList, signal: deadline })) as VerifyOutcome;
     } catch (e) {
-      const err = e as Error & { code?: string };
-      if (/queue is at limit/i.test(err.message)) throw poolError('POOL_OVERLOADED', 'the verifier is overloaded: verification queue is full; retry shortly', e);
-      if (err.name === 'AbortError' || /abort/i.test(err.message)) {
-        throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
-      }
+      // The deadline knows whether it fired; anything else failed the worker.
+      if (deadline.aborted) throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
       throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
     } finally {
       this.deadlines.end(deadline);

@@ -1,12 +1,12 @@
 /** Messages between the main thread and the verification workers (structured-clone safe). */
-import type { FailureInfo, Policy, VerifyOutcome } from '../verify/types.js';
+import type { FailureInfo, Policy, ReportType, VerifyOutcome } from '../verify/types.js';
 import type { PackedCollateral } from './collateralPack.js';
 
 export interface WorkerSetup {
   /** The oracle policy (verify/policy.ts), structured-cloned into each worker. */
   policy: Policy;
   /** DER of the trust anchors (re-parsed in each worker). */
-  roots: { typeA: Uint8Array; typeB: Uint8Array };
+  roots: Record<ReportType, Uint8Array>;
   /** Fixed typeA verification time (epoch ms). */
   typeATime?: number;
 }

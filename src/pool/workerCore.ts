@@ -9,13 +9,14 @@ import { parseCertificate, type Certificate } from '../attestation/x509/certific
 import { ChainCache } from '../attestation/x509/chainCache.js';
 import { verifyCollateral, type VerifiedCollateral } from '../attestation/typeA/verify.js';
 import { verifyReportBytes } from '../verify/verifyReport.js';
-import type { TypeACollateralSource } from '../verify/typeA.js';
-import type { Policy, VerifyOutcome } from '../verify/types.js';
+import type { TypeACollateralSource } from '../verify/kinds/typeA/verify.js';
+import { REPORT_TYPES } from '../verify/kinds/index.js';
+import type { Policy, ReportType, VerifyOutcome } from '../verify/types.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
 import { unpackCollateral } from './collateralPack.js';
 
 export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Promise<VerifyOutcome> {
-  const roots: { typeA: Certificate; typeB: Certificate } = { typeA: parseCertificate(setup.roots.typeA), typeB: parseCertificate(setup.roots.typeB) };
+  const roots = Object.fromEntries(REPORT_TYPES.map((id) => [id, parseCertificate(setup.roots[id])])) as Record<ReportType, Certificate>;
   const policy: Policy = setup.policy;
   const chainCache = new ChainCache();
   const keyCache = new LRUCache<string, KeyObject>({ max: 1024 });

@@ -8,6 +8,7 @@ import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import type { InfoRecord } from './info.js';
 import type { VerifierService } from '../verify/types.js';
+import type { ErrorCode } from '../errorCodes.js';
 import { classifyHttpError } from './httpErrors.js';
 import { documentErrorResponses, failureBody, plainFailureSchema } from './errorResponses.js';
 import { infoRoute } from './routes/info.js';
@@ -90,7 +91,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         .header('allow', allow)
         .send(failureBody(path, 'HTTP_METHOD_NOT_ALLOWED', `method ${req.method} is not allowed on ${path}; use ${allow}`));
     }
-    return reply.code(404).send({ errorString: `no route ${req.method} ${path}`, errorCode: 'HTTP_NOT_FOUND' });
+    return reply.code(404).send({ errorString: `no route ${req.method} ${path}`, errorCode: 'HTTP_NOT_FOUND' satisfies ErrorCode });
   });
 
   if (opts.metrics) await app.register(opts.metrics.plugin);

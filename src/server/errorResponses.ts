@@ -10,6 +10,7 @@
  * Fastify itself with `{ error, message, statusCode }`.
  */
 import type { RouteOptions } from 'fastify';
+import type { ErrorCode } from '../errorCodes.js';
 
 const str = { type: 'string' } as const;
 
@@ -47,7 +48,7 @@ export const closingSchema = {
 } as const;
 
 /** The failure body a path answers with (keeps the route's success shape). */
-export function failureBody(path: string | undefined, code: string, message: string): Record<string, unknown> {
+export function failureBody(path: string | undefined, code: ErrorCode, message: string): Record<string, unknown> {
   if (path === '/decode') return { success: false, errorString: message, errorCode: code };
   if (path === '/decodeReport') return { reportValid: false, errorString: message, errorCode: code };
   if (path === '/verify') return { success: false, validReports: [], errorMessage: message, errorCode: code };

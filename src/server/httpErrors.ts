@@ -6,12 +6,13 @@
  * body. Every message is a sentence; JSON types are named with their article ("an array").
  */
 import type { FastifyError } from 'fastify';
+import type { ErrorCode } from '../errorCodes.js';
 import { isVerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 
 export interface HttpFailure {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   retryAfter?: number;
 }
@@ -77,4 +78,6 @@ export const HttpCodes = [
   'HTTP_BAD_REQUEST',
   'HTTP_METHOD_NOT_ALLOWED',
   'HTTP_NOT_FOUND',
+  'HTTP_NO_REPORTS',
+  'HTTP_TOO_MANY_REPORTS',
 ] as const;

@@ -1,5 +1,6 @@
 /** The verifier info record served by GET /info (service-spec "Verifier info record"). */
 import { formatPcrStruct, formatUniqueId } from '../ledger/ids.js';
+import { hex } from '../bytes.js';
 
 export interface InfoRecord {
   targetUniqueId: { hexEncoded: string; base64Encoded: string; ledgerEncoded: string };
@@ -20,7 +21,6 @@ export function formatStartTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
 
 export function buildInfoRecord(t: { uniqueId: Uint8Array; pcrs: readonly Uint8Array[] }, program: string | null, startMs: number): InfoRecord {

@@ -15,16 +15,17 @@ import { isVerifierError } from '../errors.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { VerifierService, VerifyOutcome } from '../verify/types.js';
+import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 
 export const METRICS_PREFIX = 'verifier_';
 
-export type VerificationKind = 'typeA' | 'typeB' | 'unknown';
+export type VerificationKind = ReportType | 'unknown';
 export type UpstreamService = 'pccs' | 'ledger';
 
 export interface PoolStats {
   /** Tasks waiting for a worker. */
   queueSize: number;
-  /** Fraction of worker capacity in use, 0..1 (Piscina's `utilization`). */
+  /** Fraction of worker capacity in use, 0..1 (share of the workers' time spent on tasks since start). */
   utilization: number;
   /** Worker threads alive. */
   threads: number;
@@ -97,11 +98,14 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 const HASH_BUCKETS = [0.00002, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05];
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** Sampling period of the event-loop delay histogram (prom-client default: 10 ms). */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 const CODE_RE = /^[A-Z][A-Z0-9_]{0,79}$/;
 const CACHE_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
 const ROUTE_RE = /^\/[A-Za-z0-9_./:{}-]{0,127}$/;
-const KINDS = new Set<VerificationKind>(['typeA', 'typeB', 'unknown']);
+const KINDS = new Set<VerificationKind>([...REPORT_TYPES, 'unknown']);
 
 /** `pckcrl?ca=x` → `/pckcrl`; `https://host/a/b?q` → `/a/b`; anything else unusual → `other`. */
 function routeLabel(route: string): string {
@@ -123,7 +127,10 @@ const finite = (x: number) => (Number.isFinite(x) && x >= 0 ? x : 0);
 export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (opts.labels) registry.setDefaultLabels(opts.labels);
-  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
+  // Event-loop delay is sampled by a timer on the HTTP thread: every 100 ms, not prom-client's
+  // default 10 ms, so that an idle or lightly loaded verifier is not woken 100 times a second
+  // (the lag percentiles still come from every sample, in ns).
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   const registers = [registry];
   const p = (n: string) => `${METRICS_PREFIX}${n}`;
 
@@ -261,12 +268,15 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   };
 
   const plugin: FastifyPluginAsync = async (app) => {
-    app.addHook('onResponse', async (req: FastifyRequest, reply: FastifyReply) => {
+    // A callback hook, not an async one: no promise per request.
+    app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const route = req.routeOptions.url;
-      if (route === '/metrics') return;
-      const labels = { route: route ?? 'unmatched', method: METHODS.has(req.method) ? req.method : 'OTHER', status_code: String(reply.statusCode) };
-      httpRequests.inc(labels);
-      httpDuration.observe(labels, reply.elapsedTime / 1000);
+      if (route !== '/metrics') {
+        const labels = { route: route ?? 'unmatched', method: METHODS.has(req.method) ? req.method : 'OTHER', status_code: String(reply.statusCode) };
+        httpRequests.inc(labels);
+        httpDuration.observe(labels, reply.elapsedTime / 1000);
+      }
+      done();
     });
     const metricsSchema = {
       summary: 'Prometheus metrics (text exposition format 0.0.4)',
@@ -291,16 +301,18 @@ export function recordVerification(sink: MetricsSink, out: VerifyOutcome, second
 }
 
 /**
- * Wraps a verification service so that every decodeReport outcome (HTTP, CLI, benchmarks alike)
- * is reported: kind, verdict, failure code and wall time. A call that throws counts as an invalid
- * `unknown` report with code INTERNAL_ERROR and the error is rethrown unchanged.
+ * The service every front end calls (built by the composition root, src/compose.ts): each
+ * verification — decodeReport (POST /decodeReport, the CLI, the benchmarks) and verifyBytes
+ * (POST /verify) — is reported once: kind, verdict, failure code and wall time. A call that throws
+ * counts as an invalid `unknown` report with its code (INTERNAL_ERROR when it has none) and the
+ * error is rethrown unchanged. decode verifies nothing and is passed through.
  */
-export function instrumentService<S extends VerifierService>(svc: S, sink: MetricsSink): S {
-  const decodeReport: VerifierService['decodeReport'] = async (userData, report, opts) => {
+export function instrumentService(svc: VerifierService, sink: MetricsSink): VerifierService {
+  const counted = async (run: () => Promise<VerifyOutcome>): Promise<VerifyOutcome> => {
     const t0 = performance.now();
     let out: VerifyOutcome;
     try {
-      out = await svc.decodeReport(userData, report, opts);
+      out = await run();
     } catch (e) {
       sink.observeVerification('unknown', false, isVerifierError(e) ? e.code : 'INTERNAL_ERROR', (performance.now() - t0) / 1000);
       throw e;
@@ -308,11 +320,9 @@ export function instrumentService<S extends VerifierService>(svc: S, sink: Metri
     recordVerification(sink, out, (performance.now() - t0) / 1000);
     return out;
   };
-  return new Proxy(svc, {
-    get(target, prop, receiver) {
-      if (prop === 'decodeReport') return decodeReport;
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
+  return {
+    decode: (userData) => svc.decode(userData),
+    decodeReport: (userData, report, opts) => counted(() => svc.decodeReport(userData, report, opts)),
+    verifyBytes: (task) => counted(() => svc.verifyBytes(task)),
+  };
 }

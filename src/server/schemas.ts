@@ -1,6 +1,7 @@
 /** Route schemas: the single source for validation, serialisation and the OpenAPI description. */
 
 import { USER_DATA_CHUNK_COUNTS } from '../encoding/eras/index.js';
+import { REPORT_TYPES } from '../verify/kinds/index.js';
 
 const structText = (chunks: number) => ({
   type: 'string',
@@ -94,7 +95,7 @@ export const decodeReportResponse = {
     reportValid: { type: 'boolean' },
     errorString: { type: 'string' },
     errorCode: { type: 'string' },
-    reportType: { type: 'string', enum: ['typeA', 'typeB'] },
+    reportType: { type: 'string', enum: REPORT_TYPES },
   },
 } as const;
 

@@ -4,6 +4,7 @@ import { measurementLocation } from '../ledger/programs.js';
 import type { EnclaveMeasurements } from './enclaveIdOutput.js';
 import type { StartupCode } from './errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './ledgerNodeClient.js';
+import { hex } from '../bytes.js';
 
 export interface LiveCheckOptions {
   /** Ledger node base URL including the network, e.g. `https://api.explorer.provable.com/v1/mainnet`. */
@@ -39,7 +40,6 @@ function fail(code: StartupCode, message: string, cause?: unknown): never {
   throw new VerifierError<StartupCode>(code, message, cause === undefined ? undefined : { cause });
 }
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);

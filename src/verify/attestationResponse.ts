@@ -21,6 +21,7 @@ import type { ProofDataInput } from '../encoding/types.js';
 import { CHUNK_BYTES, parseChunkedStruct, REPORT_CHUNKS } from '../ledger/struct.js';
 import type { ResponseCode } from './errors.js';
 import { toFailure } from './failure.js';
+import { kindOfWireName, WIRE_REPORT_TYPES } from './kinds/index.js';
 import { decodeNonce } from './nonce.js';
 import type { FailureInfo, VerifyOutcome } from './types.js';
 
@@ -35,7 +36,6 @@ export interface ReportCheck {
 const REPORT_BYTES = REPORT_CHUNKS * CHUNK_BYTES;
 /** The largest userData: no attested value can be longer. */
 const MAX_USER_DATA_BYTES = Math.max(...USER_DATA_CHUNK_COUNTS) * CHUNK_BYTES;
-const KIND: Record<string, string> = { sgx: 'typeA', nitro: 'typeB' };
 
 function failure(code: ResponseCode, message: string): ReportCheck {
   return { valid: false, error: { code, message } };
@@ -149,14 +149,15 @@ function reportBytes(r: Record<string, unknown>, od: Record<string, unknown> | u
 export async function checkAttestationResponse(r: unknown, verify: ReportVerifier): Promise<ReportCheck> {
   if (!isObj(r)) return failure('BAD_REPORT_ENTRY', 'report entry is not an object');
   const reportType = r.reportType;
-  if (reportType !== 'sgx' && reportType !== 'nitro') return failure('BAD_REPORT_TYPE', `reportType must be sgx or nitro, got ${JSON.stringify(reportType)}`);
+  const kind = kindOfWireName(reportType);
+  if (!kind) return failure('BAD_REPORT_TYPE', `reportType must be ${WIRE_REPORT_TYPES.join(' or ')}, got ${JSON.stringify(reportType)}`);
   const od = isObj(r.oracleData) ? r.oracleData : undefined;
   const report = reportBytes(r, od);
   if (!(report instanceof Uint8Array)) return report;
 
   // nonce (Nitro documents carry the notarizer's nonce)
   let nonce: Uint8Array | undefined;
-  if (reportType === 'nitro' && typeof r.nonce === 'string' && r.nonce !== '') {
+  if (kind.acceptsNonce && typeof r.nonce === 'string' && r.nonce !== '') {
     try {
       nonce = decodeNonce(r.nonce);
     } catch (e) {
@@ -199,8 +200,8 @@ export async function checkAttestationResponse(r: unknown, verify: ReportVerifie
       if (outcome.reportValid || outcome.error?.code !== 'USERDATA_HASH_MISMATCH') break;
     }
   }
-  if (outcome.reportType && outcome.reportType !== KIND[reportType]) {
-    return failure('REPORT_TYPE_MISMATCH', `reportType is ${reportType} but the report is ${outcome.reportType}`);
+  if (outcome.reportType && outcome.reportType !== kind.id) {
+    return failure('REPORT_TYPE_MISMATCH', `reportType is ${kind.wireName} but the report is ${outcome.reportType}`);
   }
   if (!outcome.reportValid) return { valid: false, error: outcome.error ?? { code: 'INTERNAL_ERROR', message: 'report is not valid' } };
   return { valid: true };

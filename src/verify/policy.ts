@@ -10,6 +10,7 @@ import { VerifierError } from '../errors.js';
 import { hashReportData } from '../hash/index.js';
 import type { TcbStatus } from '../attestation/typeA/tcbStatus.js';
 import type { VerifyCode } from './errors.js';
+import { hex } from '../bytes.js';
 
 /** The oracle policy applied after the cryptographic verification. */
 export interface Policy {
@@ -35,8 +36,6 @@ export interface TcbVerdict {
   /** Advisory ids of the matched platform TCB level and QE TCB level. */
   advisoryIds: readonly string[];
 }
-
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && timingSafeEqual(a, b);

@@ -1,11 +1,13 @@
 /** Inputs and outputs of the verification core (free of HTTP, workers and CLI). */
+import type { ErrorCode } from '../errorCodes.js';
 import type { DecodedData, DecodedRequest } from '../encoding/types.js';
 
-export type ReportType = 'typeA' | 'typeB';
+export type { ReportType } from './kinds/index.js';
+import type { ReportType } from './kinds/index.js';
 
 export interface FailureInfo {
   /** Stable machine-readable code (metrics, clients). */
-  code: string;
+  code: ErrorCode;
   /** Precise human-readable reason (`errorString`). */
   message: string;
 }

@@ -1,7 +1,7 @@
 /**
  * The verification core: (userData bytes, report bytes, policy, trust anchors, time) → outcome.
- * Order of checks: decode userData (its encoding era, then every request; src/encoding/eras) → detect the report kind → kind-specific parse and
- * verification → measurements against targets → binding hash. The first failure is the one
+ * Order of checks: decode userData (its encoding era, then every request; src/encoding/eras) → detect the report kind
+ * (src/verify/kinds) → the kind's parse, view and verification → measurements against targets → binding hash. The first failure is the one
  * reported; decoded views are returned whenever they could be produced.
  */
 import { decodeUserDataBytes, parseUserData } from '../encoding/eras/index.js';
@@ -12,15 +12,15 @@ import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
-import { detectReportType } from './detect.js';
+import { detectReportKind, type ReportType } from './kinds/index.js';
+import type { TypeACollateralSource } from './kinds/typeA/verify.js';
 import { toFailure } from './failure.js';
-import { verifyTypeAReportAgainstPolicy, type TypeACollateralSource } from './typeA.js';
-import { verifyTypeBReportAgainstPolicy } from './typeB.js';
 import { decodeNonce } from './nonce.js';
 import type { DecodeOutcome, FailureInfo, Policy, VerifyOutcome } from './types.js';
 
 export interface VerifyDeps {
-  roots: { typeA: Certificate; typeB: Certificate };
+  /** The trust anchor of every kind. */
+  roots: Record<ReportType, Certificate>;
   chainCache?: ChainCache;
   collateral?: TypeACollateralSource;
   /** Imported typeA attestation keys. */
@@ -65,33 +65,30 @@ export async function verifyReportBytes(
     out.decodedRequests = decoded.decodedRequests;
   } else first = decoded.error;
 
-  const onView = (v: Record<string, unknown>) => {
-    out.decodedReport = v;
-  };
   try {
-    const kind = detectReportType(report);
-    out.reportType = kind;
-    if (kind === 'typeB') {
-      verifyTypeBReportAgainstPolicy(report, userData, policy, { root: deps.roots.typeB, ...(deps.chainCache ? { chainCache: deps.chainCache } : {}) }, onView, opts.nonce, timings);
-    } else {
-      if (opts.nonce !== undefined) {
-        throw new VerifierError<VerifyCode>('REQUEST_BAD_NONCE', 'request: a nonce applies to typeB reports only; this report is typeA');
-      }
-      await verifyTypeAReportAgainstPolicy(
-        report,
-        userData,
-        policy,
-        {
-          root: deps.roots.typeA,
-          ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
-          ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
-          ...(deps.collateral ? { collateral: deps.collateral } : {}),
-          ...(deps.typeATime !== undefined ? { time: deps.typeATime } : {}),
-        },
-        onView,
-        timings,
-      );
+    const kind = detectReportKind(report);
+    out.reportType = kind.id;
+    if (opts.nonce !== undefined && !kind.acceptsNonce) {
+      throw new VerifierError<VerifyCode>('REQUEST_BAD_NONCE', `request: a nonce applies to typeB reports only; this report is ${kind.id}`);
     }
+    const parsed: unknown = kind.parse(report);
+    const view = kind.view(parsed);
+    // Shown even when a later check fails.
+    out.decodedReport = view;
+    await kind.verify(
+      parsed,
+      view,
+      userData,
+      policy,
+      {
+        root: deps.roots[kind.id],
+        ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
+        ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
+        ...(deps.collateral && kind.needsCollateral ? { collateral: deps.collateral } : {}),
+        ...(deps.typeATime !== undefined && kind.usesVerificationTime ? { time: deps.typeATime } : {}),
+      },
+      { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), timings },
+    );
   } catch (e) {
     first ??= toFailure(e);
   }
@@ -101,6 +98,21 @@ export async function verifyReportBytes(
   return out;
 }
 
+/** The struct texts of a /decodeReport request as bytes: the one text → bytes step of every front end. */
+export function parseReportTexts(
+  userDataText: string,
+  reportText: string,
+  opts: { nonce?: string } = {},
+): { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array } | { error: FailureInfo } {
+  try {
+    const userData = parseUserData(userDataText);
+    const report = parseChunkedStruct(reportText, REPORT_CHUNKS, 'report');
+    return opts.nonce === undefined ? { userData, report } : { userData, report, nonce: decodeNonce(opts.nonce) };
+  } catch (e) {
+    return { error: toFailure(e) };
+  }
+}
+
 export async function verifyReportText(
   userDataText: string,
   reportText: string,
@@ -108,15 +120,7 @@ export async function verifyReportText(
   deps: VerifyDeps,
   opts: { nonce?: string } = {},
 ): Promise<VerifyOutcome> {
-  let userData: Uint8Array;
-  let report: Uint8Array;
-  let nonce: Uint8Array | undefined;
-  try {
-    userData = parseUserData(userDataText);
-    report = parseChunkedStruct(reportText, REPORT_CHUNKS, 'report');
-    if (opts.nonce !== undefined) nonce = decodeNonce(opts.nonce);
-  } catch (e) {
-    return { reportValid: false, error: toFailure(e) };
-  }
-  return verifyReportBytes(userData, report, policy, deps, nonce === undefined ? {} : { nonce });
+  const t = parseReportTexts(userDataText, reportText, opts);
+  if ('error' in t) return { reportValid: false, error: t.error };
+  return verifyReportBytes(t.userData, t.report, policy, deps, t.nonce === undefined ? {} : { nonce: t.nonce });
 }

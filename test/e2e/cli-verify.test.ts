@@ -72,6 +72,21 @@ describe('verify', () => {
   });
 });
 
+describe('CLI metrics', () => {
+  it('counts each CLI verification in verifier_verifications_total (same composition root as the server)', async () => {
+    const verifier = createCliVerifier({ configPath: config, workers: 0 });
+    try {
+      expect(await verifier.metrics.registry.getSingleMetricAsString('verifier_verifications_total')).not.toMatch(/kind="typeB"/);
+      const out = await verifier.verify(examples.nitro.request.userData, examples.nitro.request.report);
+      expect(out.reportValid).toBe(true);
+      await verifier.verify(examples.nitro.request.userData, examples.nitro.request.report);
+      expect(await verifier.metrics.registry.getSingleMetricAsString('verifier_verifications_total')).toMatch(/kind="typeB",outcome="valid"} 2/);
+    } finally {
+      await verifier.close();
+    }
+  });
+});
+
 describe('reverify in process: stop and resume', () => {
   it('a stop request ends after a durable batch; --resume completes without loss or repeat', async () => {
     const jsonl = join(dir, 'many.jsonl');

@@ -51,7 +51,7 @@ beforeEach(() => {
 describe('official SDK against the simulator and our /verify', () => {
   it.skipIf(!sdkInstalled)('notarizes: the attestation passes our /verify and comes back with enclaveUrl', async () => {
     const before = verifier.calls();
-    const out = await client.notarize(req, { dataShouldMatch: true, timeout: 5000, maxTimeDeviation: undefined });
+    const out = await client.notarize(req, { dataShouldMatch: true, timeout: 60_000, maxTimeDeviation: undefined });
     expect(out).toHaveLength(1);
     expect(out[0].attestationData).toBe('59408.019');
     expect(out[0].enclaveUrl).toBe(sim.url);
@@ -80,7 +80,7 @@ describe('official SDK against the simulator and our /verify', () => {
     // the SDK stringifies its AttestationError objects as {} — only the failure itself is visible
     expect(String(e.message)).toMatch(/^all attestations failed/);
     expect(sim.notarizeRequests.at(-1)!.body.url).toBe('other.example.net/x');
-    const dbg = await client.testSelector(req, 5000);
+    const dbg = await client.testSelector(req, 60_000);
     expect(dbg).toEqual([{ responseBody: BODY, responseStatusCode: 200, extractedData: '59408.0199' }]);
     const info = await client.enclavesInfo();
     expect(info[0]).toMatchObject({ reportType: 'nitro', enclaveUrl: sim.url });

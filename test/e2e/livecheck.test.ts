@@ -51,7 +51,7 @@ describe('liveCheck against a ledger-node simulator', () => {
       contractName: PROGRAM,
       uniqueIdMapping: UID,
       pcrValuesMapping: PCR,
-      timeoutMs: 2000,
+      timeoutMs: 30_000, // generous: only the timeout test is about timeouts
       expected,
       retries: 2,
       backoffMs: 5,
@@ -116,13 +116,13 @@ describe('liveCheck against a ledger-node simulator', () => {
   });
 
   it('honours Retry-After on 429 (capped by maxBackoffMs) and then succeeds', async () => {
-    node.script(UID_PATH, [reply.tooManyRequests('1')]);
+    node.script(UID_PATH, [reply.tooManyRequests('120')]);
     await liveCheck({ ...opts, backoffMs: 1, maxBackoffMs: 300 });
     const [first, second] = node.requestsTo(UID_PATH);
     expect(second).toBeDefined();
     const gap = second!.at - first!.at;
     expect(gap).toBeGreaterThanOrEqual(250); // Retry-After, not the 1 ms backoff
-    expect(gap).toBeLessThan(900); // capped below the 1 s asked for
+    expect(gap).toBeLessThan(120_000); // capped: not the two minutes asked for
   });
 
   it('treats a plain-text rate-limit answer with status 200 as rate limiting and retries', async () => {
@@ -158,20 +158,22 @@ describe('liveCheck against a ledger-node simulator', () => {
   });
 
   it('fails with a timeout when the node answers too slowly', async () => {
-    node.script(UID_PATH, [reply.slow(1500), reply.slow(1500)]);
-    const started = Date.now();
-    const e = await rejection(liveCheck({ ...opts, timeoutMs: 100, retries: 1 }));
+    // The node answers after a minute, the limit is 100 ms: it fires first however loaded the
+    // machine. The overall deadline is set apart so that a late timer cannot shorten the second
+    // attempt's limit (by default it is derived from timeoutMs, here only 250 ms).
+    node.script(UID_PATH, [reply.slow(60_000), reply.slow(60_000)]);
+    const e = await rejection(liveCheck({ ...opts, timeoutMs: 100, retries: 1, deadlineMs: 60_000 }));
     expect(e.code).toBe('LEDGER_NODE_TIMEOUT');
     expect(e.message).toContain('within 100 ms');
     expect(node.requestsTo(UID_PATH)).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(1200);
   });
 
   it('stops retrying when the overall deadline would pass', async () => {
     node.script(UID_PATH, Array.from({ length: 5 }, () => reply.serverError()));
-    const e = await rejection(liveCheck({ ...opts, retries: 4, backoffMs: 400, maxBackoffMs: 400, deadlineMs: 300 }));
+    // a minute's backoff cannot fit in a 30 s deadline, however fast or slow the first answer
+    const e = await rejection(liveCheck({ ...opts, retries: 4, backoffMs: 60_000, maxBackoffMs: 60_000, deadlineMs: 30_000 }));
     expect(e.code).toBe('LEDGER_NODE_HTTP_ERROR');
-    expect(e.message).toContain('overall deadline of 300 ms');
+    expect(e.message).toContain('overall deadline of 30000 ms');
     expect(node.requestsTo(UID_PATH)).toHaveLength(1);
   });
 

@@ -156,7 +156,7 @@ describe('service process', () => {
     try {
       node.setMapping('official_oracle.aleo', 'sgx_unique_id', '0u8', targets.ledgerEncoded.uniqueId, 'pretty');
       node.setMapping('official_oracle.aleo', 'nitro_pcr_values', '0u8', targets.ledgerEncoded.pcrs, 'single');
-      const live = { ...good, liveCheck: { skip: false, apiBaseUrl: node.url, contractName: 'official_oracle', timeoutMs: 2000 } };
+      const live = { ...good, liveCheck: { skip: false, apiBaseUrl: node.url, contractName: 'official_oracle', timeoutMs: 30_000 } };
       const svc = await startMain(['--config', writeConfig('live-ok.json', live)]);
       try {
         expect((await (await fetch(`${svc.url}/info`)).json() as any).liveCheckProgram).toBe('official_oracle.aleo');

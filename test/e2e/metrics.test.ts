@@ -9,6 +9,7 @@ import { buildApp } from '../../src/server/app.js';
 import { buildInfoRecord } from '../../src/server/info.js';
 import { createInProcessService } from '../../src/verify/service.js';
 import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
+import { reportKind } from '../../src/verify/kinds/index.js';
 import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { createMetrics, instrumentService, type Metrics } from '../../src/server/metrics.js';
@@ -17,6 +18,7 @@ import { readVectorJson } from '../support/paths.js';
 import { postJson } from '../support/server.js';
 
 const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
+const attestationResponse = readVectorJson<any>('aleo/e2e/docs-example_btc_usdc_attestation_nitro.json');
 const decodeReq = readVectorJson<any>('aleo/decode-example.request.json');
 const manifest = readVectorJson<any>('nitro/manifest.json');
 const targets = readVectorJson<any>('production-targets.json');
@@ -68,8 +70,8 @@ describe('GET /metrics on the real app', () => {
   beforeAll(async () => {
     metrics = createMetrics();
     const roots = {
-      typeA: loadTrustRoot('typeA', DEFAULT_TRUST_ROOTS.typeA, { pinned: true }),
-      typeB: loadTrustRoot('typeB', DEFAULT_TRUST_ROOTS.typeB, { pinned: true }),
+      typeA: loadTrustRoot('typeA', DEFAULT_TRUST_ROOTS.typeA, { pinnedSha256: reportKind('typeA').bundledRoot.sha256 }),
+      typeB: loadTrustRoot('typeB', DEFAULT_TRUST_ROOTS.typeB, { pinnedSha256: reportKind('typeB').bundledRoot.sha256 }),
     };
     const uniqueId = Uint8Array.from(Buffer.from(targets.uniqueIdTarget, 'base64'));
     const pcrs = [oracleDoc.pcr0, oracleDoc.pcr1, oracleDoc.pcr2].map((h: string) => Uint8Array.from(Buffer.from(h, 'hex')));
@@ -215,6 +217,17 @@ describe('GET /metrics on the real app', () => {
     expect(value(s, 'verifier_pool_threads', {})).toBe(4);
   });
 
+  it('counts each report POST /verify verifies in verifier_verifications_total', async () => {
+    const total = (s: Sample[]) => s.filter((x) => x.name === 'verifier_verifications_total').reduce((a, x) => a + x.value, 0);
+    const before = await scrape();
+    const r = await postJson(`${url}/verify`, { reports: [attestationResponse] });
+    expect(r.status).toBe(200);
+    const after = await scrape();
+    expect(total(after)).toBe(total(before) + 1);
+    const outcome = r.body.success ? 'valid' : 'invalid';
+    expect(value(after, 'verifier_verifications_total', { kind: 'typeB', outcome })).toBe((value(before, 'verifier_verifications_total', { kind: 'typeB', outcome }) ?? 0) + 1);
+  });
+
   it('describes /metrics in the OpenAPI document as Prometheus text', async () => {
     const doc: any = await (await fetch(`${url}/docs/json`)).json();
     expect(Object.keys(doc.paths)).toContain('/decodeReport');
@@ -249,7 +262,7 @@ describe('createMetrics', () => {
     const m = createMetrics({ defaultMetrics: false });
     const boom = new Error('boom');
     const inner: VerifierService = {
-      decode: () => ({ error: { code: 'X', message: 'x' } }),
+      decode: () => ({ error: { code: 'USERDATA_ERA_UNKNOWN', message: 'x' } }),
       decodeReport: async () => {
         throw boom;
       },
@@ -259,7 +272,7 @@ describe('createMetrics', () => {
     };
     const svc = instrumentService(inner, m.sink);
     await expect(svc.decodeReport('a', 'b')).rejects.toBe(boom);
-    expect(svc.decode('u')).toEqual({ error: { code: 'X', message: 'x' } });
+    expect(svc.decode('u')).toEqual({ error: { code: 'USERDATA_ERA_UNKNOWN', message: 'x' } });
     const s = parseExposition(await m.registry.metrics());
     expect(value(s, 'verifier_verification_failures_total', { kind: 'unknown', code: 'INTERNAL_ERROR' })).toBe(1);
   });

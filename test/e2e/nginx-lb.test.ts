@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findNginx, freePort, startNginx, startReplica, type NginxProcess, type Replica } from '../support/nginx.js';
 import { readVectorJson } from '../support/paths.js';
+import { until } from '../support/wait.js';
 
 const TOTAL = 400;
 const CONCURRENCY = 8;
@@ -43,7 +44,7 @@ describe.skipIf(!nginxBin && !inCi)('nginx in front of two replicas (deploy/ngin
     writeFileSync(cfg, JSON.stringify(config));
     [a, b] = await Promise.all([startReplica(cfg), startReplica(cfg)]);
     nginx = await startNginx(nginxBin, dir, { listenPort: await freePort(), upstreams: [a.port, b.port] });
-  }, 60_000);
+  }, 240_000); // two replicas start from TypeScript sources: slow on a loaded machine, and not what is tested
 
   afterAll(async () => {
     await nginx?.stop();
@@ -98,8 +99,12 @@ describe.skipIf(!nginxBin && !inCi)('nginx in front of two replicas (deploy/ngin
     expect(b!.child.signalCode).toBe('SIGKILL');
 
     // 2. nginx's own record of which replica answered each request (request ids from the responses)
-    await new Promise((r) => setTimeout(r, 200)); // access log lines are written after the response
-    const log = new Map(nginx!.accessLog().filter((e) => e.uri === '/decode').map((e) => [e.request_id, e]));
+    // access log lines are written after the response: wait until nginx has logged every request
+    const entries = await until('nginx to log every /decode request', () => {
+      const e = nginx!.accessLog().filter((x) => x.uri === '/decode');
+      return e.length >= TOTAL && e;
+    });
+    const log = new Map(entries.map((e) => [e.request_id, e]));
     expect(log.size).toBe(TOTAL);
     const tried = (id: string | null) => {
       const e = log.get(id ?? '');
@@ -140,7 +145,7 @@ describe.skipIf(!nginxBin && !inCi)('nginx in front of two replicas (deploy/ngin
     expect(incomingB).toBeLessThanOrEqual(viaNginxToB);
 
     console.info(`nginx-lb: ${TOTAL} requests in ${seconds.toFixed(2)} s (${(TOTAL / seconds).toFixed(0)} req/s, concurrency ${CONCURRENCY}); before kill A=${servedBefore.A} B=${servedBefore.B}; after kill ${afterKill.length} all on A; retried ${retried.length}`);
-  }, 60_000);
+  }, 240_000);
 
   it('answers its own errors as JSON: body over the app limit (256 KiB), no replica left, /metrics hidden', async () => {
     const big = JSON.stringify({ userData: 'x'.repeat(300 * 1024) });
@@ -149,12 +154,14 @@ describe.skipIf(!nginxBin && !inCi)('nginx in front of two replicas (deploy/ngin
     expect(await r.json()).toEqual({ success: false, errorString: 'request body is larger than the limit', errorCode: 'HTTP_BODY_TOO_LARGE' });
     // both replicas are down now (B killed, A stopped by the previous test): bounded tries, then 502
     expect(a!.child.exitCode !== null || a!.child.signalCode !== null).toBe(true);
-    const t0 = Date.now();
     const none = await fetch(`${nginx!.url}/decodeReport`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(Date.now() - t0).toBeLessThan(5_000);
     expect(none.status).toBe(502);
     expect(none.headers.get('retry-after')).toBe('1');
     expect(await none.json()).toEqual({ reportValid: false, errorString: 'no verifier replica is available', errorCode: 'HTTP_UPSTREAM_UNAVAILABLE' });
+    // bounded: nginx's record shows at most proxy_next_upstream_tries (3) attempts, then the 502
+    const entry = await until('nginx to log the /decodeReport request', () => nginx!.accessLog().find((e) => e.uri === '/decodeReport'));
+    expect(entry.status).toBe(502);
+    expect(entry.upstream.split(/,\s*/).length).toBeLessThanOrEqual(3);
     const m = await fetch(`${nginx!.url}/metrics`);
     expect(m.status).toBe(404);
   });

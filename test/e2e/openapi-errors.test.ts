@@ -11,6 +11,7 @@ import { buildApp } from '../../src/server/app.js';
 import { buildInfoRecord, liveCheckProgramName } from '../../src/server/info.js';
 import { createInProcessService } from '../../src/verify/service.js';
 import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
+import { reportKind } from '../../src/verify/kinds/index.js';
 import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { VerifierError } from '../../src/errors.js';
@@ -49,8 +50,8 @@ let ready = false;
 
 beforeAll(async () => {
   const roots = {
-    typeA: loadTrustRoot('typeA', DEFAULT_TRUST_ROOTS.typeA, { pinned: true }),
-    typeB: loadTrustRoot('typeB', DEFAULT_TRUST_ROOTS.typeB, { pinned: true }),
+    typeA: loadTrustRoot('typeA', DEFAULT_TRUST_ROOTS.typeA, { pinnedSha256: reportKind('typeA').bundledRoot.sha256 }),
+    typeB: loadTrustRoot('typeB', DEFAULT_TRUST_ROOTS.typeB, { pinnedSha256: reportKind('typeB').bundledRoot.sha256 }),
   };
   const uniqueId = Uint8Array.from(Buffer.from(targets.uniqueIdTarget, 'base64'));
   const pcrs = targets.pcrValuesTarget.map((b: string) => Uint8Array.from(Buffer.from(b, 'base64')));

@@ -56,26 +56,31 @@ describe('VerifierPool', () => {
     expect(report.byteLength).toBe(0);
   });
 
-  it('recovers after a worker dies mid-task: only that task fails', async () => {
-    const running = Promise.all(Array.from({ length: 4 }, () => pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report).then((r) => r, (e) => e)));
-    await new Promise((r) => setTimeout(r, 5));
+  it('a worker that dies fails exactly the one task handed to it; the others answer valid', async () => {
     const piscina = (pool as unknown as { piscina: { threads: { terminate(): Promise<number> }[] } }).piscina;
-    await piscina.threads[0]!.terminate();
-    const results = await running;
+    expect(piscina.threads).toHaveLength(2);
+    // terminate() stops worker 0 at once (it runs no more JavaScript), but Piscina learns of it only
+    // from the worker's 'exit' event: the two first tasks still go one to each idle worker, so
+    // exactly one task is lost with the worker, whatever the speed of the machine.
+    const dying = piscina.threads[0]!.terminate();
+    const results = await Promise.all(Array.from({ length: 4 }, () => pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report).then((r) => r, (e) => e)));
+    await dying;
     const failed = results.filter((r) => r instanceof Error);
-    for (const f of failed) expect((f as { code?: string }).code).toBe('POOL_WORKER_FAILED');
-    expect(failed.length).toBeLessThanOrEqual(1); // the one task the terminated worker was running, if any
-    for (const r of results.filter((x) => !(x instanceof Error))) expect((r as { reportValid: boolean }).reportValid).toBe(true);
-    const after = await pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report);
-    expect(after.reportValid).toBe(true);
+    expect(failed.map((f) => (f as { code?: string }).code)).toEqual(['POOL_WORKER_FAILED']);
+    const answered = results.filter((x) => !(x instanceof Error)) as { reportValid: boolean }[];
+    expect(answered.map((r) => r.reportValid)).toEqual([true, true, true]);
+    // the pool replaced the worker and keeps serving on two threads
+    const after = await Promise.all([0, 1].map(() => pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report)));
+    expect(after.map((r) => r.reportValid)).toEqual([true, true]);
+    expect(pool.stats().threads).toBe(2);
   });
 
   it('fails a task that exceeds its time limit and keeps serving', async () => {
     const slow = new VerifierPool({ threads: 1, maxQueue: 8, taskTimeoutMs: 1, setup });
     try {
       await expect(slow.decodeReport(examples.nitro.request.userData, examples.nitro.request.report)).rejects.toMatchObject({ code: 'POOL_TASK_TIMEOUT' });
-      // the timed-out worker was terminated and replaced: the pool takes and limits the next task too
-      for (let i = 0; i < 100 && slow.stats().threads !== 1; i++) await new Promise((r) => setTimeout(r, 20));
+      // the timed-out worker was terminated and replaced (Piscina does both in its abort handler,
+      // before the task's rejection is seen here): the pool takes and limits the next task too
       expect(slow.stats().threads).toBe(1);
       await expect(slow.decodeReport(examples.nitro.request.userData, examples.nitro.request.report)).rejects.toMatchObject({ code: 'POOL_TASK_TIMEOUT' });
     } finally {
@@ -85,7 +90,7 @@ describe('VerifierPool', () => {
   });
 });
 
-describe('bounded queue over HTTP', () => {
+describe('bounded queue (pool and HTTP)', () => {
   let srv: RunningServer;
   beforeAll(async () => {
     srv = await startServer({
@@ -97,19 +102,33 @@ describe('bounded queue over HTTP', () => {
   });
   afterAll(async () => srv?.close());
 
-  it('answers 503 with Retry-After at once when the queue is full, never hangs', async () => {
-    const t0 = Date.now();
-    const results = await Promise.all(Array.from({ length: 12 }, () => postJson(`${srv.url}/decodeReport`, examples.nitro.request)));
-    const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
-    const rejected = results.filter((r) => r.status === 503);
+  it('refuses at once, in submission order, whatever exceeds threads + maxQueue', async () => {
+    const small = new VerifierPool({ threads: 1, maxQueue: 1, taskTimeoutMs: 30_000, setup });
+    try {
+      // typeB tasks reach the bound check without waiting: the five are counted in this tick.
+      const results = await Promise.all(Array.from({ length: 5 }, () => small.decodeReport(examples.nitro.request.userData, examples.nitro.request.report).then((r) => r, (e) => e)));
+      expect(results.map((r) => (r instanceof Error ? (r as { code?: string }).code : r.reportValid))).toEqual([true, true, 'POOL_OVERLOADED', 'POOL_OVERLOADED', 'POOL_OVERLOADED']);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('answers 503 with Retry-After when the queue is full, the others valid', async () => {
+    // Over HTTP the arrival of the requests depends on the scheduler: rounds of 12 concurrent
+    // requests are sent until one finds the queue full (the first round nearly always does).
+    const seen: { status: number; body: any; headers: Headers }[] = [];
+    for (let round = 0; round < 20 && !seen.some((r) => r.status === 503); round++) {
+      seen.push(...(await Promise.all(Array.from({ length: 12 }, () => postJson(`${srv.url}/decodeReport`, examples.nitro.request)))));
+    }
+    expect(seen.filter((r) => r.status !== 200 && r.status !== 503)).toEqual([]);
+    expect(seen.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
+    const rejected = seen.filter((r) => r.status === 503);
     expect(rejected.length).toBeGreaterThanOrEqual(1);
     for (const r of rejected) {
       expect(r.headers.get('retry-after')).toBe('1');
       expect(r.body).toMatchObject({ reportValid: false, errorCode: 'POOL_OVERLOADED' });
     }
-    for (const r of results.filter((x) => x.status === 200)) expect(r.body.reportValid).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(20_000);
+    for (const r of seen.filter((x) => x.status === 200)) expect(r.body.reportValid).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 /** Shared assertions on the verifier's typed errors. */
 import { expect } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
+import { VerifierError, type AnyVerifierError } from '../../src/errors.js';
 
 /** What codeOf returns when the call did not throw. */
 export const NO_ERROR = 'OK';
@@ -17,12 +17,12 @@ export function codeOf(fn: () => unknown): string {
 }
 
 /** The VerifierError `p` rejects with; fails the test when it resolves or rejects otherwise. */
-export async function rejection(p: Promise<unknown>): Promise<VerifierError> {
+export async function rejection(p: Promise<unknown>): Promise<AnyVerifierError> {
   try {
     await p;
   } catch (e) {
     expect(e).toBeInstanceOf(VerifierError);
-    return e as VerifierError;
+    return e as AnyVerifierError;
   }
   throw new Error('expected a rejection');
 }

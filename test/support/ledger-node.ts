@@ -112,6 +112,11 @@ export interface LedgerNode {
   script(path: string, behaviours: Behaviour[]): void;
   /** Adds a route (checked after the built-in ones); `pattern` is matched against the path below the prefix. */
   addRoute(method: string, pattern: RegExp, handler: RouteHandler): void;
+  /**
+   * Holds every request (recorded, not answered) whose path below the prefix and query match,
+   * until the returned release function is called; `close()` drops held requests.
+   */
+  hold(match: (path: string, query: URLSearchParams) => boolean): () => void;
   /** Drops every queued behaviour and recorded request (stored mapping values stay). */
   reset(): void;
   /** Every request received, in order. */
@@ -139,6 +144,7 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
   const sockets = new Set<Socket>();
   const routes: Route[] = [];
   const listeners = new Set<(r: RecordedRequest) => void>();
+  const holds = new Set<{ match: (path: string, query: URLSearchParams) => boolean; parked: (() => void)[] }>();
 
   const mappingKey = (program: string, mapping: string, key: string): string => `${program}\u0000${mapping}\u0000${key}`;
 
@@ -191,14 +197,19 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
       return;
     }
     const path = u.pathname.slice(prefix.length);
-    const behaviour = scripts.get(path)?.shift() ?? reply.route();
-    if (behaviour.kind === 'hangUp') {
-      req.socket.destroy();
-      return;
-    }
-    const answer = (): Answer => (behaviour.kind === 'answer' ? behaviour.answer : routeAnswer(method, path, u.searchParams));
-    if (behaviour.delayMs) later(behaviour.delayMs, () => send(res, answer()));
-    else send(res, answer());
+    const proceed = (): void => {
+      const behaviour = scripts.get(path)?.shift() ?? reply.route();
+      if (behaviour.kind === 'hangUp') {
+        req.socket.destroy();
+        return;
+      }
+      const answer = (): Answer => (behaviour.kind === 'answer' ? behaviour.answer : routeAnswer(method, path, u.searchParams));
+      if (behaviour.delayMs) later(behaviour.delayMs, () => send(res, answer()));
+      else send(res, answer());
+    };
+    const hold = [...holds].find((h) => h.match(path, u.searchParams));
+    if (hold) hold.parked.push(proceed);
+    else proceed();
   });
   server.on('connection', (s: Socket) => {
     sockets.add(s);
@@ -222,6 +233,14 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
     addRoute(method, pattern, handler) {
       routes.push({ method, pattern, handler });
     },
+    hold(match) {
+      const h = { match, parked: [] as (() => void)[] };
+      holds.add(h);
+      return () => {
+        holds.delete(h);
+        for (const p of h.parked.splice(0)) p();
+      };
+    },
     reset() {
       scripts.clear();
       requests.length = 0;
@@ -235,6 +254,7 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
       return requests.filter((r) => new URL(r.path, 'http://ledger.invalid').pathname === `${prefix}${path}`);
     },
     close() {
+      holds.clear();
       for (const t of timers) clearTimeout(t);
       timers.clear();
       for (const s of sockets) s.destroy();

@@ -124,7 +124,7 @@ export async function startNginx(bin: string, dir: string, opts: { listenPort: n
   child.stderr!.on('data', (d) => (out += d));
   const errorLog = () => (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '');
   try {
-    await waitForPort(opts.listenPort, child, 10_000, () => `${out}\n${errorLog()}`);
+    await waitForPort(opts.listenPort, child, 60_000, () => `${out}\n${errorLog()}`);
   } catch (e) {
     child.kill('SIGKILL');
     throw e;
@@ -163,7 +163,7 @@ export interface Replica {
 }
 
 /** Starts `node --import tsx src/main.ts --config <file>` and resolves once it listens. */
-export function startReplica(configFile: string, timeoutMs = 30_000): Promise<Replica> {
+export function startReplica(configFile: string, timeoutMs = 180_000): Promise<Replica> {
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     const logs: Record<string, any>[] = [];

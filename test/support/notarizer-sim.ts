@@ -28,7 +28,8 @@ import { formatChunkedStruct } from '../../src/ledger/struct.js';
 import { formatPcrStruct, formatProductId, formatUniqueId } from '../../src/ledger/ids.js';
 import { parseQuote } from '../../src/attestation/typeA/quote.js';
 import { parseTypeB } from '../../src/attestation/typeB/verify.js';
-import { typeAView, typeBView } from '../../src/verify/views.js';
+import { typeAView } from '../../src/verify/kinds/typeA/view.js';
+import { typeBView } from '../../src/verify/kinds/typeB/view.js';
 import { maskHeaders } from '../../src/client/headers.js';
 import { RequestValidationError } from '../../src/client/errors.js';
 import { validateAttestationRequest } from '../../src/client/validate.js';
@@ -335,7 +336,8 @@ export async function startNotarizerSim(opts: NotarizerSimOptions): Promise<Nota
             throw new SimError(400, 100, 'bad request structure: invalid JSON');
           }
           sim.notarizeRequests.push({ body: body as Record<string, unknown>, contentType: ct });
-          if (sim.delayMs > 0) await new Promise((r) => setTimeout(r, sim.delayMs));
+          // unref: a long delay left pending at the end of a test does not keep the process alive
+          if (sim.delayMs > 0) await new Promise((r) => setTimeout(r, sim.delayMs).unref());
           const out = await notarize(body);
           return send(res, out.status, out.body);
         }

@@ -23,7 +23,7 @@ export function startPccsProcess(bundle: PccsBundle): Promise<PccsProcess> {
     const t = setTimeout(() => {
       child.kill('SIGKILL');
       rej(new Error(`PCCS process did not start\n${out}\n${err}`));
-    }, 20_000);
+    }, 150_000);
     child.stderr!.on('data', (d) => (err += d));
     child.stdout!.on('data', (d) => {
       out += d;

@@ -36,6 +36,8 @@ export interface PccsServer {
   inject(pathPrefix: string, ...behaviours: Behaviour[]): void;
   /** Drops behaviours queued by inject() that were not used. */
   clearInjected(): void;
+  /** Resolves once a request received from now on whose line matches has been answered in full. */
+  nextAnswered(match: (request: string) => boolean): Promise<string>;
   setBundle(b: PccsBundle): void;
   close(): Promise<void>;
 }
@@ -46,6 +48,7 @@ export async function startPccsServer(initial: PccsBundle, opts: { apiKey?: stri
   let bundle = initial;
   const requests: string[] = [];
   const injected: { prefix: string; b: Behaviour }[] = [];
+  const waiters = new Set<{ match: (request: string) => boolean; done: (request: string) => void }>();
 
   const send = (res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-length': Buffer.byteLength(body), ...headers });
@@ -54,7 +57,11 @@ export async function startPccsServer(initial: PccsBundle, opts: { apiKey?: stri
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const u = new URL(req.url ?? '/', 'http://x');
-    requests.push(`${req.method} ${u.pathname}${u.search}`);
+    const line = `${req.method} ${u.pathname}${u.search}`;
+    requests.push(line);
+    const interested = [...waiters].filter((w) => w.match(line));
+    for (const w of interested) waiters.delete(w);
+    res.once('finish', () => interested.forEach((w) => w.done(line)));
     if (!u.pathname.startsWith(V4)) return send(res, 404, 'not found');
     const route = u.pathname.slice(V4.length);
     const i = injected.findIndex((x) => route.startsWith(x.prefix));
@@ -109,6 +116,7 @@ export async function startPccsServer(initial: PccsBundle, opts: { apiKey?: stri
     clearInjected: () => {
       injected.length = 0;
     },
+    nextAnswered: (match) => new Promise<string>((done) => void waiters.add({ match, done })),
     setBundle: (b) => {
       bundle = b;
     },

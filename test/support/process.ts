@@ -25,8 +25,8 @@ export function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.Proce
     child.stderr.on('data', (d) => (stderr += d));
     const t = setTimeout(() => {
       child.kill('SIGKILL');
-      rej(new Error(`main did not exit within ${opts.timeoutMs ?? 20000} ms\n${stdout}\n${stderr}`));
-    }, opts.timeoutMs ?? 20000);
+      rej(new Error(`main did not exit within ${opts.timeoutMs ?? 150_000} ms\n${stdout}\n${stderr}`));
+    }, opts.timeoutMs ?? 150_000);
     child.on('exit', (code) => {
       clearTimeout(t);
       res({ code, stdout, stderr });
@@ -42,8 +42,8 @@ export function startMain(args: string[], opts: { cwd?: string; env?: NodeJS.Pro
     let err = '';
     const t = setTimeout(() => {
       child.kill('SIGKILL');
-      rej(new Error(`service did not start within ${opts.timeoutMs ?? 20000} ms\n${out}\n${err}`));
-    }, opts.timeoutMs ?? 20000);
+      rej(new Error(`service did not start within ${opts.timeoutMs ?? 150_000} ms\n${out}\n${err}`));
+    }, opts.timeoutMs ?? 150_000);
     child.stderr.on('data', (d) => (err += d));
     child.stdout.on('data', (d) => {
       out += d;

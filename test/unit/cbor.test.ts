@@ -77,15 +77,16 @@ describe('strict CBOR decoder', () => {
   });
 
   it('hostile lengths fail at once without allocating', () => {
-    const t0 = performance.now();
+    const before = process.memoryUsage().arrayBuffers;
     for (const bad of ['5a ffffffff', '5b ffffffffffffffff', '7a ffffffff 00', '9a ffffffff', '9b 0000000100000000', 'ba ffffffff', 'bb ffffffffffffffff', '5b 0020000000000000', '84 44 a1013822 a0 59 ffff']) {
       expect(codeOf(() => decodeCbor(h(bad))), bad).toBe('CBOR_TRUNCATED');
     }
     // a map declaring 3 entries needs at least 6 bytes
     expect(codeOf(() => decodeCbor(h('a3 0000 0000')))).toBe('CBOR_TRUNCATED');
-    // Ten inputs declaring up to 2^64 bytes or items: an allocation or a walk of the declared size
-    // would take seconds; the bound is loose so that a stall of the shared host cannot fail it.
-    expect(performance.now() - t0).toBeLessThan(1000);
+    // Ten inputs declaring up to 2^64 bytes or items. CBOR_TRUNCATED (not CBOR_LIMIT) shows that
+    // the declared size was compared with the bytes left before any item was walked, and no
+    // buffer of the declared size was allocated (measured in bytes, not in time).
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1 << 20);
   });
 
   it('bounds nesting depth and item count', () => {
@@ -102,16 +103,14 @@ describe('strict CBOR decoder', () => {
     expect(codeOf(() => decodeCbor(Buffer.concat([h('5f'), new Uint8Array(20_000).fill(0x40), h('ff')])))).toBe('CBOR_LIMIT');
   });
 
-  it('truncation of oracle-nitro-report at every offset throws a VerifierError, quickly', () => {
+  it('truncation of oracle-nitro-report at every offset throws a VerifierError', () => {
     const payload = parseTypeB(oracle).payloadBytes;
-    const t0 = performance.now();
     for (let i = 0; i < oracle.length; i++) {
       expect(codeOf(() => parseTypeB(oracle.subarray(0, i)))).toBe('CBOR_TRUNCATED');
     }
     for (let i = 0; i < payload.length; i++) {
       expect(codeOf(() => decodeCbor(payload.subarray(0, i)))).toBe('CBOR_TRUNCATED');
     }
-    expect(performance.now() - t0).toBeLessThan(3000);
   });
 
   it('random bytes and random mutations of the real document only ever throw VerifierError', () => {

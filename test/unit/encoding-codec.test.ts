@@ -74,10 +74,4 @@ describe('decodeProofData rejects malformed buffers', () => {
   it('padProofData refuses data longer than the userData', () => {
     expect(codeOf(() => padProofData(new Uint8Array(4097)))).toBe('PROOF_DATA_TOO_LONG');
   });
-  it('decodes in tens of microseconds', () => {
-    const b = good();
-    const t0 = performance.now();
-    for (let i = 0; i < 2000; i++) decodeProofData(b);
-    expect((performance.now() - t0) / 2000).toBeLessThan(0.5);
-  });
 });

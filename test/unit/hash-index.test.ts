@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
+import { VerifierError, type AnyVerifierError } from '../../src/errors.js';
 import {
   hashReportData,
   hashReportDataField,
@@ -54,7 +54,7 @@ describe('hashReportData', () => {
         err = e;
       }
       expect(err).toBeInstanceOf(VerifierError);
-      expect((err as VerifierError).code).toBe(code);
+      expect((err as AnyVerifierError).code).toBe(code);
     }
   });
 });

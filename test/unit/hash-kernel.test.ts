@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
+import { VerifierError, type AnyVerifierError } from '../../src/errors.js';
 import { ALEO_POSEIDON8_DOMAIN } from '../../src/hash/domain.js';
 import { FIELD_MODULUS } from '../../src/hash/field.js';
 import { hashStructBytesField, poseidon8Kernel, poseidon8KernelName } from '../../src/hash/kernel.js';
@@ -187,14 +187,14 @@ describe('bytes → limbs (struct to_fields without BigInt)', () => {
     try {
       structFieldElements(bytes);
     } catch (e) {
-      code = (e as VerifierError<string>).code;
+      code = (e as AnyVerifierError).code;
     }
     expect(code).toMatch(/^HASH_INPUT_/);
     expect(() => hashStructBytesField(bytes)).toThrow(VerifierError);
     try {
       hashStructBytesField(bytes);
     } catch (e) {
-      expect((e as VerifierError<string>).code).toBe(code);
+      expect((e as AnyVerifierError).code).toBe(code);
     }
   });
 });

@@ -49,7 +49,7 @@ describe('createLedgerNodeClient', () => {
   });
 
   it('GETs routes added to the simulator, with queries', async () => {
-    const client = createLedgerNodeClient({ baseUrl: `${node.url}/`, timeoutMs: 1000 });
+    const client = createLedgerNodeClient({ baseUrl: `${node.url}/`, timeoutMs: 30_000 });
     expect(client.baseUrl).toBe(node.url);
     expect(await client.getJson('/block/height/latest')).toBe(12345);
     expect(await client.getJson('blocks?start=10&end=60')).toEqual({ start: '10', end: '60' });
@@ -58,7 +58,7 @@ describe('createLedgerNodeClient', () => {
   it('does not retry a 200 whose body is neither JSON nor a rate-limit text', async () => {
     node.reset();
     node.script('/block/height/latest', [reply.text(200, '<html>maintenance</html>')]);
-    const client = createLedgerNodeClient({ baseUrl: node.url, timeoutMs: 1000, retries: 3, backoffMs: 1 });
+    const client = createLedgerNodeClient({ baseUrl: node.url, timeoutMs: 30_000, retries: 3, backoffMs: 1 });
     const e = await rejection(client.getJson('/block/height/latest'));
     expect(e.code).toBe('LEDGER_NODE_BAD_RESPONSE');
     expect(e.message).toContain('maintenance');
@@ -68,7 +68,7 @@ describe('createLedgerNodeClient', () => {
   it('refuses a body larger than maxBodyBytes', async () => {
     node.reset();
     node.script('/blocks', [reply.json('x'.repeat(5000))]);
-    const client = createLedgerNodeClient({ baseUrl: node.url, timeoutMs: 1000, maxBodyBytes: 1024 });
+    const client = createLedgerNodeClient({ baseUrl: node.url, timeoutMs: 30_000, maxBodyBytes: 1024 });
     const e = await rejection(client.getJson('/blocks?start=0&end=1'));
     expect(e.code).toBe('LEDGER_NODE_BAD_RESPONSE');
     expect(e.message).toContain('larger than 1024 bytes');
@@ -78,7 +78,7 @@ describe('createLedgerNodeClient', () => {
     const closed = await startLedgerNode();
     const url = closed.url;
     await closed.close();
-    const client = createLedgerNodeClient({ baseUrl: url, timeoutMs: 500, retries: 1, backoffMs: 1 });
+    const client = createLedgerNodeClient({ baseUrl: url, timeoutMs: 30_000, retries: 1, backoffMs: 1 });
     const e = await rejection(client.getJson('/block/height/latest'));
     expect(e.code).toBe('LEDGER_NODE_UNREACHABLE');
     expect(e.message).toContain('after 2 attempts');

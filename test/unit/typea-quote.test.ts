@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VerifierError } from '../../src/errors.js';
+import { VerifierError, type AnyVerifierError } from '../../src/errors.js';
 import { TYPEA_PREFIX, cutTypeAReport, parseQuote, parseQuoteLayout } from '../../src/attestation/typeA/quote.js';
 
 const SGX = path.resolve(process.cwd(), '../shared/vectors/sgx');
@@ -10,7 +10,7 @@ const recovered = new Uint8Array(Buffer.from(readFileSync(path.join(SGX, 'oracle
 const quote = recovered.slice(16);
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
-function errorOf(f: () => unknown): VerifierError {
+function errorOf(f: () => unknown): AnyVerifierError {
   try {
     f();
   } catch (e) {

@@ -6,6 +6,7 @@ import type { ReportBody } from './quote.js';
 import { typeAError } from './errors.js';
 import { JsonReader, iso } from './json.js';
 import { QE_TCB_STATUSES, type QeTcbStatus } from './tcbStatus.js';
+import { hex } from '../../bytes.js';
 
 export interface QeTcbLevel {
   readonly index: number;
@@ -33,10 +34,6 @@ export interface QeIdentity {
 
 function u32be(b: Uint8Array): number {
   return ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0;
-}
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
 }
 
 /** Parses the exact signed `enclaveIdentity` body text. */

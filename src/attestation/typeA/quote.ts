@@ -4,6 +4,7 @@
  * what remains and every byte must be consumed; no cryptography happens here.
  */
 import { quoteError } from './errors.js';
+import { hex } from '../../bytes.js';
 
 /** Open Enclave legacy remote-report header: version 1, type 2 (SGX remote). */
 export const TYPEA_PREFIX: Uint8Array = Uint8Array.of(0x01, 0, 0, 0, 0x02, 0, 0, 0);
@@ -71,10 +72,6 @@ export interface Quote {
   readonly pckCertPems: readonly [string, string, string];
   /** The DER of each PEM block, leaf first. */
   readonly pckCertDers: readonly [Uint8Array, Uint8Array, Uint8Array];
-}
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
 }
 
 function u16(b: Uint8Array, o: number): number {

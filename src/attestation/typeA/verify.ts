@@ -24,6 +24,7 @@ import { checkQeIdentityTime, checkQeReport, parseQeIdentity, type QeIdentity } 
 import type { Quote } from './quote.js';
 import { checkTcbInfoTime, matchTcbLevel, parseTcbInfo, type TcbInfo } from './tcbInfo.js';
 import { combineTcbStatus, egoTcbStatus, type QeTcbStatus, type TcbStatus } from './tcbStatus.js';
+import { hex } from '../../bytes.js';
 
 export interface VerifyOptions {
   /** The pinned Intel SGX Root CA. */
@@ -88,10 +89,6 @@ const CN_PCK = 'Intel SGX PCK Certificate';
 const CN_PROCESSOR_CA = 'Intel SGX PCK Processor CA';
 const CN_PLATFORM_CA = 'Intel SGX PCK Platform CA';
 const P256_SPKI_PREFIX = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex');
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
-}
 
 function commonName(c: Certificate): string | undefined {
   const m = /(?:^|, )CN=([^,]*)(?:,|$)/.exec(c.subjectText);

@@ -21,6 +21,7 @@ import {
   type Tlv,
 } from './der.js';
 import type { X509Code } from './errors.js';
+import { nameText } from './name.js';
 import { serialKey } from './serial.js';
 
 export interface CertificateExtension {
@@ -81,64 +82,6 @@ export const OID = {
 
 function fail(code: X509Code, msg: string, cause?: unknown): never {
   throw new VerifierError<X509Code>(code, `X.509: ${msg}`, cause === undefined ? undefined : { cause });
-}
-
-const ATTR_NAMES: Record<string, string> = {
-  '2.5.4.3': 'CN',
-  '2.5.4.5': 'serialNumber',
-  '2.5.4.6': 'C',
-  '2.5.4.7': 'L',
-  '2.5.4.8': 'ST',
-  '2.5.4.10': 'O',
-  '2.5.4.11': 'OU',
-  '1.2.840.113549.1.9.1': 'emailAddress',
-  '0.9.2342.19200300.100.1.25': 'DC',
-};
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const latin1 = new TextDecoder('latin1');
-
-function stringValue(t: Tlv): string {
-  const v = value(t);
-  switch (t.tag) {
-    case TAG.UTF8_STRING:
-      return utf8.decode(v);
-    case TAG.PRINTABLE_STRING:
-    case TAG.IA5_STRING:
-    case 0x14: // TeletexString (treated as Latin-1)
-      return latin1.decode(v);
-    case 0x1e: {
-      // BMPString: UCS-2 big-endian
-      if (v.length % 2) throw new Error('odd BMPString length');
-      let s = '';
-      for (let i = 0; i < v.length; i += 2) s += String.fromCharCode((v[i]! << 8) | v[i + 1]!);
-      return s;
-    }
-    default:
-      return `#${Buffer.from(encoded(t)).toString('hex')}`;
-  }
-}
-
-/** RFC 4514-like rendering in encoding order ("C=US, O=Amazon, CN=…"), for messages only. */
-function nameText(name: Tlv): string {
-  expectTag(name, TAG.SEQUENCE, 'Name');
-  const parts: string[] = [];
-  for (const rdn of children(name)) {
-    expectTag(rdn, TAG.SET, 'RelativeDistinguishedName');
-    const atvs = children(rdn);
-    if (atvs.length === 0) throw new Error('empty RelativeDistinguishedName');
-    parts.push(
-      atvs
-        .map((atv) => {
-          const [type, val, ...rest] = children(expectTag(atv, TAG.SEQUENCE, 'AttributeTypeAndValue'));
-          if (!type || !val || rest.length) throw new Error('AttributeTypeAndValue must have 2 elements');
-          const oid = readOid(type);
-          return `${ATTR_NAMES[oid] ?? oid}=${stringValue(val)}`;
-        })
-        .join('+'),
-    );
-  }
-  return parts.join(', ');
 }
 
 function algorithmOid(t: Tlv): string {
@@ -232,8 +175,13 @@ export function parseCertificate(der: Uint8Array): Certificate {
     const notAfter = readTime(validity[1]!);
     const subjectT = need('subject');
     const spkiT = expectTag(need('subjectPublicKeyInfo'), TAG.SEQUENCE, 'SubjectPublicKeyInfo');
-    if (f[i]?.tag === 0x81 || f[i]?.tag === 0xa1) i++; // issuerUniqueID
-    if (f[i]?.tag === 0x82 || f[i]?.tag === 0xa2) i++; // subjectUniqueID
+    const spkiParts = children(spkiT);
+    if (spkiParts.length !== 2) throw new Error('SubjectPublicKeyInfo must have 2 elements');
+    algorithmOid(spkiParts[0]!);
+    readBitString(spkiParts[1]!); // the key: a BIT STRING without unused bits
+    // issuerUniqueID [1] / subjectUniqueID [2]: IMPLICIT BIT STRING, primitive in DER
+    if (f[i]?.tag === 0x81) i++;
+    if (f[i]?.tag === 0x82) i++;
     let extensions: CertificateExtension[] = [];
     if (f[i]?.tag === 0xa3) extensions = parseExtensions(f[i++]!);
     if (i !== f.length) throw new Error('TBSCertificate has unexpected trailing fields');

@@ -12,6 +12,7 @@
 import { verify as cryptoVerify } from 'node:crypto';
 import { VerifierError } from '../../errors.js';
 import { KEY_USAGE, OID, type Certificate } from './certificate.js';
+import { nameText } from './name.js';
 import {
   TAG,
   children,
@@ -130,7 +131,8 @@ export function parseCrl(der: Uint8Array, label = 'CRL'): Crl {
     if (!Buffer.from(encoded(inner)).equals(encoded(algT))) {
       throw new Error('TBSCertList signature algorithm differs from the outer signatureAlgorithm');
     }
-    const issuerT = expectTag(need('issuer'), TAG.SEQUENCE, 'issuer Name');
+    const issuerT = need('issuer');
+    nameText(issuerT); // a well-formed Name, checked as in certificates
     const thisUpdate = readTime(need('thisUpdate'));
     const nu = f[i];
     if (!nu || (nu.tag !== TAG.UTC_TIME && nu.tag !== TAG.GENERALIZED_TIME)) throw new Error('nextUpdate is missing');

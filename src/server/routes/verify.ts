@@ -9,6 +9,7 @@
  * Status: 400 unreadable body or no reports, 200 otherwise (failures are in the body).
  */
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { ErrorCode } from '../../errorCodes.js';
 import { checkAttestationResponse, type ReportVerifier } from '../../verify/attestationResponse.js';
 import { classifyHttpError } from '../httpErrors.js';
 
@@ -19,7 +20,7 @@ export interface VerifyRouteOptions {
   maxReports?: number;
 }
 
-function answer400(message: string, code: string): Record<string, unknown> {
+function answer400(message: string, code: ErrorCode): Record<string, unknown> {
   return { success: false, validReports: [], errorMessage: message, errorCode: code };
 }
 
@@ -63,7 +64,7 @@ export const verifyRoute = (verify: ReportVerifier, opts: VerifyRouteOptions = {
       if (reports.length > maxReports) return reply.code(400).send(answer400(`at most ${maxReports} reports per request, got ${reports.length}`, 'HTTP_TOO_MANY_REPORTS'));
       const checks = await Promise.all(reports.map((r) => checkAttestationResponse(r, verify)));
       const validReports: number[] = [];
-      const reportErrors: { index: number; errorCode: string; errorMessage: string }[] = [];
+      const reportErrors: { index: number; errorCode: ErrorCode; errorMessage: string }[] = [];
       checks.forEach((c, index) => {
         if (c.valid) validReports.push(index);
         else reportErrors.push({ index, errorCode: c.error?.code ?? 'INTERNAL_ERROR', errorMessage: c.error?.message ?? 'invalid' });

@@ -1,0 +1,13 @@
+/** Byte helpers shared by every module (no dependencies). */
+
+/** Lower-case hex of the bytes. */
+export function hex(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+}
+
+/** Whether `b` starts with `prefix`. */
+export function hasPrefix(b: Uint8Array, prefix: Uint8Array): boolean {
+  if (b.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (b[i] !== prefix[i]) return false;
+  return true;
+}

@@ -1,0 +1,138 @@
+/**
+ * The composition root: from a Config (and the targets the front end resolved) it builds the
+ * trust roots of every report kind, the oracle policy, the typeA collateral source, the
+ * verification service — the worker pool when workers > 0, the in-process core otherwise — and
+ * the metrics every verification counts in. The server (bootstrap.ts), the CLI (cli/context.ts)
+ * and the benchmarks (through the CLI's verifier) call it; nothing else builds this graph.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Config } from './config/load.js';
+import { DEFAULT_TRUST_ROOTS } from './config/packageRoot.js';
+import { loadTrustRoot } from './attestation/trustRoots.js';
+import type { Certificate } from './attestation/x509/certificate.js';
+import { ChainCache } from './attestation/x509/chainCache.js';
+import { createCollateralSource } from './collateral/source.js';
+import { VerifierPool } from './pool/pool.js';
+import { createMetrics, instrumentService, type Metrics } from './server/metrics.js';
+import { REPORT_KINDS, type ReportType } from './verify/kinds/index.js';
+import { createInProcessService } from './verify/service.js';
+import type { Policy, VerifierService } from './verify/types.js';
+
+export interface ComposeTargets {
+  uniqueId: Uint8Array;
+  pcrs: readonly Uint8Array[];
+}
+
+export interface ComposeOptions {
+  targets: ComposeTargets;
+  /** Fixed verification time (epoch ms) of the kinds verified against the clock; else config.verificationTime. */
+  at?: number;
+  /** Worker threads; else config.workers. */
+  workers?: number;
+  /** Where typeA collateral comes from; else the config's collateralDir and pccsUrl. */
+  collateral?: { collateralDir?: string; dirSetting?: string; pccsUrl?: string };
+  /** The metrics to count in; a fresh registry (without process metrics) when absent. */
+  metrics?: Metrics;
+  log?: { info(obj: object, msg?: string): void };
+}
+
+export interface Composed {
+  roots: Record<ReportType, Certificate>;
+  policy: Policy;
+  workers: number;
+  /** The service every front end calls; each verification it runs counts in `metrics`. */
+  service: VerifierService;
+  pool?: VerifierPool;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+/** The oracle policy of a config with the given targets. */
+export function policyOf(config: Config, targets: ComposeTargets): Policy {
+  return {
+    uniqueIdTarget: targets.uniqueId,
+    pcrValuesTarget: targets.pcrs,
+    acceptedTcbStatuses: config.acceptedTcbStatuses,
+    ...(config.acceptedAdvisories !== undefined ? { acceptedAdvisories: config.acceptedAdvisories } : {}),
+    allowDebugEnclaves: config.allowDebugEnclaves,
+  };
+}
+
+/** The trust anchor of every kind; a kind verified against the clock needs its root valid at `at`. */
+function loadRoots(config: Config, at: number | undefined): Record<ReportType, Certificate> {
+  const roots = {} as Record<ReportType, Certificate>;
+  for (const kind of REPORT_KINDS) {
+    const file = config.trustedRoots[kind.id];
+    roots[kind.id] = loadTrustRoot(kind.id, file, {
+      ...(file === DEFAULT_TRUST_ROOTS[kind.id] ? { pinnedSha256: kind.bundledRoot.sha256 } : {}),
+      ...(kind.usesVerificationTime && at !== undefined ? { now: at } : {}),
+    });
+  }
+  return roots;
+}
+
+export function composeVerifier(config: Config, o: ComposeOptions): Composed {
+  const at = o.at ?? config.verificationTime;
+  const roots = loadRoots(config, at);
+  o.log?.info(Object.fromEntries(REPORT_KINDS.flatMap((k) => [[k.id, roots[k.id].subjectText], [`${k.id}_sha256`, roots[k.id].fingerprint256]])), 'trust roots loaded');
+  const policy = policyOf(config, o.targets);
+  const metrics = o.metrics ?? createMetrics({ defaultMetrics: false });
+  const sink = metrics.sink;
+  // With a fixed verification time the verifier behaves as if it were that time, also for the
+  // freshness of cached collateral.
+  const clock = at !== undefined ? () => at : Date.now;
+  const where = o.collateral ?? {
+    ...(config.collateralDir !== undefined ? { collateralDir: config.collateralDir, dirSetting: 'collateralDir' } : {}),
+    pccsUrl: config.pccsUrl,
+  };
+  const { source: collateral, pccs } = createCollateralSource({
+    root: roots.typeA,
+    now: clock,
+    ...where,
+    onPccsRequest: (route, status, ms) => sink.observeUpstream('pccs', route, status, ms / 1000),
+  });
+  if (where.collateralDir !== undefined) o.log?.info({ collateralDir: where.collateralDir, pccsUrl: where.pccsUrl }, 'typeA collateral from the collateral directory; the PCCS only for what it lacks');
+  if (pccs) for (const c of pccs.caches()) sink.registerCacheStats(`collateral_${c.name}`, () => pccs.caches().find((x) => x.name === c.name)!);
+  const workers = o.workers ?? config.workers;
+  let service: VerifierService;
+  let pool: VerifierPool | undefined;
+  if (workers > 0) {
+    pool = new VerifierPool({
+      threads: workers,
+      maxQueue: config.maxQueue,
+      taskTimeoutMs: config.taskTimeoutMs,
+      collateral,
+      onTaskDone: (seconds) => sink.observePoolTask(seconds),
+      setup: {
+        policy: { ...policy, pcrValuesTarget: [...policy.pcrValuesTarget], acceptedTcbStatuses: [...policy.acceptedTcbStatuses] },
+        roots: Object.fromEntries(REPORT_KINDS.map((k) => [k.id, roots[k.id].der])) as Record<ReportType, Uint8Array>,
+        ...(at !== undefined ? { typeATime: at } : {}),
+      },
+    });
+    service = pool;
+    const p = pool;
+    sink.registerPoolStats(() => p.stats());
+  } else {
+    const chainCache = new ChainCache();
+    sink.registerCacheStats('x509_chain', () => ({ hits: chainCache.hits, misses: chainCache.misses, size: chainCache.size }));
+    service = createInProcessService(policy, {
+      roots,
+      collateral,
+      chainCache,
+      keyCache: new LRUCache({ max: 1024 }),
+      ...(at !== undefined ? { typeATime: at } : {}),
+    });
+  }
+  const p = pool;
+  return {
+    roots,
+    policy,
+    workers,
+    service: instrumentService(service, sink),
+    ...(pool ? { pool } : {}),
+    metrics,
+    close: async () => {
+      await p?.close();
+    },
+  };
+}
