@@ -73,4 +73,4 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
   };
 }
 
-export { decodeReportBody } from '../verify/responseBody.js';
+export { decodeReportBody } from '../server/decodeReportBody.js';

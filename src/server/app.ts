@@ -3,14 +3,13 @@
  * one error mapping for unreadable requests, 405 for known paths with another method.
  */
 import type https from 'node:https';
-import type { FastifyError, FastifyHttpsOptions, FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
+import type { FastifyHttpsOptions, FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import type { InfoRecord } from './info.js';
 import type { VerifierService } from '../verify/types.js';
 import type { ErrorCode } from '../errorCodes.js';
-import { classifyHttpError } from './httpErrors.js';
-import { documentErrorResponses, failureBody, plainFailureSchema } from './errorResponses.js';
+import { documentErrorResponses, failureBody, httpErrorHandler, plainFailureSchema } from './errorResponses.js';
 import { infoRoute } from './routes/info.js';
 import { decodeRoute } from './routes/decode.js';
 import { decodeReportRoute } from './routes/decodeReport.js';
@@ -75,12 +74,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
   });
 
-  app.setErrorHandler((err: FastifyError, req, reply) => {
-    const f = classifyHttpError(err);
-    if (f.status >= 500 && f.status !== 503) req.log.error({ err }, 'request failed');
-    if (f.retryAfter !== undefined) void reply.header('retry-after', String(f.retryAfter));
-    return reply.code(f.status).send(failureBody(req.routeOptions.url ?? req.url.split('?')[0], f.code, f.message));
-  });
+  app.setErrorHandler(httpErrorHandler);
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '';

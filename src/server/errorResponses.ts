@@ -9,7 +9,8 @@
  * `{ errorString, errorCode }`. A request that arrives while the server closes is answered by
  * Fastify itself with `{ error, message, statusCode }`.
  */
-import type { RouteOptions } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { classifyHttpError } from './httpErrors.js';
 import type { ErrorCode } from '../errorCodes.js';
 
 const str = { type: 'string' } as const;
@@ -101,4 +102,15 @@ export function documentErrorResponses(route: RouteOptions): void {
     response[status] = { description, ...body };
   }
   route.schema = { ...schema, response };
+}
+
+/**
+ * The one error handler of the app: every thrown or validation error becomes the route's failure
+ * body with its status (500s logged without details in the answer; Retry-After passed on).
+ */
+export function httpErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const f = classifyHttpError(err);
+  if (f.status >= 500 && f.status !== 503) req.log.error({ err }, 'request failed');
+  if (f.retryAfter !== undefined) void reply.header('retry-after', String(f.retryAfter));
+  return reply.code(f.status).send(failureBody(req.routeOptions.url ?? req.url.split('?')[0], f.code, f.message));
 }

@@ -44,6 +44,7 @@ import { verifyCollateral } from '../../src/attestation/typeA/verify.js';
 import { verifyReportBytes, type VerifyDeps } from '../../src/verify/verifyReport.js';
 import type { Policy } from '../../src/verify/types.js';
 import { verifyRoute, type ReportVerifier } from '../../src/server/routes/verify.js';
+import { httpErrorHandler } from '../../src/server/errorResponses.js';
 
 export interface SimTarget {
   status?: number;
@@ -400,6 +401,7 @@ export async function startVerificationBackend(o: {
     return verifyReportBytes(userData, report, policy, deps, opts?.nonce ? { nonce: opts.nonce } : {});
   };
   const app = Fastify({ logger: false, ajv: { customOptions: { coerceTypes: false } } });
+  app.setErrorHandler(httpErrorHandler);
   await app.register(verifyRoute(verifier));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;

@@ -8,10 +8,10 @@
  *
  * Status: 400 unreadable body or no reports, 200 otherwise (failures are in the body).
  */
-import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ErrorCode } from '../../errorCodes.js';
 import { checkAttestationResponse, type ReportVerifier } from '../../verify/attestationResponse.js';
-import { classifyHttpError } from '../httpErrors.js';
+import { failureBody } from '../errorResponses.js';
 
 export { checkAttestationResponse, type ReportCheck, type ReportVerifier } from '../../verify/attestationResponse.js';
 
@@ -20,18 +20,13 @@ export interface VerifyRouteOptions {
   maxReports?: number;
 }
 
+/** A request-level 400 in the route's body shape (the app's error handler answers the others). */
 function answer400(message: string, code: ErrorCode): Record<string, unknown> {
-  return { success: false, validReports: [], errorMessage: message, errorCode: code };
+  return failureBody('/verify', code, message);
 }
 
 export const verifyRoute = (verify: ReportVerifier, opts: VerifyRouteOptions = {}): FastifyPluginAsync => async (app) => {
   const maxReports = opts.maxReports ?? 16;
-  app.setErrorHandler((err: FastifyError, req, reply) => {
-    const f = classifyHttpError(err);
-    if (f.status >= 500 && f.status !== 503) req.log.error({ err }, 'request failed');
-    if (f.retryAfter !== undefined) void reply.header('retry-after', String(f.retryAfter));
-    return reply.code(f.status).send(answer400(f.message, f.code));
-  });
   app.post(
     '/verify',
     {
