@@ -198,7 +198,7 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
     }
     // The README names the commands that make the operator's Secrets.
     const readme = read('README.md');
-    for (const s of ['pccs-api-key', 'pccs-tls']) expect(readme).toMatch(new RegExp(`kubectl create secret generic ${s}`));
+    for (const s of ['pccs-api-key', 'pccs-tls']) expect(readme).toMatch(new RegExp(`kubectl (-n \\S+ )?create secret generic ${s} `));
   });
 
   it('Prometheus: every long-running pod is scraped on its /metrics; alert rules and dashboard are ConfigMaps equal to their sources', () => {
