@@ -5,4 +5,3 @@ set -eu
 cd "$(dirname "$0")/.."
 cp deploy/alerts/ledger.rules.yml deploy/k8s/base/monitoring/ledger.rules.yml
 cp grafana/dashboards/verifier.json deploy/k8s/base/monitoring/verifier-dashboard.json
-cp deploy/pccs/entrypoint.sh deploy/k8s/base/pccs/entrypoint.sh
