@@ -146,6 +146,12 @@ describe.skipIf(unavailable !== undefined)('the Indexed reverify Job and the mer
       [1240, true],
     ]);
     expect(recs.find((r) => r.blockHeight === 1240).measurementInForce).toEqual({ matches: true, sourceHeight: 1003 });
+    // Pod i wrote exactly the records of the batches i, i + N, … (50 blocks each): disjoint shards.
+    for (let i = 0; i < n; i++) {
+      const shard = lines(readFileSync(join(results, `shard-${i}.jsonl`), 'utf8'));
+      const expected = recs.filter((r) => Math.floor((r.blockHeight - FROM) / 50) % n === i);
+      expect(shard.map((r) => r.transitionId), `shard ${i}`).toEqual(expected.map((r) => r.transitionId));
+    }
 
     // A pod of a finished index run again (the Job retrying it) resumes from its checkpoint:
     // no block asked for again, output unchanged, same exit code.
