@@ -13,6 +13,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { Job } from 'kubernetes-models/batch/v1';
+import { resolveConfig } from '../../src/config/load.js';
 import { find, findGenerated, K8S_DIR, kubectlUnavailable, render, type K8sObject } from '../support/kustomize.js';
 
 const MODELS: Record<string, new (o: any) => { validate(): void }> = {
@@ -66,6 +67,13 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
         expect(() => new Model!(o).validate(), `${dir}: ${o.kind}/${o.metadata.name}`).not.toThrow();
       }
     }
+  });
+
+  it("every config.json a ConfigMap carries is a valid verifier config", () => {
+    const configs = DIRS.flatMap((d) => rendered[d]!.filter((o) => o.kind === 'ConfigMap' && o.data?.['config.json']).map((o) => ({ where: `${d}: ${o.metadata.name}`, text: o.data['config.json'] })));
+    expect(configs.length).toBeGreaterThanOrEqual(5);
+    for (const c of configs) expect(() => resolveConfig(JSON.parse(c.text), '/app', c.where), c.where).not.toThrow();
+    expect(() => resolveConfig({ ...JSON.parse(configs[0]!.text), workers: '2' }, '/app')).toThrow(/workers/);
   });
 
   it('the schema check catches a broken object (a probe port of the wrong type)', () => {
