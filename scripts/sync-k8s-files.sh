@@ -3,5 +3,5 @@
 # their sources; test/unit/k8s.test.ts fails while they differ.
 set -eu
 cd "$(dirname "$0")/.."
-cp deploy/alerts/ledger.rules.yml deploy/k8s/base/monitoring/ledger.rules.yml
-cp grafana/dashboards/verifier.json deploy/k8s/base/monitoring/verifier-dashboard.json
+cp deploy/alerts/ledger.rules.yml deploy/k8s/base/monitoring/alerts/ledger.rules.yml
+cp grafana/dashboards/verifier.json deploy/k8s/base/monitoring/dashboard/verifier.json

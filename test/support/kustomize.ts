@@ -1,6 +1,7 @@
 /**
  * Renders the kustomizations of deploy/k8s with `kubectl kustomize` (the kustomize that kubectl
- * embeds; v4 and later, kubectl ≥ 1.21, read these files) and parses the objects.
+ * embeds; the files are written for kustomize 2.0.3 = kubectl 1.20, Debian 12's, and later) and
+ * parses the objects.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ export function kubectlUnavailable(): string | undefined {
   const r = spawnSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8' });
   if (r.error || r.status !== 0) return 'kubectl is not installed (.ci/run installs it)';
   const v = JSON.parse(r.stdout).clientVersion as { major: string; minor: string; gitVersion: string };
-  if (Number(v.major) === 1 && parseInt(v.minor, 10) < 21) return `kubectl ${v.gitVersion} embeds kustomize v2, older than these kustomizations need (kubectl ≥ 1.21)`;
+  if (Number(v.major) === 1 && parseInt(v.minor, 10) < 14) return `kubectl ${v.gitVersion} has no kustomize (kubectl ≥ 1.14)`;
   return undefined;
 }
 

@@ -270,8 +270,8 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
   });
 
   it('the copies kustomize reads (it reads no file outside its directory) equal their sources', () => {
-    expect(read('deploy/k8s/base/monitoring/ledger.rules.yml')).toBe(read('deploy/alerts/ledger.rules.yml'));
-    expect(read('deploy/k8s/base/monitoring/verifier-dashboard.json')).toBe(read('grafana/dashboards/verifier.json'));
+    expect(read('deploy/k8s/base/monitoring/alerts/ledger.rules.yml')).toBe(read('deploy/alerts/ledger.rules.yml'));
+    expect(read('deploy/k8s/base/monitoring/dashboard/verifier.json')).toBe(read('grafana/dashboards/verifier.json'));
     expect(K8S_DIR).toBe(join(root, 'deploy/k8s'));
   });
 });
