@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 # Verifier image: `docker build -t oracle-verifier .`
-# Runs `node dist/src/main.js --config /app/config.json` as the unprivileged `node` user.
+# Runs `node dist/src/main.js --config /app/config.json` (oracle-verifier-server) as the
+# unprivileged `node` user (uid 1000); `oracle-verifier` (the CLI, dist/src/cli/main.js) is on the
+# PATH too: the Kubernetes Jobs run `oracle-verifier reverify …` and `oracle-verifier merge …`.
 # config.json is mounted at /app/config.json (it can change without rebuilding the image).
 
 FROM node:20-slim AS build
@@ -27,7 +29,10 @@ COPY --chown=root:root trust ./trust
 COPY --chown=root:root config.json ./config.json
 # Code and trust roots stay root-owned and read-only for the service user; /data (the ledger
 # watcher's store, a volume) is its only writable place.
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data && chown node:node /data \
+ && chmod 755 dist/src/main.js dist/src/cli/main.js \
+ && ln -s /app/dist/src/main.js /usr/local/bin/oracle-verifier-server \
+ && ln -s /app/dist/src/cli/main.js /usr/local/bin/oracle-verifier
 USER node
 EXPOSE 8080
 # Liveness on /healthz (plain HTTP on the configured port; override HEALTHCHECK_URL if it differs).

@@ -15,10 +15,10 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs to completion (for startup failures); returns exit code and output. */
-export function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs to completion (for startup failures); returns exit code and output. `entry`: another script than src/main.ts. */
+export function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; entry?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env });
+    const child = spawn(process.execPath, ['--import', TSX, opts.entry ?? MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Entry point of the PCCS container of docker-compose.yml (image built from Intel's
-# QuoteGeneration/pccs/container). Writes the settings that come from the environment into the
+# Entry point of the PCCS container of docker-compose.yml and of deploy/k8s (image built from
+# Intel's QuoteGeneration/pccs/container). Writes the settings that come from the environment into the
 # PCCS configuration, then runs Intel's server in the foreground:
 #   API_KEY    Intel PCS subscription key (required; https://api.portal.trustedservices.intel.com)
 #   ADMINPASS  optional password of the PCCS administrative endpoints (stored as its SHA-512)

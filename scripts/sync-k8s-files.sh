@@ -1,0 +1,7 @@
+#!/bin/sh
+# Refreshes the copies deploy/k8s/base reads (kustomize reads no file outside its directory) from
+# their sources; test/unit/k8s.test.ts fails while they differ.
+set -eu
+cd "$(dirname "$0")/.."
+cp deploy/alerts/ledger.rules.yml deploy/k8s/base/monitoring/alerts/ledger.rules.yml
+cp grafana/dashboards/verifier.json deploy/k8s/base/monitoring/dashboard/verifier.json
