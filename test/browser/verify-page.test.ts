@@ -48,12 +48,12 @@ async function open(url: string): Promise<{ page: Page; consoleErrors: string[] 
 /** Types the pair with the keyboard only and submits with Tab → Enter on the Verify button. */
 async function pasteAndVerify(page: Page, userData: string, report: string): Promise<string> {
   await page.keyboard.press('Tab'); // first focusable: the userData text area
-  await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('userData');
+  await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('userData');
   await page.keyboard.insertText(userData);
   await page.keyboard.press('Tab');
   await page.keyboard.insertText(report);
   await page.keyboard.press('Tab');
-  await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Verify');
+  await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.textContent')).toBe('Verify');
   await page.keyboard.press('Enter');
   const status = page.getByRole('status');
   await status.filter({ hasText: /\S/ }).waitFor();
@@ -76,7 +76,7 @@ describe('verify page', () => {
 
   it('the README Nitro pair is valid, with its checks, decoded data, measurements and JSON', async () => {
     const { page, consoleErrors } = await open(own.url);
-    expect(await page.evaluate(() => window.innerWidth)).toBe(390);
+    expect(await page.evaluate('window.innerWidth')).toBe(390);
     const verdict = await pasteAndVerify(page, examples.nitro.request.userData, examples.nitro.request.report);
     expect(verdict).toBe('valid');
     const items = await checkItems(page);

@@ -18,7 +18,8 @@ export const PAGE_PATHS: readonly string[] = ASSETS.map((a) => a.url);
 export const pageRoutes = (dir = join(PACKAGE_ROOT, 'public')): FastifyPluginAsync => async (app) => {
   for (const a of ASSETS) {
     const body = readFileSync(join(dir, a.file));
-    app.get(a.url, { schema: { summary: a.summary, produces: [a.type.split(';')[0]!] } }, async (_req, reply) =>
+    // Not part of the API description (hide): HTML, script and styles for browsers.
+    app.get(a.url, { schema: { summary: a.summary, hide: true } }, async (_req, reply) =>
       reply
         .type(a.type)
         .header('cache-control', 'no-cache')
