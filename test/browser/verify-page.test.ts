@@ -171,6 +171,13 @@ describe('transaction lookup against the ledger-node simulator', () => {
     expect(rows.length).toBeGreaterThan(1);
     const api = await srv.get(`/ledger/transactions/${t.transactionId}`);
     expect(rows).toHaveLength(api.body.updates[0].decodedRequests.length);
+    // The ledger record carries the ordered check trace too, and the page lists it.
+    const apiChecks = api.body.updates[0].checks as { id: string; status: string }[];
+    expect(apiChecks.map((c) => c.id).slice(0, 5)).toEqual(['struct.parse', 'userData.decode', 'report.kind', 'typeA.parse', 'typeA.collateral']);
+    expect(apiChecks.every((c) => c.status === 'passed')).toBe(true);
+    const items = await checkItems(page);
+    expect(items).toHaveLength(apiChecks.length);
+    expect(items.at(-1)).toMatch(/^passed: .*\(binding\)$/);
     expect(await page.getByRole('table', { name: 'Measurements' }).getByText('matches').count()).toBe(1);
     await browser.screenshot(page, 'lookup-multi-request');
     expect(consoleErrors).toEqual([]);
