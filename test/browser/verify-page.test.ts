@@ -47,7 +47,9 @@ async function open(url: string): Promise<{ page: Page; consoleErrors: string[] 
 
 /** Types the pair with the keyboard only and submits with Tab → Enter on the Verify button. */
 async function pasteAndVerify(page: Page, userData: string, report: string): Promise<string> {
-  await page.keyboard.press('Tab'); // first focusable: the userData text area
+  await page.keyboard.press('Tab'); // first focusable: the Ledger link, then the userData text area
+  await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.textContent')).toBe('Ledger');
+  await page.keyboard.press('Tab');
   await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('userData');
   await page.keyboard.insertText(userData);
   await page.keyboard.press('Tab');
@@ -192,5 +194,59 @@ describe('transaction lookup against the ledger-node simulator', () => {
     await alert.filter({ hasText: /\S/ }).waitFor();
     expect(await alert.textContent()).toMatch(/HTTP 404: LEDGER_TX_NOT_FOUND/);
     expect(consoleErrors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+  });
+});
+
+describe('ledger page after the watcher ran', () => {
+  const LATEST = 760;
+  let dir: string;
+  let fx: LedgerFixture;
+  let srv: LedgerServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'page-watch-'));
+    fx = await startLedgerFixture(dir, { first: 700, latest: LATEST, extraSgx: 20 });
+    srv = await startLedgerServer(fx, dir, { watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
+    await srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === LATEST);
+  });
+  afterAll(async () => {
+    await srv?.close();
+    await fx?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the Ledger link leads to the table, filters, pages, a detail view, the chart and the status strip', async () => {
+    const { page, consoleErrors } = await open(srv.url);
+    await page.getByRole('link', { name: 'Ledger' }).click();
+    const tableRows = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr');
+    await tableRows.first().waitFor();
+    const stored: any[] = (await srv.get('/ledger/updates?limit=500')).body.updates;
+    expect(stored.length).toBeGreaterThan(20);
+    // First page: the 20 newest stored updates, in the API's order.
+    const firstPage = await tableRows.allTextContents();
+    expect(firstPage).toHaveLength(20);
+    firstPage.forEach((t, i) => expect(t.startsWith(`${stored[i].blockHeight}${stored[i].transactionId}`), t).toBe(true));
+    // Next page continues where the first ended.
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('table', { name: 'Oracle updates' }).getByText(stored[20].transactionId).first().waitFor();
+    // Status strip.
+    const status = (await srv.get('/ledger/status')).body;
+    expect(await page.getByLabel('Watcher status').textContent()).toContain(`scanned height ${status.scannedHeight}`);
+    // Chart: one SVG naming the days.
+    const chart = page.getByRole('img', { name: /Valid and invalid updates per day/ });
+    expect(await chart.getAttribute('aria-label')).toMatch(/\d{4}-\d\d-\d\d \d+ valid, \d+ invalid/);
+    // Filter: invalid only, keyboard.
+    const invalid = stored.filter((r) => !r.reportValid);
+    expect(invalid.length).toBeGreaterThan(0);
+    await page.getByLabel('Outcome').selectOption('false');
+    await page.getByRole('button', { name: 'Apply filters' }).press('Enter');
+    await expect.poll(async () => (await tableRows.allTextContents()).every((t) => t.includes('invalid'))).toBe(true);
+    expect(await tableRows.count()).toBe(Math.min(20, invalid.length));
+    // Detail view with its checks.
+    await tableRows.first().getByRole('button').press('Enter');
+    const items = await page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
+    expect(items.filter((t) => t.startsWith('failed:'))).toHaveLength(1);
+    expect(items.find((t) => t.startsWith('failed:'))).toContain(invalid[0].errorCode);
+    await browser.screenshot(page, 'ledger-page');
+    expect(consoleErrors).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The verify page (public/): GET / answers index.html, GET /page/app.js and /page/style.css its
- * script and styles. Plain files read once at start; no framework, no CDN, nothing external.
+ * The pages (public/): GET / the verify page (index.html), GET /ledger the ledger page
+ * (ledger.html), GET /page/… their scripts and styles. Plain files read once at start; no framework, no CDN, nothing external.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,10 @@ import { PACKAGE_ROOT } from '../../config/packageRoot.js';
 
 const ASSETS = [
   { url: '/', file: 'index.html', type: 'text/html; charset=utf-8', summary: 'The verify page (HTML)' },
+  { url: '/ledger', file: 'ledger.html', type: 'text/html; charset=utf-8', summary: 'The ledger page (HTML)' },
   { url: '/page/app.js', file: 'app.js', type: 'text/javascript; charset=utf-8', summary: 'The verify page script' },
+  { url: '/page/ledger.js', file: 'ledger.js', type: 'text/javascript; charset=utf-8', summary: 'The ledger page script' },
+  { url: '/page/common.js', file: 'common.js', type: 'text/javascript; charset=utf-8', summary: 'What both pages share' },
   { url: '/page/style.css', file: 'style.css', type: 'text/css; charset=utf-8', summary: 'The verify page styles' },
 ] as const;
 
