@@ -9,32 +9,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../support/server.js';
-import { readVectorJson } from '../support/paths.js';
+import { examples, tweak, useNitroServers } from '../support/nitro-pair.js';
 import { startBrowser, type TestBrowser } from '../support/browser.js';
 import { startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
 import { startLedgerServer, type LedgerServer } from '../support/ledger-server.js';
 
-const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
-const manifest = readVectorJson<any>('nitro/manifest.json');
-const targets = readVectorJson<any>('production-targets.json');
-const oracleDoc = manifest.vectors.find((v: any) => v.file === 'oracle-nitro-report.hex');
-const docPcrs: string[] = [oracleDoc.pcr0, oracleDoc.pcr1, oracleDoc.pcr2];
 
 let browser: TestBrowser;
-let own: RunningServer;
-let shipped: RunningServer;
+const srv0 = useNitroServers();
 
 beforeAll(async () => {
   browser = await startBrowser();
-  own = await startServer({ uniqueIdTarget: targets.uniqueIdTarget, pcrValuesTarget: docPcrs });
-  shipped = await startServer({ uniqueIdTarget: targets.uniqueIdTarget, pcrValuesTarget: targets.pcrValuesTarget });
 });
 
 afterAll(async () => {
   await browser?.close();
-  await own?.close();
-  await shipped?.close();
 });
 
 /** Opens the page and waits until the targets from /info are shown. */
@@ -69,15 +58,15 @@ function checkItems(page: Page): Promise<string[]> {
 
 describe('verify page', () => {
   it('serves the page and its assets from the server, nothing external', async () => {
-    const r = await fetch(`${own.url}/`);
+    const r = await fetch(`${srv0.own.url}/`);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await r.text();
     expect(html).not.toMatch(/https?:\/\//);
-    for (const a of ['/page/app.js', '/page/style.css']) expect((await fetch(`${own.url}${a}`)).status).toBe(200);
+    for (const a of ['/page/app.js', '/page/style.css']) expect((await fetch(`${srv0.own.url}${a}`)).status).toBe(200);
   });
 
   it('the README Nitro pair is valid, with its checks, decoded data, measurements and JSON', async () => {
-    const { page, consoleErrors } = await open(own.url);
+    const { page, consoleErrors } = await open(srv0.own.url);
     expect(await page.evaluate('window.innerWidth')).toBe(390);
     const verdict = await pasteAndVerify(page, examples.nitro.request.userData, examples.nitro.request.report);
     expect(verdict).toBe('valid');
@@ -108,8 +97,8 @@ describe('verify page', () => {
   });
 
   it('a tampered userData is invalid and names the failed check', async () => {
-    const { page, consoleErrors } = await open(own.url);
-    const ud = examples.nitro.request.userData.replace(/(c0:\s*\{[^}]*?\bf2:\s*)(\d+)u128/, (_m: string, p: string, v: string) => `${p}${BigInt(v) + 1n}u128`);
+    const { page, consoleErrors } = await open(srv0.own.url);
+    const ud = tweak(examples.nitro.request.userData, 0, 2);
     const verdict = await pasteAndVerify(page, ud, examples.nitro.request.report);
     expect(verdict).toMatch(/^invalid: userData hash does not match report.*\(USERDATA_HASH_MISMATCH\)$/);
     const items = await checkItems(page);
@@ -120,7 +109,7 @@ describe('verify page', () => {
   });
 
   it('with the shipped targets the PCRs are marked as mismatches and the later checks skipped', async () => {
-    const { page, consoleErrors } = await open(shipped.url);
+    const { page, consoleErrors } = await open(srv0.shipped.url);
     const verdict = await pasteAndVerify(page, examples.nitro.request.userData, examples.nitro.request.report);
     expect(verdict).toMatch(/^invalid: PCR0 does not match target.*\(TYPEB_PCR_MISMATCH\)$/);
     const m = page.getByRole('table', { name: 'Measurements' });
@@ -132,7 +121,7 @@ describe('verify page', () => {
   });
 
   it('a failing request is shown, not swallowed', async () => {
-    const { page, consoleErrors } = await open(own.url);
+    const { page, consoleErrors } = await open(srv0.own.url);
     await page.getByLabel('Transaction ID').fill(`at1${'q'.repeat(58)}`);
     await page.getByLabel('Transaction ID').press('Enter');
     const alert = page.getByRole('alert');
