@@ -2,7 +2,7 @@
  * Debian's chromium driven by playwright-core (.ci/run installs the `chromium` package): a fresh
  * profile per browser, a 390 px wide phone viewport, every console error and page error recorded.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -19,6 +19,7 @@ export interface TestBrowser {
 }
 
 export async function startBrowser(): Promise<TestBrowser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium; .ci/run does)`);
   const profile = mkdtempSync(join(tmpdir(), 'page-chromium-'));
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
