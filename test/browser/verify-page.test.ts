@@ -205,7 +205,7 @@ describe('ledger page after the watcher ran', () => {
 
   it('the Ledger link leads to the table, filters, pages, a detail view, the chart and the status strip', async () => {
     const { page, consoleErrors } = await open(srv.url);
-    await page.getByRole('link', { name: 'Ledger' }).click();
+    await page.getByRole('link', { name: 'Ledger' }).press('Enter');
     const tableRows = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr');
     await tableRows.first().waitFor();
     const stored: any[] = (await srv.get('/ledger/updates?limit=500')).body.updates;
@@ -215,7 +215,7 @@ describe('ledger page after the watcher ran', () => {
     expect(firstPage).toHaveLength(20);
     firstPage.forEach((t, i) => expect(t.startsWith(`${stored[i].blockHeight}${stored[i].transactionId}`), t).toBe(true));
     // Next page continues where the first ended.
-    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('button', { name: 'Next page' }).press('Enter');
     await page.getByRole('table', { name: 'Oracle updates' }).getByText(stored[20].transactionId).first().waitFor();
     // Status strip.
     const status = (await srv.get('/ledger/status')).body;
