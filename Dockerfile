@@ -26,6 +26,7 @@ COPY --from=deps --chown=root:root /src/node_modules ./node_modules
 COPY --from=build --chown=root:root /src/dist ./dist
 COPY --chown=root:root package.json package-lock.json get-enclave-id.sh ./
 COPY --chown=root:root trust ./trust
+COPY --chown=root:root public ./public
 COPY --chown=root:root config.json ./config.json
 # Code and trust roots stay root-owned and read-only for the service user; /data (the ledger
 # watcher's store, a volume) is its only writable place.

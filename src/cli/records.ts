@@ -7,7 +7,7 @@
  *   { transactionId?, transitionId?, blockHeight?, id?, program?, function?, kind, reportValid,
  *     errorCode?, errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
  *     decodedRequests? (every request of the userData, as POST /decodeReport answers it),
- *     measurementInForce?: { matches, sourceHeight } }
+ *     checks? (the ordered check trace, as POST /decodeReport answers it), measurementInForce?: { matches, sourceHeight } }
  * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
  *   { transactionId, transitionId, blockHeight, program, function, kind: "measurement",
  *     measurement?: { uniqueId } | { pcrs }, errorCode?, errorString? }
@@ -15,6 +15,7 @@
  * an update is compared with what its own program's owner set.
  * Hex is lower case. Fields are written in this order, so runs are byte-for-byte comparable.
  */
+import type { CheckResult } from '../verify/checks.js';
 import { measurementLocation, updateKindOf } from '../ledger/programs.js';
 import { isReportType, reportKind, type Measurement } from '../verify/kinds/index.js';
 import type { VerifyOutcome } from '../verify/types.js';
@@ -37,12 +38,14 @@ export interface OutputRecord {
   measurement?: Measurement;
   decodedData?: unknown;
   decodedRequests?: unknown[];
+  /** The ordered check trace of the verification (src/verify/checks.ts). */
+  checks?: CheckResult[];
   measurementInForce?: { matches: boolean; sourceHeight: number };
 }
 
 const ORDER: readonly (keyof OutputRecord)[] = [
   'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'reportValid', 'errorCode', 'errorString',
-  'tcbStatus', 'measurements', 'measurement', 'decodedData', 'decodedRequests', 'measurementInForce',
+  'tcbStatus', 'measurements', 'measurement', 'decodedData', 'decodedRequests', 'checks', 'measurementInForce',
 ];
 
 /** The record with its keys in the documented order and undefined fields dropped. */
@@ -74,6 +77,7 @@ export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transit
   r.measurements = measurementsOf(out);
   if (out.decodedData) r.decodedData = out.decodedData;
   if (out.decodedRequests) r.decodedRequests = out.decodedRequests;
+  if (out.checks) r.checks = out.checks;
   return canonical(r);
 }
 

@@ -30,6 +30,7 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
     ...(r.decodedRequests !== undefined ? { decodedRequests: r.decodedRequests } : {}),
     ...(r.tcbStatus !== undefined ? { tcbStatus: r.tcbStatus } : {}),
     measurements: (r.measurements ?? {}) as Record<string, unknown>,
+    ...(r.checks !== undefined ? { checks: r.checks } : {}),
     verifiedAt,
   };
   return { record, outcome: outcomeOf(r) };

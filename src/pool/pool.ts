@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../config/packageRoot.js';
-import { decodeUserDataText, parseReportTexts } from '../verify/verifyReport.js';
+import { decodeUserDataText, parseReportTexts, structFailure } from '../verify/verifyReport.js';
 import type { DecodeOutcome, VerifierService, VerifyOutcome } from '../verify/types.js';
 import type { PoolCode } from './errors.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
@@ -79,7 +79,7 @@ export class VerifierPool implements VerifierService {
 
   async decodeReport(userDataText: string, reportText: string, o: { nonce?: string } = {}): Promise<VerifyOutcome> {
     const task = parseReportTexts(userDataText, reportText, o);
-    return 'error' in task ? { reportValid: false, error: task.error } : this.verifyBytes(task);
+    return 'error' in task ? structFailure(task.error) : this.verifyBytes(task);
   }
 
   /** Verifies parsed bytes; the byte arrays are transferred to the worker (unusable afterwards). */

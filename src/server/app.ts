@@ -2,6 +2,7 @@
  * The Fastify application: routes as encapsulated plugins, strict JSON parsing (no type coercion),
  * one error mapping for unreadable requests, 405 for known paths with another method.
  */
+import { pageRoutes, PAGE_PATHS } from './routes/page.js';
 import type https from 'node:https';
 import type { FastifyHttpsOptions, FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
 import Fastify from 'fastify';
@@ -44,6 +45,7 @@ const ALLOWED: Record<string, string> = {
   '/metrics': 'GET, HEAD',
   '/ledger/status': 'GET, HEAD',
   '/ledger/updates': 'GET, HEAD',
+  ...Object.fromEntries(PAGE_PATHS.map((p) => [p, 'GET, HEAD'])),
 };
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -105,5 +107,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ),
   );
   await app.register(ledgerRoutes(opts.ledger ?? {}));
+  await app.register(pageRoutes());
   return app;
 }

@@ -9,6 +9,7 @@ export function decodeReportBody(out: VerifyOutcome): Record<string, unknown> {
   if (out.decodedRequests) body.decodedRequests = out.decodedRequests;
   if (out.decodedReport) body.decodedReport = out.decodedReport;
   body.reportValid = out.reportValid;
+  if (out.checks) body.checks = out.checks;
   if (out.error) {
     body.errorString = out.error.message;
     body.errorCode = out.error.code;

@@ -86,6 +86,22 @@ export const decodeReportRequest = {
   },
 } as const;
 
+export const checksSchema = {
+  type: 'array',
+  description:
+    'Every check in the order the verifier ran them: passed, failed (with its errorCode) or skipped (not run: after the failure, or not applicable)',
+  items: {
+    type: 'object',
+    required: ['id', 'title', 'status'],
+    properties: {
+      id: { type: 'string', description: 'Stable check id, e.g. struct.parse, typeB.chain, policy.pcrs, binding' },
+      title: { type: 'string' },
+      status: { type: 'string', enum: ['passed', 'failed', 'skipped'] },
+      code: { type: 'string', description: 'The errorCode of a failed check' },
+    },
+  },
+} as const;
+
 export const decodeReportResponse = {
   type: 'object',
   properties: {
@@ -93,6 +109,7 @@ export const decodeReportResponse = {
     decodedRequests: decodedRequestsSchema,
     decodedReport: { type: 'object', additionalProperties: true, description: 'Fields of the detected report kind' },
     reportValid: { type: 'boolean' },
+    checks: checksSchema,
     errorString: { type: 'string' },
     errorCode: { type: 'string' },
     reportType: { type: 'string', enum: REPORT_TYPES },

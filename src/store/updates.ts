@@ -33,6 +33,8 @@ export interface LedgerRecord {
   decodedRequests?: unknown[];
   tcbStatus?: string;
   measurements: Record<string, unknown>;
+  /** The ordered check trace (records stored before it existed have none). */
+  checks?: unknown[];
   verifiedAt: string;
 }
 

@@ -1,6 +1,7 @@
 /** Inputs and outputs of the verification core (free of HTTP, workers and CLI). */
 import type { ErrorCode } from '../errorCodes.js';
 import type { DecodedData, DecodedRequest } from '../encoding/types.js';
+import type { CheckResult } from './checks.js';
 
 export type { ReportType } from './kinds/index.js';
 import type { ReportType } from './kinds/index.js';
@@ -25,6 +26,8 @@ export interface VerifyOutcome {
   reportValid: boolean;
   /** The first failed check, present exactly when reportValid is false. */
   error?: FailureInfo;
+  /** Every check in the order the verifier ran them, with its outcome (src/verify/checks.ts). */
+  checks?: CheckResult[];
   /** Where the time went (for metrics; not part of HTTP responses). */
   timings?: { hashSeconds?: number };
 }

@@ -16,6 +16,7 @@ import { detectReportKind, type ReportType } from './kinds/index.js';
 import type { TypeACollateralSource } from './kinds/typeA/verify.js';
 import { toFailure } from './failure.js';
 import { decodeNonce } from './nonce.js';
+import { CheckTrace } from './checks.js';
 import type { DecodeOutcome, FailureInfo, Policy, VerifyOutcome } from './types.js';
 
 export interface VerifyDeps {
@@ -58,19 +59,25 @@ export async function verifyReportBytes(
 ): Promise<VerifyOutcome> {
   const out: VerifyOutcome = { reportValid: false };
   const timings: { hashSeconds?: number } = {};
+  const trace = new CheckTrace();
+  trace.record('struct.parse');
   let first: FailureInfo | undefined;
   const decoded = decodeUserData(userData);
   if (decoded.decodedData) {
     out.decodedData = decoded.decodedData;
     out.decodedRequests = decoded.decodedRequests;
   } else first = decoded.error;
+  trace.record('userData.decode', decoded.error?.code);
 
   try {
+    trace.begin('report.kind');
     const kind = detectReportKind(report);
     out.reportType = kind.id;
     if (opts.nonce !== undefined && !kind.acceptsNonce) {
       throw new VerifierError<VerifyCode>('REQUEST_BAD_NONCE', `request: a nonce applies to typeB reports only; this report is ${kind.id}`);
     }
+    trace.extend(kind.checks);
+    trace.begin(kind.checks[0]!.id);
     const parsed: unknown = kind.parse(report);
     const view = kind.view(parsed);
     // Shown even when a later check fails.
@@ -87,11 +94,15 @@ export async function verifyReportBytes(
         ...(deps.collateral && kind.needsCollateral ? { collateral: deps.collateral } : {}),
         ...(deps.typeATime !== undefined && kind.usesVerificationTime ? { time: deps.typeATime } : {}),
       },
-      { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), timings },
+      { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), timings, trace },
     );
+    trace.pass();
   } catch (e) {
-    first ??= toFailure(e);
+    const failure = toFailure(e);
+    trace.fail(failure.code);
+    first ??= failure;
   }
+  out.checks = trace.result();
   if (first) out.error = first;
   else out.reportValid = true;
   if (timings.hashSeconds !== undefined) out.timings = timings;
@@ -113,6 +124,13 @@ export function parseReportTexts(
   }
 }
 
+/** The outcome when the struct texts do not parse: nothing else ran. */
+export function structFailure(error: FailureInfo): VerifyOutcome {
+  const trace = new CheckTrace();
+  trace.record('struct.parse', error.code);
+  return { reportValid: false, error, checks: trace.result() };
+}
+
 export async function verifyReportText(
   userDataText: string,
   reportText: string,
@@ -121,6 +139,6 @@ export async function verifyReportText(
   opts: { nonce?: string } = {},
 ): Promise<VerifyOutcome> {
   const t = parseReportTexts(userDataText, reportText, opts);
-  if ('error' in t) return { reportValid: false, error: t.error };
+  if ('error' in t) return structFailure(t.error);
   return verifyReportBytes(t.userData, t.report, policy, deps, t.nonce === undefined ? {} : { nonce: t.nonce });
 }

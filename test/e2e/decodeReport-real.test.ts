@@ -5,41 +5,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
-import { readVectorJson, VECTORS } from '../support/paths.js';
+import { VECTORS } from '../support/paths.js';
 import { startPccsProcess, type PccsProcess } from '../support/pccs-process.js';
 import { recordedBundle2026 } from '../support/pccs-server.js';
+import { useNitroServers, examples, oracleDoc, targets, tweak } from '../support/nitro-pair.js';
 
-const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
-const manifest = readVectorJson<any>('nitro/manifest.json');
-const targets = readVectorJson<any>('production-targets.json');
-const oracleDoc = manifest.vectors.find((v: any) => v.file === 'oracle-nitro-report.hex');
-const docPcrs = [oracleDoc.pcr0, oracleDoc.pcr1, oracleDoc.pcr2];
 const SGX_MRENCLAVE = '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df';
 
-/** Changes one u128 value of a struct text (field `fN` of chunk `cM`) to another valid value. */
-function tweak(text: string, chunk: number, field: number): string {
-  const re = new RegExp(`(c${chunk}:\\s*\\{[^}]*?\\bf${field}:\\s*)(\\d+)u128`);
-  const m = re.exec(text);
-  if (!m) throw new Error('field not found');
-  const v = BigInt(m[2]!);
-  const nv = v === 0n ? 1n : v - 1n;
-  return text.replace(re, `$1${nv}u128`);
-}
-
 describe('typeB real case (nitro)', () => {
-  let own: RunningServer;
-  let shipped: RunningServer;
-  beforeAll(async () => {
-    own = await startServer({ uniqueIdTarget: targets.uniqueIdTarget, pcrValuesTarget: docPcrs });
-    shipped = await startServer({ uniqueIdTarget: targets.uniqueIdTarget, pcrValuesTarget: targets.pcrValuesTarget });
-  });
-  afterAll(async () => {
-    await own?.close();
-    await shipped?.close();
-  });
+  const srv = useNitroServers();
 
   it('is valid with its own PCRs as targets and returns the documented decodedData and decodedReport', async () => {
-    const r = await postJson(`${own.url}/decodeReport`, examples.nitro.request);
+    const r = await postJson(`${srv.own.url}/decodeReport`, examples.nitro.request);
     expect(r.status).toBe(200);
     expect(r.body.errorString).toBeUndefined();
     expect(r.body.reportValid).toBe(true);
@@ -52,7 +29,7 @@ describe('typeB real case (nitro)', () => {
   });
 
   it('is invalid with the shipped default targets, still showing what was sent', async () => {
-    const r = await postJson(`${shipped.url}/decodeReport`, examples.nitro.request);
+    const r = await postJson(`${srv.shipped.url}/decodeReport`, examples.nitro.request);
     expect(r.status).toBe(200);
     expect(r.body.reportValid).toBe(false);
     expect(r.body.errorCode).toBe('TYPEB_PCR_MISMATCH');
@@ -62,7 +39,7 @@ describe('typeB real case (nitro)', () => {
   });
 
   it('any change to userData breaks the binding', async () => {
-    const r = await postJson(`${own.url}/decodeReport`, { ...examples.nitro.request, userData: tweak(examples.nitro.request.userData, 0, 2) });
+    const r = await postJson(`${srv.own.url}/decodeReport`, { ...examples.nitro.request, userData: tweak(examples.nitro.request.userData, 0, 2) });
     expect(r.body.reportValid).toBe(false);
     expect(r.body.errorCode).toBe('USERDATA_HASH_MISMATCH');
     expect(r.body.errorString).toMatch(/^userData hash does not match report/);
@@ -70,16 +47,16 @@ describe('typeB real case (nitro)', () => {
 
   it('a single changed byte in the report makes it invalid', async () => {
     for (const [c, f] of [[0, 5], [3, 17], [8, 20]] as const) {
-      const r = await postJson(`${own.url}/decodeReport`, { ...examples.nitro.request, report: tweak(examples.nitro.request.report, c, f) });
+      const r = await postJson(`${srv.own.url}/decodeReport`, { ...examples.nitro.request, report: tweak(examples.nitro.request.report, c, f) });
       expect(r.body.reportValid, `c${c}.f${f}`).toBe(false);
       expect(r.body.errorString).toBeTruthy();
     }
   });
 
   it('a matching request nonce is accepted and another one refused', async () => {
-    const ok = await postJson(`${own.url}/decodeReport`, { ...examples.nitro.request, nonce: oracleDoc.nonce });
+    const ok = await postJson(`${srv.own.url}/decodeReport`, { ...examples.nitro.request, nonce: oracleDoc.nonce });
     expect(ok.body.reportValid).toBe(true);
-    const bad = await postJson(`${own.url}/decodeReport`, { ...examples.nitro.request, nonce: '00'.repeat(32) });
+    const bad = await postJson(`${srv.own.url}/decodeReport`, { ...examples.nitro.request, nonce: '00'.repeat(32) });
     expect(bad.body).toMatchObject({ reportValid: false, errorCode: 'TYPEB_NONCE_MISMATCH' });
   });
 });

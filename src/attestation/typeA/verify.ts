@@ -38,7 +38,24 @@ export interface QuoteVerifyOptions extends VerifyOptions {
   readonly chainCache?: ChainCache;
   /** Caches imported attestation keys by their 64-byte hex (x‖y). */
   readonly keyCache?: LRUCache<string, KeyObject>;
+  /** Called as each check starts, with its id in TYPEA_QUOTE_CHECKS (the check trace). */
+  readonly onCheck?: (id: TypeAQuoteCheckId) => void;
 }
+
+/** The checks of verifyQuote, in order (ids and titles of the check trace). */
+export const TYPEA_QUOTE_CHECKS = [
+  { id: 'typeA.collateralTime', title: 'Collateral valid at the verification time' },
+  { id: 'typeA.pckChain', title: 'PCK certificate chain to the pinned Intel SGX root' },
+  { id: 'typeA.revocation', title: 'PCK CA and PCK certificate not revoked (CRLs)' },
+  { id: 'typeA.pckExtension', title: 'PCK extension: FMSPC and PCE-ID match the TCB info' },
+  { id: 'typeA.qeSignature', title: 'QE report signature by the PCK key' },
+  { id: 'typeA.qeReportData', title: 'QE report data binds the attestation key' },
+  { id: 'typeA.qeIdentity', title: 'QE identity and QE TCB level' },
+  { id: 'typeA.isvSignature', title: 'Enclave report signature by the attestation key' },
+  { id: 'typeA.tcbLevel', title: 'Platform TCB level' },
+  { id: 'typeA.tcbStatus', title: 'Combined TCB status (platform and QE)' },
+] as const;
+export type TypeAQuoteCheckId = (typeof TYPEA_QUOTE_CHECKS)[number]['id'];
 
 /** Collateral whose signatures, chains, CRLs and dates were verified. Immutable; cacheable. */
 export interface VerifiedCollateral {
@@ -302,6 +319,7 @@ function attestationKey(raw: Uint8Array, cache: LRUCache<string, KeyObject> | un
 export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyOptions): TypeAVerdict {
   const { root, time } = opts;
   // 1. Collateral at T.
+  opts.onCheck?.('typeA.collateralTime');
   if (vc.rootFingerprint !== root.fingerprint256) {
     typeAError('TYPEA_COLLATERAL_MALFORMED', `collateral was verified against root ${vc.rootFingerprint}, not the given root ${root.fingerprint256}`);
   }
@@ -309,6 +327,7 @@ export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyO
   checkCollateralTime(vc, opts);
 
   // 2. PCK chain.
+  opts.onCheck?.('typeA.pckChain');
   const policy: ChainPolicy = { time, root, label: `${LABEL} PCK chain`, leafKeyCurve: 'P-256' };
   const chain = opts.chainCache ? opts.chainCache.verify(q.pckCertDers, policy) : verifyPckChainUncached(q.pckCertDers, policy);
   const [leaf, ca] = chain as [Certificate, Certificate, Certificate];
@@ -320,6 +339,7 @@ export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyO
   }
 
   // 3. Revocation.
+  opts.onCheck?.('typeA.revocation');
   if (isRevoked(vc.rootCaCrl, ca.serialHex)) {
     typeAError('TYPEA_PCK_CA_REVOKED', `PCK CA "${ca.subjectText}" serial ${ca.serialHex} is on the Root CA CRL`);
   }
@@ -339,6 +359,7 @@ export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyO
   }
 
   // 4. PCK extension, FMSPC, PCE-ID.
+  opts.onCheck?.('typeA.pckExtension');
   const ext = cachedPckExtension(leaf);
   const platformCa = caName === CN_PLATFORM_CA;
   if (!platformCa && (ext.platformInstanceId || ext.configuration)) {
@@ -354,11 +375,13 @@ export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyO
   }
 
   // 5. QE report signature.
+  opts.onCheck?.('typeA.qeSignature');
   if (!p1363Verify(leaf.publicKey, q.qeReport.raw, q.qeReportSignature)) {
     typeAError('TYPEA_QE_REPORT_BAD_SIGNATURE', `QE report signature does not verify with the PCK key (PCK serial ${leaf.serialHex})`);
   }
 
   // 6. QE report data binds the attestation key.
+  opts.onCheck?.('typeA.qeReportData');
   const expected = createHash('sha256').update(q.attestationKey).update(q.qeAuthData).digest();
   const rd = q.qeReport.reportData;
   if (!expected.equals(rd.subarray(0, 32)) || rd.subarray(32).some((b) => b !== 0)) {
@@ -369,18 +392,22 @@ export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyO
   }
 
   // 7. QE identity and QE TCB level.
+  opts.onCheck?.('typeA.qeIdentity');
   const qeLevel = checkQeReport(vc.qeIdentity, q.qeReport);
 
   // 8. ISV report signature.
+  opts.onCheck?.('typeA.isvSignature');
   const key = attestationKey(q.attestationKey, opts.keyCache);
   if (!p1363Verify(key, q.signedBytes, q.isvSignature)) {
     typeAError('TYPEA_ISV_REPORT_BAD_SIGNATURE', 'ISV enclave report signature does not verify with the attestation key over quote bytes [0, 432)');
   }
 
   // 9. Platform TCB level.
+  opts.onCheck?.('typeA.tcbLevel');
   const level = matchTcbLevel(vc.tcbInfo, ext.tcbComponents, ext.pceSvn);
 
   // 10. Combination.
+  opts.onCheck?.('typeA.tcbStatus');
   const tcbStatus = combineTcbStatus(level.tcbStatus, qeLevel.tcbStatus);
   const advisoryIds = [...level.advisoryIds];
   for (const a of qeLevel.advisoryIds) if (!advisoryIds.includes(a)) advisoryIds.push(a);

@@ -32,7 +32,17 @@ export interface TypeBVerifyOptions {
   readonly chainCache?: ChainCache;
   /** Verification time in ms; defaults to the document timestamp. Override only for audits and tests. */
   readonly time?: number;
+  /** Called as each check starts, with its id in TYPEB_CHECKS (the check trace). */
+  readonly onCheck?: (id: TypeBCheckId) => void;
 }
+
+/** The checks of verifyTypeB, in order (ids and titles of the check trace). */
+export const TYPEB_CHECKS = [
+  { id: 'typeB.debug', title: 'Reject a debug enclave (PCR0 all zeros)' },
+  { id: 'typeB.chain', title: 'Certificate chain to the pinned AWS Nitro root at the document time' },
+  { id: 'typeB.signature', title: 'ES384 signature of the COSE_Sign1 by the leaf key' },
+] as const;
+export type TypeBCheckId = (typeof TYPEB_CHECKS)[number]['id'];
 
 function fail(code: TypeBCode, msg: string): never {
   throw new VerifierError<TypeBCode>(code, `typeB: ${msg}`);
@@ -49,9 +59,11 @@ export function parseTypeB(report: Uint8Array): ParsedTypeB {
 export function verifyTypeB(parsed: ParsedTypeB, opts: TypeBVerifyOptions): void {
   const doc = parsed.document;
   // 4. Debug mode.
+  opts.onCheck?.('typeB.debug');
   if (!opts.allowDebug && isDebugDocument(doc)) fail('TYPEB_DEBUG_MODE', 'enclave runs in debug mode (PCR0 is all zeros)');
 
   // 5–6. Certificate chain at the document time: leaf, then the cabundle from the leaf's issuer up to the root.
+  opts.onCheck?.('typeB.chain');
   const policy: ChainPolicy = {
     time: opts.time ?? doc.timestamp,
     root: opts.root,
@@ -63,6 +75,7 @@ export function verifyTypeB(parsed: ParsedTypeB, opts: TypeBVerifyOptions): void
   const chain = opts.chainCache ? opts.chainCache.verify(ders, policy) : verifyChainDer(ders, policy);
 
   // 7. ES384 signature by the leaf key over the Sig_structure.
+  opts.onCheck?.('typeB.signature');
   if (parsed.signature.length !== ES384_SIGNATURE_LENGTH) {
     fail('TYPEB_SIGNATURE_INVALID', `signature is ${parsed.signature.length} bytes, expected ${ES384_SIGNATURE_LENGTH}`);
   }

@@ -11,7 +11,7 @@ import { isVerifierError } from '../../errors.js';
 import type { LedgerRoutesOptions } from '../../ledger-watch/feature.js';
 import type { Cursor, UpdateFilter } from '../../store/updates.js';
 import { plainFailureSchema } from '../errorResponses.js';
-import { decodedDataSchema, decodedRequestsSchema } from '../schemas.js';
+import { checksSchema, decodedDataSchema, decodedRequestsSchema } from '../schemas.js';
 
 const str = { type: 'string' } as const;
 const count = { type: 'integer', minimum: 0 } as const;
@@ -39,6 +39,7 @@ export const ledgerRecordSchema = {
       description: '{ uniqueId } (typeA) or { pcrs: [PCR0, PCR1, PCR2] } (typeB), hex; empty when the report could not be parsed',
       properties: { uniqueId: str, pcrs: { type: 'array', items: str } },
     },
+    checks: checksSchema,
     verifiedAt: { type: 'string', format: 'date-time' },
   },
 } as const;

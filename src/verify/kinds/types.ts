@@ -12,6 +12,7 @@ import type { ChainCache } from '../../attestation/x509/chainCache.js';
 import type { Policy } from '../policy.js';
 import type { Quote } from '../../attestation/typeA/quote.js';
 import type { TypeACollateralSource } from './typeA/verify.js';
+import type { CheckDef, CheckTrace } from '../checks.js';
 
 /** What a collateral source needs to find a report's collateral. */
 export type CollateralSubject = Pick<Quote, 'pckCertPems'>;
@@ -34,6 +35,8 @@ export interface KindContext {
   nonce?: Uint8Array;
   /** Where the time went (hash seconds for metrics). */
   timings: { hashSeconds?: number };
+  /** Records each check as it starts (the ordered check trace of the response). */
+  trace?: CheckTrace;
 }
 
 /** A report's measurements, hex (CLI records compare them with what the ledger program holds). */
@@ -63,6 +66,8 @@ export interface ReportKind<Id extends string = string, Wire extends string = st
   readonly bundledRoot: { readonly file: string; readonly sha256: string };
   /** Whether the kind verifies against the clock: a fixed verificationTime applies to it (and its root must be valid then). */
   readonly usesVerificationTime: boolean;
+  /** Every check after kind detection, in the order parse and verify run them; the first is parse. */
+  readonly checks: readonly CheckDef[];
   /** Cuts the report out of the recovered ledger bytes and parses it (structure only, no crypto). */
   parse(report: Uint8Array): Parsed;
   /** The decodedReport view (shown even when a later check fails). */

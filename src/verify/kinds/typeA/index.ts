@@ -1,7 +1,7 @@
 /** The typeA report kind: Intel SGX DCAP quotes (notarizer reportType "sgx"). */
 import { cutTypeAReport, parseQuote, parseQuoteLayout, TYPEA_PREFIX, type Quote } from '../../../attestation/typeA/quote.js';
 import type { KindMeasurements, ReportKind } from '../types.js';
-import { verifyTypeA } from './verify.js';
+import { TYPEA_KIND_CHECKS, verifyTypeA } from './verify.js';
 import { typeAView, type TypeAView } from './view.js';
 
 export const typeA: ReportKind<'typeA', 'sgx', Quote, TypeAView> = {
@@ -18,6 +18,7 @@ export const typeA: ReportKind<'typeA', 'sgx', Quote, TypeAView> = {
   usesVerificationTime: true,
   parse: (report) => parseQuote(cutTypeAReport(report)),
   view: typeAView,
+  checks: TYPEA_KIND_CHECKS,
   verify: verifyTypeA,
   measures: 'uniqueId',
   measurements(view): KindMeasurements {

@@ -1,6 +1,7 @@
 /** typeA (Intel SGX DCAP): collateral → verify the quote (13 steps) → oracle policy → binding. */
 import type { Quote } from '../../../attestation/typeA/quote.js';
-import { verifyQuote, type VerifiedCollateral } from '../../../attestation/typeA/verify.js';
+import { TYPEA_QUOTE_CHECKS, verifyQuote, type VerifiedCollateral } from '../../../attestation/typeA/verify.js';
+import { BINDING_CHECK, type CheckDef } from '../../checks.js';
 import type { Policy } from '../../policy.js';
 import { checkDebugEnclave, checkTcbStatus, checkUniqueId, checkUserDataBinding, fail } from '../../policy.js';
 import type { KindContext, KindDeps } from '../types.js';
@@ -11,8 +12,22 @@ export interface TypeACollateralSource {
   forQuote(quote: Quote, time: number): Promise<VerifiedCollateral>;
 }
 
+/** Every check of a typeA report after kind detection, in the order they run. */
+export const TYPEA_KIND_CHECKS: readonly CheckDef[] = [
+  { id: 'typeA.parse', title: 'SGX quote structure' },
+  { id: 'typeA.collateral', title: 'Collateral (Root CA CRL, TCB info, QE identity, PCK CRL) fetched and verified' },
+  ...TYPEA_QUOTE_CHECKS,
+  { id: 'policy.tcbStatus', title: 'TCB status and advisories accepted by the policy' },
+  { id: 'policy.debug', title: 'Enclave not in debug mode' },
+  { id: 'policy.uniqueId', title: 'Unique ID (MRENCLAVE) equals the configured target' },
+  { id: 'typeA.reportDataZero', title: 'Report data bytes 16..64 are zero' },
+  BINDING_CHECK,
+];
+
 export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8Array, policy: Policy, deps: KindDeps, ctx: KindContext): Promise<void> {
+  const trace = ctx.trace;
   const time = deps.time ?? Date.now();
+  trace?.begin('typeA.collateral');
   if (!deps.collateral) fail('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral source (PCCS) is configured');
   const collateral = await deps.collateral.forQuote(quote, time);
   const verdict = verifyQuote(quote, collateral, {
@@ -20,17 +35,24 @@ export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8
     time,
     ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
     ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
+    ...(trace ? { onCheck: (id: string) => trace.begin(id) } : {}),
   });
   view.tcbStatus = verdict.tcbStatusCode;
   view.tcbStatusName = verdict.tcbStatus;
   view.advisoryIds = verdict.advisoryIds;
 
+  trace?.begin('policy.tcbStatus');
   checkTcbStatus(verdict, policy);
   const body = quote.isvReport;
+  trace?.begin('policy.debug');
   checkDebugEnclave(body.debug, policy);
+  trace?.begin('policy.uniqueId');
   checkUniqueId(body.mrEnclave, policy.uniqueIdTarget);
+  trace?.begin('typeA.reportDataZero');
   for (let i = 16; i < 64; i++) {
     if (body.reportData[i] !== 0) fail('TYPEA_REPORT_DATA_NOT_ZERO', `typeA: report data byte ${i} is not zero (bytes 16..64 must be zero, as the ledger program requires)`);
   }
+  trace?.begin(BINDING_CHECK.id);
   checkUserDataBinding(userData, body.reportData.subarray(0, 16), 'typeA report data[0..16]', ctx.timings);
+  trace?.pass();
 }

@@ -2,7 +2,7 @@
 import { cutTypeBReport, TYPEB_PREFIX } from '../../../attestation/typeB/detect.js';
 import { parseTypeB, type ParsedTypeB } from '../../../attestation/typeB/verify.js';
 import type { KindMeasurements, ReportKind } from '../types.js';
-import { verifyTypeB } from './verify.js';
+import { TYPEB_KIND_CHECKS, verifyTypeB } from './verify.js';
 import { typeBView, type TypeBView } from './view.js';
 
 export const typeB: ReportKind<'typeB', 'nitro', ParsedTypeB, TypeBView> = {
@@ -18,6 +18,7 @@ export const typeB: ReportKind<'typeB', 'nitro', ParsedTypeB, TypeBView> = {
   usesVerificationTime: false,
   parse: (report) => parseTypeB(cutTypeBReport(report)),
   view: typeBView,
+  checks: TYPEB_KIND_CHECKS,
   verify: verifyTypeB,
   measures: 'pcrs',
   measurements(view): KindMeasurements {

@@ -1,0 +1,145 @@
+// @ts-check
+/**
+ * The verify page: POST /decodeReport for a pasted userData/report pair, GET /ledger/transactions/{id}
+ * for a transaction id; shows the verdict, the ordered checks, the decoded data (one row per
+ * request), the measurements beside the configured targets (GET /info), the TCB status and the
+ * full JSON for download. Every failed request is shown in the alert area. Plain ES module,
+ * type-checked by tsc (public/tsconfig.json); all data is inserted as text, never as HTML.
+ */
+
+/**
+ * @typedef {{ reportType?: string, reportValid: boolean, errorString?: string, errorCode?: string, checks?: Check[],
+ *   decodedData?: Decoded, decodedRequests?: Decoded[], decodedReport?: Record<string, unknown> }} DecodeReportBody
+ */
+/** @typedef {import('./common.js').Check} Check */
+/** @typedef {import('./common.js').Decoded} Decoded */
+/** @typedef {import('./common.js').LedgerRecord} LedgerRecord */
+/** @typedef {{ transactionId: string, blockHeight: number, updates: LedgerRecord[] }} TransactionBody */
+
+import { byId, checksList, clearErrors, decodedTable, el, fetchJson, loadTargets, measurementsTable, showError, base64ToHex } from './common.js';
+
+let downloadUrl = '';
+
+/** @param {Record<string, unknown> | undefined} report */
+function reportMeasurements(report) {
+  if (!report) return {};
+  if (typeof report.uniqueId === 'string') return { uniqueId: base64ToHex(report.uniqueId) };
+  const pcrs = /** @type {Record<string, unknown> | undefined} */ (report.pcrs);
+  if (pcrs && typeof pcrs === 'object') {
+    const list = ['0', '1', '2'].map((k) => pcrs[k]).filter((v) => typeof v === 'string');
+    return { pcrs: list.map((v) => base64ToHex(/** @type {string} */ (v))) };
+  }
+  return {};
+}
+
+/**
+ * @param {string | undefined} reportType
+ * @param {string | undefined} status
+ * @param {unknown} advisories
+ */
+function tcbLine(reportType, status, advisories) {
+  if (reportType !== 'typeA') return el('p', `TCB status: not applicable (${reportType ?? 'unknown'} report)`);
+  const ids = Array.isArray(advisories) ? advisories.map(String) : [];
+  return el('p', `TCB status: ${status ?? 'unknown'}; advisories: ${ids.length ? ids.join(', ') : 'none'}`);
+}
+
+/**
+ * @param {boolean} valid
+ * @param {string} text
+ */
+function setVerdict(valid, text) {
+  const v = byId('verdict');
+  v.className = valid ? 'valid' : 'invalid';
+  v.textContent = text;
+}
+
+/** @param {unknown} body */
+function offerDownload(body) {
+  if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+  downloadUrl = URL.createObjectURL(new Blob([JSON.stringify(body, null, 2)], { type: 'application/json' }));
+  byId('download').setAttribute('href', downloadUrl);
+}
+
+/** @param {DecodeReportBody} b */
+function showReport(b) {
+  setVerdict(b.reportValid, b.reportValid ? 'valid' : `invalid: ${b.errorString ?? 'no reason given'}${b.errorCode ? ` (${b.errorCode})` : ''}`);
+  const d = byId('details');
+  const rep = b.decodedReport ?? {};
+  d.replaceChildren(
+    el('p', `Report kind: ${b.reportType ?? 'not detected'}`),
+    checksList(b.checks),
+    decodedTable(b.decodedData, b.decodedRequests),
+    measurementsTable(reportMeasurements(b.decodedReport)),
+    tcbLine(b.reportType, typeof rep.tcbStatusName === 'string' ? rep.tcbStatusName : undefined, rep.advisoryIds),
+  );
+  offerDownload(b);
+  byId('result').hidden = false;
+}
+
+/** @param {TransactionBody} t */
+function showTransaction(t) {
+  const bad = t.updates.find((u) => !u.reportValid);
+  if (t.updates.length === 0) setVerdict(false, 'invalid: the transaction holds no oracle update');
+  else if (bad) setVerdict(false, `invalid: ${bad.errorString ?? 'no reason given'}${bad.errorCode ? ` (${bad.errorCode})` : ''}`);
+  else setVerdict(true, 'valid');
+  const d = byId('details');
+  d.replaceChildren(el('p', `Transaction ${t.transactionId} at block height ${t.blockHeight}: ${t.updates.length} oracle update(s)`));
+  t.updates.forEach((u, i) => {
+    const s = el('section');
+    s.append(
+      el('h3', `Update ${i + 1}: ${u.program}/${u.function} — ${u.reportValid ? 'valid' : 'invalid'}`),
+      el('p', `Transition ${u.transitionId}; report kind ${u.reportType}${u.errorCode ? `; ${u.errorCode}: ${u.errorString ?? ''}` : ''}`, 'note'),
+      checksList(u.checks),
+      decodedTable(u.decodedData, u.decodedRequests),
+      measurementsTable(u.measurements),
+      tcbLine(u.reportType, u.tcbStatus, undefined),
+    );
+    d.append(s);
+  });
+  offerDownload(t);
+  byId('result').hidden = false;
+}
+
+/**
+ * Runs one request for a form: clears the old result and errors, disables the button meanwhile.
+ * @param {HTMLFormElement} form
+ * @param {() => Promise<void>} run
+ */
+async function submitting(form, run) {
+  const button = form.querySelector('button');
+  clearErrors();
+  byId('result').hidden = true;
+  if (button) button.disabled = true;
+  try {
+    await run();
+  } catch (e) {
+    showError(e instanceof Error ? e.message : String(e));
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+function main() {
+  const verifyForm = /** @type {HTMLFormElement} */ (byId('verify-form'));
+  const lookupForm = /** @type {HTMLFormElement} */ (byId('lookup-form'));
+  verifyForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const userData = /** @type {HTMLTextAreaElement} */ (byId('userData')).value.trim();
+    const report = /** @type {HTMLTextAreaElement} */ (byId('report')).value.trim();
+    void submitting(verifyForm, async () => {
+      const body = await fetchJson('/decodeReport', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userData, report }) });
+      showReport(/** @type {DecodeReportBody} */ (body));
+    });
+  });
+  lookupForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const id = /** @type {HTMLInputElement} */ (byId('txid')).value.trim();
+    void submitting(lookupForm, async () => {
+      const body = await fetchJson(`/ledger/transactions/${encodeURIComponent(id)}`);
+      showTransaction(/** @type {TransactionBody} */ (body));
+    });
+  });
+  void loadTargets();
+}
+
+main();

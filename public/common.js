@@ -1,0 +1,188 @@
+// @ts-check
+/**
+ * What the verify page and the ledger page share: element helpers, the one fetch wrapper that
+ * turns every failed request into a shown message, and the check list, decoded-data table and
+ * measurements-against-targets table. All data is inserted as text, never as HTML.
+ */
+
+/** @typedef {{ id: string, title: string, status: 'passed' | 'failed' | 'skipped', code?: string }} Check */
+/** @typedef {{ url?: string, selector?: string, attestationData?: string, timestamp?: number, tokenId?: number, encodingOptions?: { value?: string, precision?: number } }} Decoded */
+/**
+ * @typedef {{ transactionId: string, transitionId: string, blockHeight: number, program: string, function: string, reportType: string,
+ *   reportValid: boolean, errorCode?: string, errorString?: string, decodedData?: Decoded, decodedRequests?: Decoded[], tcbStatus?: string,
+ *   measurements: { uniqueId?: string, pcrs?: string[] }, checks?: Check[], verifiedAt: string }} LedgerRecord
+ */
+/** @typedef {{ uniqueId?: string, pcrs?: string[] }} Targets */
+
+/** The configured targets (GET /info), filled by loadTargets. @type {Targets} */
+export const targets = {};
+
+/**
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
+export function byId(id) {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`page element #${id} missing`);
+  return el;
+}
+
+/**
+ * @param {string} tag
+ * @param {string} [text]
+ * @param {string} [cls]
+ * @returns {HTMLElement}
+ */
+export function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+/** @param {string} message */
+export function showError(message) {
+  byId('errors').append(el('p', message));
+}
+
+export function clearErrors() {
+  byId('errors').replaceChildren();
+}
+
+/**
+ * Fetches JSON; any network failure, non-JSON answer or HTTP error becomes an Error with the
+ * server's errorCode and errorString when it sent them.
+ * @param {string} url
+ * @param {RequestInit} [init]
+ * @returns {Promise<unknown>}
+ */
+export async function fetchJson(url, init) {
+  let r;
+  try {
+    r = await fetch(url, init);
+  } catch (e) {
+    throw new Error(`${init?.method ?? 'GET'} ${url} failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const text = await r.text();
+  /** @type {unknown} */
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`${init?.method ?? 'GET'} ${url} answered HTTP ${r.status} with a body that is not JSON`);
+  }
+  if (!r.ok) {
+    const b = /** @type {{ errorCode?: string, errorString?: string }} */ (body ?? {});
+    throw new Error(`${init?.method ?? 'GET'} ${url} answered HTTP ${r.status}: ${b.errorCode ?? 'error'}: ${b.errorString ?? text}`);
+  }
+  return body;
+}
+
+/** @param {string} b64 */
+export function base64ToHex(b64) {
+  const bin = atob(b64);
+  let hex = '';
+  for (let i = 0; i < bin.length; i++) hex += bin.charCodeAt(i).toString(16).padStart(2, '0');
+  return hex;
+}
+
+/** @param {number | undefined} seconds */
+export function readableTime(seconds) {
+  if (typeof seconds !== 'number') return '';
+  return `${new Date(seconds * 1000).toISOString().replace('T', ' ').replace(/\.000Z$/, ' UTC')}`;
+}
+
+/** Shows the configured targets (GET /info) in #targets and keeps them for the measurement tables. */
+export async function loadTargets() {
+  const line = byId('targets');
+  try {
+    const info = /** @type {{ targetUniqueId?: { hexEncoded?: string }, targetPcrValues?: { hexEncoded?: string[] } }} */ (await fetchJson('/info'));
+    if (info.targetUniqueId?.hexEncoded) targets.uniqueId = info.targetUniqueId.hexEncoded;
+    if (info.targetPcrValues?.hexEncoded) targets.pcrs = info.targetPcrValues.hexEncoded;
+    line.textContent = `Configured targets: unique ID ${targets.uniqueId ?? '(none)'}; PCR0–2 ${(targets.pcrs ?? []).join(', ') || '(none)'}`;
+  } catch (e) {
+    line.textContent = 'Configured targets: unavailable';
+    showError(e instanceof Error ? e.message : String(e));
+  }
+}
+
+/**
+ * @param {string} heading
+ * @param {string[]} head
+ * @param {(string | HTMLElement)[][]} rows
+ * @returns {HTMLElement}
+ */
+export function table(heading, head, rows) {
+  const t = el('table');
+  t.append(el('caption', heading));
+  const hr = el('tr');
+  for (const h of head) hr.append(el('th', h));
+  t.append(el('thead'));
+  /** @type {HTMLElement} */ (t.lastChild).append(hr);
+  const tb = el('tbody');
+  for (const row of rows) {
+    const tr = el('tr');
+    for (const cell of row) {
+      const td = el('td');
+      td.append(cell);
+      tr.append(td);
+    }
+    tb.append(tr);
+  }
+  t.append(tb);
+  return t;
+}
+
+/** @param {Check[] | undefined} checks */
+export function checksList(checks) {
+  const wrap = el('div');
+  wrap.append(el('h3', 'Checks'));
+  if (!checks || checks.length === 0) {
+    wrap.append(el('p', 'No check trace in this answer.', 'note'));
+    return wrap;
+  }
+  const ol = el('ol', undefined, 'checks');
+  ol.setAttribute('aria-label', 'Checks');
+  for (const c of checks) {
+    const li = el('li', `${c.status}: ${c.title} (${c.id})${c.code ? ` — ${c.code}` : ''}`, c.status);
+    ol.append(li);
+  }
+  wrap.append(ol);
+  return wrap;
+}
+
+/**
+ * One row per request (token) of multi-request userData; one row for single-request data.
+ * @param {Decoded | undefined} first
+ * @param {Decoded[] | undefined} all
+ */
+export function decodedTable(first, all) {
+  const list = all && all.length > 0 ? all : first ? [first] : [];
+  if (list.length === 0) return el('p', 'userData could not be decoded.', 'note');
+  return table(
+    'Decoded data',
+    ['Token', 'URL', 'Selector', 'Value', 'Time'],
+    list.map((d) => [d.tokenId === undefined ? '' : String(d.tokenId), d.url ?? '', d.selector ?? '', d.attestationData ?? '', readableTime(d.timestamp)]),
+  );
+}
+
+/**
+ * @param {string} got
+ * @param {string | undefined} want
+ * @returns {HTMLElement}
+ */
+function compareCell(got, want) {
+  if (want === undefined) return el('span', 'no target configured');
+  return got.toLowerCase() === want.toLowerCase() ? el('span', 'matches', 'match') : el('span', 'mismatch', 'mismatch');
+}
+
+/** @param {{ uniqueId?: string, pcrs?: string[] }} m */
+export function measurementsTable(m) {
+  /** @type {(string | HTMLElement)[][]} */
+  const rows = [];
+  if (m.uniqueId) rows.push(['Unique ID', el('span', m.uniqueId, 'mono'), el('span', targets.uniqueId ?? '', 'mono'), compareCell(m.uniqueId, targets.uniqueId)]);
+  (m.pcrs ?? []).forEach((p, i) => rows.push([`PCR${i}`, el('span', p, 'mono'), el('span', targets.pcrs?.[i] ?? '', 'mono'), compareCell(p, targets.pcrs?.[i])]));
+  if (rows.length === 0) return el('p', 'No measurements could be read from the report.', 'note');
+  return table('Measurements', ['Measurement', 'Report', 'Configured target', 'Result'], rows);
+}
+

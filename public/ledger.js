@@ -1,0 +1,181 @@
+// @ts-check
+/**
+ * The ledger page: the watcher's stored updates (GET /ledger/updates) as the table "Oracle
+ * updates" with filters (outcome, kind, height range) and keyset pagination, a detail view per
+ * update with its checks, an SVG chart of valid vs invalid updates per day (the day of the
+ * attested data's time), and a status strip (targets from /info, watcher height and lag from
+ * /ledger/status). Every failed request is shown in the alert area.
+ */
+/** @typedef {import('./common.js').LedgerRecord} LedgerRecord */
+import { byId, checksList, clearErrors, decodedTable, el, fetchJson, loadTargets, measurementsTable, showError, table } from './common.js';
+
+const PAGE = 20;
+const CHART_LIMIT = 500;
+/** @type {string | undefined} */
+let nextCursor;
+
+function filterQuery() {
+  const q = new URLSearchParams();
+  const form = /** @type {HTMLFormElement} */ (byId('filters'));
+  for (const [k, v] of new FormData(form)) if (typeof v === 'string' && v.trim() !== '') q.set(k, v.trim());
+  return q;
+}
+
+/** @param {unknown} e */
+const message = (e) => (e instanceof Error ? e.message : String(e));
+
+async function loadStatus() {
+  const strip = byId('strip');
+  try {
+    const s = /** @type {{ scannedHeight: number | null, tipHeight: number | null, lagBlocks: number | null, updates: { valid: number, invalid: number, unverifiable: number }, watcher: { running: boolean, lastError?: { errorCode: string, errorString: string } } }} */ (
+      await fetchJson('/ledger/status')
+    );
+    strip.textContent =
+      `Watcher: ${s.watcher.running ? 'running' : 'stopped'}; scanned height ${s.scannedHeight ?? 'none'}; tip ${s.tipHeight ?? 'unknown'}; ` +
+      `lag ${s.lagBlocks ?? 'unknown'} blocks; stored ${s.updates.valid} valid, ${s.updates.invalid} invalid, ${s.updates.unverifiable} unverifiable` +
+      (s.watcher.lastError ? `; last error ${s.watcher.lastError.errorCode}: ${s.watcher.lastError.errorString}` : '');
+  } catch (e) {
+    strip.textContent = 'Watcher: status unavailable';
+    showError(message(e));
+  }
+}
+
+/** @param {LedgerRecord} r */
+function showDetail(r) {
+  const body = byId('detail-body');
+  body.replaceChildren(
+    el('p', `${r.reportValid ? 'valid' : `invalid: ${r.errorString ?? ''} (${r.errorCode ?? 'no code'})`}`),
+    el('p', `Transaction ${r.transactionId}, transition ${r.transitionId}, block ${r.blockHeight}, ${r.program}/${r.function}, ${r.reportType}; verified ${r.verifiedAt}`, 'note'),
+    checksList(r.checks),
+    decodedTable(r.decodedData, r.decodedRequests),
+    measurementsTable(r.measurements),
+    el('p', r.reportType === 'typeA' ? `TCB status: ${r.tcbStatus ?? 'unknown'}` : 'TCB status: not applicable'),
+  );
+  byId('detail').hidden = false;
+  byId('detail-h').focus();
+}
+
+/** @param {LedgerRecord[]} records */
+function showTable(records) {
+  const rows = records.map((r) => {
+    const b = /** @type {HTMLButtonElement} */ (el('button', 'Details'));
+    b.type = 'button';
+    b.setAttribute('aria-label', `Details of the update at block ${r.blockHeight}, transition ${r.transitionId}`);
+    b.addEventListener('click', () => showDetail(r));
+    return [String(r.blockHeight), r.transactionId, `${r.program}/${r.function}`, r.reportType, r.reportValid ? 'valid' : 'invalid', r.errorCode ?? '', b];
+  });
+  const t = table('Oracle updates', ['Height', 'Transaction', 'Program / function', 'Kind', 'Outcome', 'Error', ''], rows);
+  byId('updates').replaceChildren(records.length === 0 ? el('p', 'No stored update matches the filters.') : t);
+}
+
+/** @param {string | undefined} cursor */
+async function loadPage(cursor) {
+  const q = filterQuery();
+  q.set('limit', String(PAGE));
+  if (cursor) q.set('cursor', cursor);
+  try {
+    const page = /** @type {{ updates: LedgerRecord[], nextCursor?: string }} */ (await fetchJson(`/ledger/updates?${q}`));
+    showTable(page.updates);
+    nextCursor = page.nextCursor;
+  } catch (e) {
+    nextCursor = undefined;
+    byId('updates').replaceChildren(el('p', 'The updates could not be loaded.'));
+    showError(message(e));
+  }
+  /** @type {HTMLButtonElement} */ (byId('next-page')).disabled = nextCursor === undefined;
+}
+
+/** The day (UTC) of an update: the attested data's time, else the verification time. @param {LedgerRecord} r */
+function dayOf(r) {
+  const t = typeof r.decodedData?.timestamp === 'number' ? r.decodedData.timestamp * 1000 : Date.parse(r.verifiedAt);
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+/** @param {LedgerRecord[]} records */
+function drawChart(records) {
+  /** @type {Map<string, { valid: number, invalid: number }>} */
+  const days = new Map();
+  for (const r of records) {
+    const d = days.get(dayOf(r)) ?? { valid: 0, invalid: 0 };
+    if (r.reportValid) d.valid++;
+    else d.invalid++;
+    days.set(dayOf(r), d);
+  }
+  const list = [...days].sort(([a], [b]) => (a < b ? -1 : 1));
+  const box = byId('chart');
+  if (list.length === 0) {
+    box.replaceChildren(el('p', 'No updates to chart.'));
+    return;
+  }
+  const NS = 'http://www.w3.org/2000/svg';
+  const max = Math.max(...list.map(([, c]) => c.valid + c.invalid));
+  const barW = 28;
+  const h = 120;
+  const width = Math.max(200, list.length * (barW + 12) + 10);
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${width} ${h + 40}`);
+  svg.setAttribute('width', '100%');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', `Valid and invalid updates per day: ${list.map(([d, c]) => `${d} ${c.valid} valid, ${c.invalid} invalid`).join('; ')}`);
+  list.forEach(([day, c], i) => {
+    const x = 10 + i * (barW + 12);
+    const vh = (c.valid / max) * h;
+    const ih = (c.invalid / max) * h;
+    for (const [cls, y, hh] of /** @type {[string, number, number][]} */ ([['valid', h - vh, vh], ['invalid', h - vh - ih, ih]])) {
+      const rect = document.createElementNS(NS, 'rect');
+      rect.setAttribute('x', String(x));
+      rect.setAttribute('y', String(y));
+      rect.setAttribute('width', String(barW));
+      rect.setAttribute('height', String(hh));
+      rect.setAttribute('class', `bar-${cls}`);
+      svg.append(rect);
+    }
+    const label = document.createElementNS(NS, 'text');
+    label.setAttribute('x', String(x));
+    label.setAttribute('y', String(h + 14));
+    label.setAttribute('font-size', '9');
+    label.textContent = day.slice(5);
+    svg.append(label);
+    const count = document.createElementNS(NS, 'text');
+    count.setAttribute('x', String(x));
+    count.setAttribute('y', String(h + 28));
+    count.setAttribute('font-size', '9');
+    count.textContent = `${c.valid}/${c.invalid}`;
+    svg.append(count);
+  });
+  box.replaceChildren(svg, el('p', `Green: valid, red: invalid; labels: month-day and valid/invalid counts (latest ${CHART_LIMIT} matching updates).`, 'note'));
+}
+
+async function loadChart() {
+  const q = filterQuery();
+  q.set('limit', String(CHART_LIMIT));
+  try {
+    const page = /** @type {{ updates: LedgerRecord[] }} */ (await fetchJson(`/ledger/updates?${q}`));
+    drawChart(page.updates);
+  } catch (e) {
+    byId('chart').replaceChildren(el('p', 'The chart could not be loaded.'));
+    showError(message(e));
+  }
+}
+
+function reload() {
+  clearErrors();
+  byId('detail').hidden = true;
+  void loadPage(undefined);
+  void loadChart();
+}
+
+function main() {
+  byId('detail-h').tabIndex = -1;
+  byId('filters').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    reload();
+  });
+  byId('first-page').addEventListener('click', () => void loadPage(undefined));
+  byId('next-page').addEventListener('click', () => void loadPage(nextCursor));
+  void loadTargets();
+  void loadStatus();
+  reload();
+}
+
+main();

@@ -1,0 +1,241 @@
+/**
+ * The verify page (GET /) in a real browser: Debian's chromium, 390 px wide, keyboard only,
+ * against the real server. The README Nitro pair is valid with its checks; a tampered userData is
+ * invalid with the failed check named; shipped targets show the PCR mismatches; a failing request
+ * is shown; a transaction is looked up on the ledger-node simulator (one row per token).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { examples, tweak, useNitroServers } from '../support/nitro-pair.js';
+import { startBrowser, type TestBrowser } from '../support/browser.js';
+import { startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
+import { startLedgerServer, type LedgerServer } from '../support/ledger-server.js';
+
+
+let browser: TestBrowser;
+const srv0 = useNitroServers();
+
+beforeAll(async () => {
+  browser = await startBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Opens the page and waits until the targets from /info are shown. */
+async function open(url: string): Promise<{ page: Page; consoleErrors: string[] }> {
+  const p = await browser.page();
+  await p.page.goto(url);
+  await p.page.getByText(/^Configured targets: unique ID/).waitFor();
+  return p;
+}
+
+/** Types the pair with the keyboard only and submits with Tab → Enter on the Verify button. */
+async function pasteAndVerify(page: Page, userData: string, report: string): Promise<string> {
+  await page.keyboard.press('Tab'); // first focusable: the Ledger link, then the userData text area
+  await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.textContent')).toBe('Ledger');
+  await page.keyboard.press('Tab');
+  await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('userData');
+  await page.keyboard.insertText(userData);
+  await page.keyboard.press('Tab');
+  await page.keyboard.insertText(report);
+  await page.keyboard.press('Tab');
+  await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.textContent')).toBe('Verify');
+  await page.keyboard.press('Enter');
+  const status = page.getByRole('status');
+  await status.filter({ hasText: /\S/ }).waitFor();
+  await page.locator('#result:not([hidden])').waitFor();
+  return (await status.textContent()) ?? '';
+}
+
+function checkItems(page: Page): Promise<string[]> {
+  return page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
+}
+
+describe('verify page', () => {
+  it('serves the page and its assets from the server, nothing external', async () => {
+    const r = await fetch(`${srv0.own.url}/`);
+    expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await r.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const a of ['/page/app.js', '/page/style.css']) expect((await fetch(`${srv0.own.url}${a}`)).status).toBe(200);
+  });
+
+  it('the README Nitro pair is valid, with its checks, decoded data, measurements and JSON', async () => {
+    const { page, consoleErrors } = await open(srv0.own.url);
+    expect(await page.evaluate('window.innerWidth')).toBe(390);
+    const verdict = await pasteAndVerify(page, examples.nitro.request.userData, examples.nitro.request.report);
+    expect(verdict).toBe('valid');
+    const items = await checkItems(page);
+    expect(items[0]).toMatch(/^passed: .*\(struct\.parse\)$/);
+    expect(items).toContain('passed: ES384 signature of the COSE_Sign1 by the leaf key (typeB.signature)');
+    expect(items.at(-1)).toMatch(/^passed: .*\(binding\)$/);
+    const decoded = page.getByRole('table', { name: 'Decoded data' });
+    const row = await decoded.locator('tbody tr').allTextContents();
+    expect(row).toHaveLength(1);
+    expect(row[0]).toContain(examples.nitro.response.decodedData.url);
+    expect(row[0]).toContain('59408.01000000');
+    expect(row[0]).toContain(new Date(examples.nitro.response.decodedData.timestamp * 1000).toISOString().slice(0, 19).replace('T', ' '));
+    const m = page.getByRole('table', { name: 'Measurements' });
+    expect(await m.locator('tbody tr').count()).toBe(3);
+    expect(await m.getByText('matches').count()).toBe(3);
+    await expect.poll(() => page.getByText(/^TCB status: not applicable/).count()).toBe(1);
+    // The full JSON is downloadable and is the server's answer.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the full JSON' }).click()]);
+    const saved = join(mkdtempSync(join(tmpdir(), 'page-dl-')), 'v.json');
+    await download.saveAs(saved);
+    const body = JSON.parse(readFileSync(saved, 'utf8'));
+    expect(body.reportValid).toBe(true);
+    expect(body.checks.length).toBe(items.length);
+    rmSync(join(saved, '..'), { recursive: true, force: true });
+    await browser.screenshot(page, 'verify-valid-nitro');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('a tampered userData is invalid and names the failed check', async () => {
+    const { page, consoleErrors } = await open(srv0.own.url);
+    const ud = tweak(examples.nitro.request.userData, 0, 2);
+    const verdict = await pasteAndVerify(page, ud, examples.nitro.request.report);
+    expect(verdict).toMatch(/^invalid: userData hash does not match report.*\(USERDATA_HASH_MISMATCH\)$/);
+    const items = await checkItems(page);
+    expect(items.at(-1)).toMatch(/^failed: .*\(binding\) — USERDATA_HASH_MISMATCH$/);
+    expect(items.filter((t) => t.startsWith('failed:'))).toHaveLength(1);
+    await browser.screenshot(page, 'verify-invalid-tampered');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('with the shipped targets the PCRs are marked as mismatches and the later checks skipped', async () => {
+    const { page, consoleErrors } = await open(srv0.shipped.url);
+    const verdict = await pasteAndVerify(page, examples.nitro.request.userData, examples.nitro.request.report);
+    expect(verdict).toMatch(/^invalid: PCR0 does not match target.*\(TYPEB_PCR_MISMATCH\)$/);
+    const m = page.getByRole('table', { name: 'Measurements' });
+    expect(await m.getByText('mismatch').count()).toBeGreaterThan(0);
+    const items = await checkItems(page);
+    expect(items.find((t) => t.includes('(policy.pcrs)'))).toMatch(/^failed: .* — TYPEB_PCR_MISMATCH$/);
+    expect(items.at(-1)).toMatch(/^skipped: .*\(binding\)$/);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('a failing request is shown, not swallowed', async () => {
+    const { page, consoleErrors } = await open(srv0.own.url);
+    await page.getByLabel('Transaction ID').fill(`at1${'q'.repeat(58)}`);
+    await page.getByLabel('Transaction ID').press('Enter');
+    const alert = page.getByRole('alert');
+    await alert.filter({ hasText: /\S/ }).waitFor();
+    expect(await alert.textContent()).toMatch(/HTTP 503: LEDGER_NODE_NOT_CONFIGURED/);
+    // The browser logs the failed load itself; nothing else.
+    expect(consoleErrors.filter((e) => !/status of 503/.test(e))).toEqual([]);
+  });
+});
+
+describe('transaction lookup against the ledger-node simulator', () => {
+  let dir: string;
+  let fx: LedgerFixture;
+  let srv: LedgerServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'page-ledger-'));
+    fx = await startLedgerFixture(dir);
+    srv = await startLedgerServer(fx, dir, {});
+  });
+  afterAll(async () => {
+    await srv?.close();
+    await fx?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a multi-request update is valid with one row per token', async () => {
+    const { page, consoleErrors } = await open(srv.url);
+    const t = fx.tx.ifaceFive!;
+    const field = page.getByLabel('Transaction ID');
+    await field.focus();
+    await page.keyboard.insertText(t.transactionId);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    const status = page.getByRole('status');
+    await status.filter({ hasText: /\S/ }).waitFor();
+    expect(await status.textContent()).toBe('valid');
+    const rows = await page.getByRole('table', { name: 'Decoded data' }).locator('tbody tr').allTextContents();
+    expect(rows.length).toBeGreaterThan(1);
+    const api = await srv.get(`/ledger/transactions/${t.transactionId}`);
+    expect(rows).toHaveLength(api.body.updates[0].decodedRequests.length);
+    // The ledger record carries the ordered check trace too, and the page lists it.
+    const apiChecks = api.body.updates[0].checks as { id: string; status: string }[];
+    expect(apiChecks.map((c) => c.id).slice(0, 5)).toEqual(['struct.parse', 'userData.decode', 'report.kind', 'typeA.parse', 'typeA.collateral']);
+    expect(apiChecks.every((c) => c.status === 'passed')).toBe(true);
+    const items = await checkItems(page);
+    expect(items).toHaveLength(apiChecks.length);
+    expect(items.at(-1)).toMatch(/^passed: .*\(binding\)$/);
+    expect(await page.getByRole('table', { name: 'Measurements' }).getByText('matches').count()).toBe(1);
+    await browser.screenshot(page, 'lookup-multi-request');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('an unknown transaction shows the 404 answer', async () => {
+    const { page, consoleErrors } = await open(srv.url);
+    const unknown = `at1${'z'.repeat(58)}`;
+    await page.getByLabel('Transaction ID').fill(unknown);
+    await page.getByRole('button', { name: 'Look up' }).press('Enter');
+    const alert = page.getByRole('alert');
+    await alert.filter({ hasText: /\S/ }).waitFor();
+    expect(await alert.textContent()).toMatch(/HTTP 404: LEDGER_TX_NOT_FOUND/);
+    expect(consoleErrors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+  });
+});
+
+describe('ledger page after the watcher ran', () => {
+  const LATEST = 760;
+  let dir: string;
+  let fx: LedgerFixture;
+  let srv: LedgerServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'page-watch-'));
+    fx = await startLedgerFixture(dir, { first: 700, latest: LATEST, extraSgx: 20 });
+    srv = await startLedgerServer(fx, dir, { watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
+    await srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === LATEST);
+  });
+  afterAll(async () => {
+    await srv?.close();
+    await fx?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the Ledger link leads to the table, filters, pages, a detail view, the chart and the status strip', async () => {
+    const { page, consoleErrors } = await open(srv.url);
+    await page.getByRole('link', { name: 'Ledger' }).press('Enter');
+    const tableRows = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr');
+    await tableRows.first().waitFor();
+    const stored: any[] = (await srv.get('/ledger/updates?limit=500')).body.updates;
+    expect(stored.length).toBeGreaterThan(20);
+    // First page: the 20 newest stored updates, in the API's order.
+    const firstPage = await tableRows.allTextContents();
+    expect(firstPage).toHaveLength(20);
+    firstPage.forEach((t, i) => expect(t.startsWith(`${stored[i].blockHeight}${stored[i].transactionId}`), t).toBe(true));
+    // Next page continues where the first ended.
+    await page.getByRole('button', { name: 'Next page' }).press('Enter');
+    await page.getByRole('table', { name: 'Oracle updates' }).getByText(stored[20].transactionId).first().waitFor();
+    // Status strip.
+    const status = (await srv.get('/ledger/status')).body;
+    expect(await page.getByLabel('Watcher status').textContent()).toContain(`scanned height ${status.scannedHeight}`);
+    // Chart: one SVG naming the days.
+    const chart = page.getByRole('img', { name: /Valid and invalid updates per day/ });
+    expect(await chart.getAttribute('aria-label')).toMatch(/\d{4}-\d\d-\d\d \d+ valid, \d+ invalid/);
+    // Filter: invalid only, keyboard.
+    const invalid = stored.filter((r) => !r.reportValid);
+    expect(invalid.length).toBeGreaterThan(0);
+    await page.getByLabel('Outcome').selectOption('false');
+    await page.getByRole('button', { name: 'Apply filters' }).press('Enter');
+    await expect.poll(async () => (await tableRows.allTextContents()).every((t) => t.includes('invalid'))).toBe(true);
+    expect(await tableRows.count()).toBe(Math.min(20, invalid.length));
+    // Detail view with its checks.
+    await tableRows.first().getByRole('button').press('Enter');
+    const items = await page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
+    expect(items.filter((t) => t.startsWith('failed:'))).toHaveLength(1);
+    expect(items.find((t) => t.startsWith('failed:'))).toContain(invalid[0].errorCode);
+    await browser.screenshot(page, 'ledger-page');
+    expect(consoleErrors).toEqual([]);
+  });
+});
