@@ -30,8 +30,13 @@ static void free_consts(napi_env env, void *data, void *hint) {
   free(data);
 }
 
-/* The typed array `v` of the given type; *len = element count. NULL (with a thrown TypeError) otherwise. */
+/*
+ * The data of typed array `v` of the given type (*len = element count). An empty array has no
+ * data, so for it this returns a pointer to a static dummy word (never read: *len is 0).
+ * NULL, with a thrown TypeError, if `v` is not such an array.
+ */
 static void *typed(napi_env env, napi_value v, napi_typedarray_type want, size_t *len, const char *what) {
+  static uint64_t empty;
   bool is = false;
   if (napi_is_typedarray(env, v, &is) != napi_ok || !is) {
     napi_throw_type_error(env, NULL, what);
@@ -43,7 +48,7 @@ static void *typed(napi_env env, napi_value v, napi_typedarray_type want, size_t
     napi_throw_type_error(env, NULL, what);
     return NULL;
   }
-  return data;
+  return *len == 0 ? (void *)&empty : data;
 }
 
 static const p8_consts *consts_of(napi_env env) {

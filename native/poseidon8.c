@@ -39,9 +39,9 @@ static void add_mod(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k
     s[i] = (uint64_t)x;
     carry = (uint64_t)(x >> 64);
   }
-  /* keep s - p unless it borrowed */
-  if (sub4(t, s, k->modulus.l)) memcpy(r->l, s, sizeof s);
-  else memcpy(r->l, t, sizeof t);
+  /* keep s - p unless it borrowed (branch-free select: the borrow is data-dependent) */
+  uint64_t keep_s = 0 - sub4(t, s, k->modulus.l);
+  for (int i = 0; i < 4; i++) r->l[i] = (s[i] & keep_s) | (t[i] & ~keep_s);
 }
 
 /*
@@ -74,11 +74,10 @@ static void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *
     t[3] = (uint64_t)s;
     t[4] = t[5] + (uint64_t)(s >> 64);
   }
-  /* t < 2p: one conditional subtraction */
+  /* t < 2p < 2^254 (so t[4] = 0): one conditional subtraction, branch-free select */
   uint64_t d[4];
-  uint64_t borrow = sub4(d, t, p);
-  if (t[4] == 0 && borrow) memcpy(r->l, t, 4 * sizeof(uint64_t));
-  else memcpy(r->l, d, sizeof d);
+  uint64_t keep_t = 0 - sub4(d, t, p);
+  for (int i = 0; i < 4; i++) r->l[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
 }
 
 /* x^17 = x^16 · x (four squarings, one product). */
