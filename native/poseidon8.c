@@ -14,13 +14,22 @@
 
 typedef unsigned __int128 u128;
 
+/*
+ * The field is fixed (BLS12-377 scalar field), so p and n0 = -p^-1 mod 2^64 are compile-time
+ * constants here (immediate operands); p8_load_consts refuses constants generated for another p.
+ */
+static const uint64_t P[4] = {UINT64_C(0x0a11800000000001), UINT64_C(0x59aa76fed0000001),
+                              UINT64_C(0x60b44d1e5c37b001), UINT64_C(0x12ab655e9a2ca556)};
+static const uint64_t N0 = UINT64_C(0x0a117fffffffffff);
+
 /* r = a - b over 4 limbs; returns the borrow (0 or 1). */
 static uint64_t sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
   uint64_t borrow = 0;
   for (int i = 0; i < 4; i++) {
-    u128 d = (u128)a[i] - b[i] - borrow;
-    r[i] = (uint64_t)d;
-    borrow = (uint64_t)(d >> 64) & 1u; /* wrapped: top bits all ones */
+    uint64_t d;
+    uint64_t b1 = __builtin_sub_overflow(a[i], b[i], &d);
+    uint64_t b2 = __builtin_sub_overflow(d, borrow, &r[i]);
+    borrow = b1 | b2;
   }
   return borrow;
 }
@@ -28,56 +37,98 @@ static uint64_t sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
 /* Is a < p? */
 static int lt_p(const p8_fe *a, const p8_consts *k) {
   uint64_t t[4];
-  return (int)sub4(t, a->l, k->modulus.l);
+  (void)k;
+  return (int)sub4(t, a->l, P);
 }
 
 /* r = (a + b) mod p for a, b < p (p < 2^253, so the sum fits 256 bits). */
 static void add_mod(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k) {
+  (void)k;
   uint64_t s[4], t[4], carry = 0;
   for (int i = 0; i < 4; i++) {
-    u128 x = (u128)a->l[i] + b->l[i] + carry;
-    s[i] = (uint64_t)x;
-    carry = (uint64_t)(x >> 64);
+    uint64_t x;
+    uint64_t c1 = __builtin_add_overflow(a->l[i], b->l[i], &x);
+    uint64_t c2 = __builtin_add_overflow(x, carry, &s[i]);
+    carry = c1 | c2;
   }
   /* keep s - p unless it borrowed (branch-free select: the borrow is data-dependent) */
-  uint64_t keep_s = 0 - sub4(t, s, k->modulus.l);
+  uint64_t keep_s = 0 - sub4(t, s, P);
   for (int i = 0; i < 4; i++) r->l[i] = (s[i] & keep_s) | (t[i] & ~keep_s);
 }
 
 /*
- * Montgomery product r = a·b·2^-256 mod p (CIOS: per limb of b, accumulate a·b_i, then add
- * m·p with m = t_0·n0 so the lowest limb vanishes and shift one limb). Inputs < p, output < p.
+ * Montgomery product r = a·b·2^-256 mod p, CIOS with the "no carry" shortcut (valid because the
+ * top limb of p is below 2^62): per limb b_i, t += a·b_i, m = t_0·n0, t = (t + m·p) / 2^64, with
+ * both carry chains kept in registers and no fifth limb. Inputs < p, t < 2p, then one
+ * conditional subtraction.
  */
 static void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k) {
-  uint64_t t[6] = {0, 0, 0, 0, 0, 0};
-  const uint64_t *p = k->modulus.l;
+  (void)k;
+  uint64_t t[4] = {0, 0, 0, 0};
   for (int i = 0; i < 4; i++) {
-    uint64_t carry = 0;
-    for (int j = 0; j < 4; j++) {
-      u128 s = (u128)a->l[j] * b->l[i] + t[j] + carry;
-      t[j] = (uint64_t)s;
-      carry = (uint64_t)(s >> 64);
-    }
-    u128 s = (u128)t[4] + carry;
-    t[4] = (uint64_t)s;
-    t[5] = (uint64_t)(s >> 64);
-
-    uint64_t m = t[0] * k->n0;
-    s = (u128)m * p[0] + t[0];
-    carry = (uint64_t)(s >> 64);
+    u128 s = (u128)a->l[0] * b->l[i] + t[0];
+    uint64_t ca = (uint64_t)(s >> 64);
+    uint64_t t0 = (uint64_t)s;
+    uint64_t m = t0 * N0;
+    s = (u128)m * P[0] + t0;
+    uint64_t cm = (uint64_t)(s >> 64);
     for (int j = 1; j < 4; j++) {
-      s = (u128)m * p[j] + t[j] + carry;
+      s = (u128)a->l[j] * b->l[i] + t[j] + ca;
+      ca = (uint64_t)(s >> 64);
+      s = (u128)m * P[j] + (uint64_t)s + cm;
+      cm = (uint64_t)(s >> 64);
       t[j - 1] = (uint64_t)s;
+    }
+    t[3] = ca + cm;
+  }
+  uint64_t d[4];
+  uint64_t keep_t = 0 - sub4(d, t, P);
+  for (int i = 0; i < 4; i++) r->l[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
+}
+
+/*
+ * Dot product r = Σ a_i·b_i·2^-256 mod p with one reduction: the n ≤ 9 full 512-bit products
+ * are summed (< 9p^2 < 2^510), then Montgomery-reduced once (4 steps of adding m·p·2^(64i) so the
+ * low limbs vanish); the result < 9p^2/2^256 + p < 3p needs at most two subtractions of p.
+ */
+static void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n) {
+  uint64_t acc[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < n; k++) {
+    for (int i = 0; i < 4; i++) {
+      uint64_t carry = 0;
+      for (int j = 0; j < 4; j++) {
+        u128 s = (u128)a[k].l[j] * b[k].l[i] + acc[i + j] + carry;
+        acc[i + j] = (uint64_t)s;
+        carry = (uint64_t)(s >> 64);
+      }
+      for (int j = i + 4; j < 9 && carry != 0; j++) {
+        u128 s = (u128)acc[j] + carry;
+        acc[j] = (uint64_t)s;
+        carry = (uint64_t)(s >> 64);
+      }
+    }
+  }
+  for (int i = 0; i < 4; i++) {
+    uint64_t m = acc[i] * N0, carry = 0;
+    for (int j = 0; j < 4; j++) {
+      u128 s = (u128)m * P[j] + acc[i + j] + carry;
+      acc[i + j] = (uint64_t)s;
       carry = (uint64_t)(s >> 64);
     }
-    s = (u128)t[4] + carry;
-    t[3] = (uint64_t)s;
-    t[4] = t[5] + (uint64_t)(s >> 64);
+    for (int j = i + 4; j < 9 && carry != 0; j++) {
+      u128 s = (u128)acc[j] + carry;
+      acc[j] = (uint64_t)s;
+      carry = (uint64_t)(s >> 64);
+    }
   }
-  /* t < 2p < 2^254 (so t[4] = 0): one conditional subtraction, branch-free select */
-  uint64_t d[4];
-  uint64_t keep_t = 0 - sub4(d, t, p);
-  for (int i = 0; i < 4; i++) r->l[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
+  /* acc[4..8] < 3p < 2^255: acc[8] = 0; subtract p twice, keeping each result that did not borrow */
+  uint64_t v[4] = {acc[4], acc[5], acc[6], acc[7]};
+  for (int pass = 0; pass < 2; pass++) {
+    uint64_t d[4];
+    uint64_t keep_v = 0 - sub4(d, v, P);
+    for (int i = 0; i < 4; i++) v[i] = (v[i] & keep_v) | (d[i] & ~keep_v);
+  }
+  memcpy(r->l, v, sizeof v);
 }
 
 /* x^17 = x^16 · x (four squarings, one product). */
@@ -97,15 +148,7 @@ static void full_round(p8_fe s[P8_WIDTH], const p8_fe ark[P8_WIDTH], const p8_co
     add_mod(&t[i], &s[i], &ark[i], k);
     pow17(&t[i], k);
   }
-  for (int i = 0; i < P8_WIDTH; i++) {
-    p8_fe acc, prod;
-    mont_mul(&acc, &k->mds[i][0], &t[0], k);
-    for (int j = 1; j < P8_WIDTH; j++) {
-      mont_mul(&prod, &k->mds[i][j], &t[j], k);
-      add_mod(&acc, &acc, &prod, k);
-    }
-    s[i] = acc;
-  }
+  for (int i = 0; i < P8_WIDTH; i++) dot(&s[i], k->mds[i], t, P8_WIDTH);
 }
 
 /* The permutation on a state in Montgomery form. */
@@ -117,11 +160,8 @@ static void permute(p8_fe s[P8_WIDTH], const p8_consts *k) {
     p8_fe x0, acc, prod;
     add_mod(&x0, &s[0], &k->partial_const[r], k);
     pow17(&x0, k);
-    mont_mul(&acc, &k->partial_row[r][0], &x0, k);
-    for (int j = 1; j < P8_WIDTH; j++) {
-      mont_mul(&prod, &k->partial_row[r][j], &s[j], k);
-      add_mod(&acc, &acc, &prod, k);
-    }
+    s[0] = x0;
+    dot(&acc, k->partial_row[r], s, P8_WIDTH);
     for (int j = 1; j < P8_WIDTH; j++) {
       mont_mul(&prod, &k->partial_col[r][j - 1], &x0, k);
       add_mod(&s[j], &s[j], &prod, k);
@@ -131,14 +171,7 @@ static void permute(p8_fe s[P8_WIDTH], const p8_consts *k) {
 
   /* The deferred block M̂^31 on elements 1..8 (element 0 is unchanged). */
   p8_fe t[P8_RATE];
-  for (int i = 0; i < P8_RATE; i++) {
-    p8_fe prod;
-    mont_mul(&t[i], &k->final_block[i][0], &s[1], k);
-    for (int j = 1; j < P8_RATE; j++) {
-      mont_mul(&prod, &k->final_block[i][j], &s[1 + j], k);
-      add_mod(&t[i], &t[i], &prod, k);
-    }
-  }
+  for (int i = 0; i < P8_RATE; i++) dot(&t[i], k->final_block[i], &s[1], P8_RATE);
   memcpy(&s[1], t, sizeof t);
 
   for (int r = P8_HALF_FULL; r < 2 * P8_HALF_FULL; r++) full_round(s, k->full_ark[r], k);
@@ -174,9 +207,10 @@ int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count) {
   for (int i = 0; i < P8_RATE; i++)
     for (int j = 0; j < P8_RATE; j++) TAKE_FE(&k->final_block[i][j]);
 #undef TAKE_FE
-  /* Checks: p odd with its top limb below 2^61 (p < 2^253: sums of two elements fit), n0·p ≡ −1. */
-  if ((k->modulus.l[0] & 1u) == 0 || k->modulus.l[3] >> 61 != 0) return -1;
-  if (k->n0 * k->modulus.l[0] != UINT64_MAX) return -1;
+  /* Checks: the constants are for this kernel's p (and n0 = -p^-1 mod 2^64). */
+  for (int i = 0; i < 4; i++)
+    if (k->modulus.l[i] != P[i]) return -1;
+  if (k->n0 != N0 || N0 * P[0] != UINT64_MAX) return -1;
   const p8_fe *all = &k->full_ark[0][0];
   size_t n = (size_t)(&k->final_block[P8_RATE - 1][P8_RATE - 1] - all) + 1;
   if (!lt_p(&k->r2, k)) return -1;
