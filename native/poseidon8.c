@@ -23,7 +23,7 @@ static const uint64_t P[4] = {UINT64_C(0x0a11800000000001), UINT64_C(0x59aa76fed
 static const uint64_t N0 = UINT64_C(0x0a117fffffffffff);
 
 /* r = a - b over 4 limbs; returns the borrow (0 or 1). */
-static uint64_t sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+static inline __attribute__((always_inline)) uint64_t sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
   uint64_t borrow = 0;
   for (int i = 0; i < 4; i++) {
     uint64_t d;
@@ -42,7 +42,7 @@ static int lt_p(const p8_fe *a, const p8_consts *k) {
 }
 
 /* r = (a + b) mod p for a, b < p (p < 2^253, so the sum fits 256 bits). */
-static void add_mod(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k) {
+static inline __attribute__((always_inline)) void add_mod(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k) {
   (void)k;
   uint64_t s[4], t[4], carry = 0;
   for (int i = 0; i < 4; i++) {
@@ -62,7 +62,7 @@ static void add_mod(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k
  * both carry chains kept in registers and no fifth limb. Inputs < p, t < 2p, then one
  * conditional subtraction.
  */
-static void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k) {
+static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k) {
   (void)k;
   uint64_t t[4] = {0, 0, 0, 0};
   for (int i = 0; i < 4; i++) {
@@ -91,7 +91,7 @@ static void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *
  * are summed (< 9p^2 < 2^510), then Montgomery-reduced once (4 steps of adding m·p·2^(64i) so the
  * low limbs vanish); the result < 9p^2/2^256 + p < 3p needs at most two subtractions of p.
  */
-static void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n) {
+static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n) {
   uint64_t acc[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int k = 0; k < n; k++) {
     for (int i = 0; i < 4; i++) {
@@ -132,7 +132,7 @@ static void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n) {
 }
 
 /* x^17 = x^16 · x (four squarings, one product). */
-static void pow17(p8_fe *x, const p8_consts *k) {
+static inline __attribute__((always_inline)) void pow17(p8_fe *x, const p8_consts *k) {
   p8_fe y;
   mont_mul(&y, x, x, k);
   mont_mul(&y, &y, &y, k);
