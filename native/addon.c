@@ -106,20 +106,36 @@ static uint64_t *fe_arg(napi_env env, napi_value v, const char *what) {
   return d;
 }
 
-static napi_value js_hash(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  const p8_consts *k = consts_of(env);
-  if (k == NULL) return NULL;
-  if (argc < 3) {
-    napi_throw_type_error(env, NULL, "hash(domain, input, out)");
-    return NULL;
+/*
+ * The arguments shared by hash and hashBits: argv (argc of them), this environment's constants,
+ * the domain (argv[0], copied) and the output (argv[argc - 1]). -1 with a thrown error otherwise.
+ */
+static int hash_args(napi_env env, napi_callback_info info, size_t argc, napi_value *argv, const char *usage,
+                     const p8_consts **k, p8_fe *domain, uint64_t **out) {
+  size_t got = argc;
+  if (napi_get_cb_info(env, info, &got, argv, NULL, NULL) != napi_ok) {
+    napi_throw_error(env, NULL, "poseidon8 native: napi_get_cb_info failed");
+    return -1;
   }
-  uint64_t *domain = fe_arg(env, argv[0], "domain must be a BigUint64Array of 4 limbs");
-  if (domain == NULL) return NULL;
-  uint64_t *out = fe_arg(env, argv[2], "out must be a BigUint64Array of 4 limbs");
-  if (out == NULL) return NULL;
+  *k = consts_of(env);
+  if (*k == NULL) return -1;
+  if (got < argc) {
+    napi_throw_type_error(env, NULL, usage);
+    return -1;
+  }
+  uint64_t *d = fe_arg(env, argv[0], "domain must be a BigUint64Array of 4 limbs");
+  if (d == NULL) return -1;
+  memcpy(domain->l, d, sizeof domain->l);
+  *out = fe_arg(env, argv[argc - 1], "out must be a BigUint64Array of 4 limbs");
+  return *out == NULL ? -1 : 0;
+}
+
+static napi_value js_hash(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  const p8_consts *k;
+  p8_fe d, result;
+  uint64_t *out;
+  if (hash_args(env, info, 3, argv, "hash(domain, input, out)", &k, &d, &out) != 0) return NULL;
   size_t len = 0;
   uint64_t *input = typed(env, argv[1], napi_biguint64_array, &len, "input must be a BigUint64Array");
   if (input == NULL) return NULL;
@@ -127,8 +143,6 @@ static napi_value js_hash(napi_env env, napi_callback_info info) {
     napi_throw_range_error(env, NULL, "input length must be a multiple of 4 limbs");
     return NULL;
   }
-  p8_fe d, result;
-  memcpy(d.l, domain, sizeof d.l);
   if (p8_hash(k, &d, input, len / 4, &result) != 0) {
     napi_throw_range_error(env, NULL, "poseidon8 native: a value is not a canonical field element");
     return NULL;
@@ -138,19 +152,11 @@ static napi_value js_hash(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_hash_bits(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
   napi_value argv[4];
-  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  const p8_consts *k = consts_of(env);
-  if (k == NULL) return NULL;
-  if (argc < 4) {
-    napi_throw_type_error(env, NULL, "hashBits(domain, words, n, out)");
-    return NULL;
-  }
-  uint64_t *domain = fe_arg(env, argv[0], "domain must be a BigUint64Array of 4 limbs");
-  if (domain == NULL) return NULL;
-  uint64_t *out = fe_arg(env, argv[3], "out must be a BigUint64Array of 4 limbs");
-  if (out == NULL) return NULL;
+  const p8_consts *k;
+  p8_fe d, result;
+  uint64_t *out;
+  if (hash_args(env, info, 4, argv, "hashBits(domain, words, n, out)", &k, &d, &out) != 0) return NULL;
   size_t nwords = 0;
   const uint32_t *words = typed(env, argv[1], napi_uint32_array, &nwords, "words must be a Uint32Array");
   if (words == NULL) return NULL;
@@ -159,8 +165,6 @@ static napi_value js_hash_bits(napi_env env, napi_callback_info info) {
     napi_throw_range_error(env, NULL, "n must be an element count the words can hold");
     return NULL;
   }
-  p8_fe d, result;
-  memcpy(d.l, domain, sizeof d.l);
   if (p8_hash_bits(k, &d, words, nwords, (size_t)n, &result) != 0) {
     napi_throw_range_error(env, NULL, "poseidon8 native: the domain is not a canonical field element");
     return NULL;

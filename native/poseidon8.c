@@ -86,6 +86,21 @@ static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe
   for (int i = 0; i < 4; i++) r->l[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
 }
 
+/* acc[i..8] += x·y (y: 4 limbs), carrying into the higher limbs; the caller keeps acc < 2^576. */
+static inline __attribute__((always_inline)) void mac4(uint64_t acc[9], int i, uint64_t x, const uint64_t y[4]) {
+  uint64_t carry = 0;
+  for (int j = 0; j < 4; j++) {
+    u128 s = (u128)x * y[j] + acc[i + j] + carry;
+    acc[i + j] = (uint64_t)s;
+    carry = (uint64_t)(s >> 64);
+  }
+  for (int j = i + 4; j < 9 && carry != 0; j++) {
+    u128 s = (u128)acc[j] + carry;
+    acc[j] = (uint64_t)s;
+    carry = (uint64_t)(s >> 64);
+  }
+}
+
 /*
  * Dot product r = Σ a_i·b_i·2^-256 mod p with one reduction: the n ≤ 9 full 512-bit products
  * are summed (< 9p^2 < 2^510), then Montgomery-reduced once (4 steps of adding m·p·2^(64i) so the
@@ -93,34 +108,9 @@ static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe
  */
 static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n) {
   uint64_t acc[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int k = 0; k < n; k++) {
-    for (int i = 0; i < 4; i++) {
-      uint64_t carry = 0;
-      for (int j = 0; j < 4; j++) {
-        u128 s = (u128)a[k].l[j] * b[k].l[i] + acc[i + j] + carry;
-        acc[i + j] = (uint64_t)s;
-        carry = (uint64_t)(s >> 64);
-      }
-      for (int j = i + 4; j < 9 && carry != 0; j++) {
-        u128 s = (u128)acc[j] + carry;
-        acc[j] = (uint64_t)s;
-        carry = (uint64_t)(s >> 64);
-      }
-    }
-  }
-  for (int i = 0; i < 4; i++) {
-    uint64_t m = acc[i] * N0, carry = 0;
-    for (int j = 0; j < 4; j++) {
-      u128 s = (u128)m * P[j] + acc[i + j] + carry;
-      acc[i + j] = (uint64_t)s;
-      carry = (uint64_t)(s >> 64);
-    }
-    for (int j = i + 4; j < 9 && carry != 0; j++) {
-      u128 s = (u128)acc[j] + carry;
-      acc[j] = (uint64_t)s;
-      carry = (uint64_t)(s >> 64);
-    }
-  }
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < 4; i++) mac4(acc, i, b[k].l[i], a[k].l);
+  for (int i = 0; i < 4; i++) mac4(acc, i, acc[i] * N0, P);
   /* acc[4..8] < 3p < 2^255: acc[8] = 0; subtract p twice, keeping each result that did not borrow */
   uint64_t v[4] = {acc[4], acc[5], acc[6], acc[7]};
   for (int pass = 0; pass < 2; pass++) {
