@@ -36,7 +36,10 @@ const r = spawnSync(cmd, [...pre, 'rebuild', ...nodeDirArgs()], { cwd: root, std
 if (r.status === 0) {
   console.log('native Poseidon8 kernel: built build/Release/poseidon8.node');
 } else {
-  const why = r.error ? r.error.message : (r.stderr || r.stdout || '').trim().split('\n').slice(-5).join('\n');
+  // The compiler's or node-gyp's own error lines first (the last lines are node-gyp's boilerplate).
+  const lines = `${r.stderr ?? ''}\n${r.stdout ?? ''}`.split('\n').filter((l) => l.trim() !== '');
+  const errors = lines.filter((l) => /error/i.test(l) && !/^gyp ERR! (command|cwd|node -v|node-gyp -v|not ok|System)/.test(l));
+  const why = r.error ? r.error.message : (errors.length > 0 ? errors : lines.slice(-5)).slice(0, 8).join('\n');
   console.log(`native Poseidon8 kernel: build failed, the WASM kernel will be used\n${why}`);
 }
 process.exit(0);

@@ -35,14 +35,17 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Picks the kernel for `backend` (the value of VERIFIER_HASH_BACKEND). Exported for tests. */
-export function selectPoseidon8Kernel(backend: string | undefined): Loaded {
+/**
+ * Picks the kernel for `backend` (the value of VERIFIER_HASH_BACKEND); `addonPath` (tests) points
+ * at another addon file. Exported for tests.
+ */
+export function selectPoseidon8Kernel(backend: string | undefined, addonPath?: string): Loaded {
   let notNative: string;
   if (backend === 'wasm') {
     notNative = `${HASH_BACKEND_ENV}=wasm`;
   } else {
     try {
-      const n = createPoseidon8Native();
+      const n = createPoseidon8Native(addonPath);
       return { name: 'native', reason: 'native addon loaded', hash: n.hash, hashStruct: n.hashStruct };
     } catch (e) {
       notNative = `native addon unavailable: ${message(e)}`;

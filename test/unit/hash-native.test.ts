@@ -30,8 +30,13 @@ describe('backend selection', () => {
     expect(poseidon8KernelReason.length).toBeGreaterThan(0);
   });
 
-  it('a missing addon gives a clear error (the selection then falls back to WASM)', () => {
+  it('a missing addon gives a clear error and the selection falls back to WASM', () => {
     expect(() => createPoseidon8Native('/nonexistent/poseidon8.node')).toThrow(/Cannot find module/);
+    const fallback = selectPoseidon8Kernel(undefined, '/nonexistent/poseidon8.node');
+    expect(fallback.name).toBe('wasm');
+    expect(fallback.reason).toMatch(/^native addon unavailable: Cannot find module/);
+    const bytes = randomStruct(3);
+    expect(fallback.hashStruct(bytes)).toBe(native.hashStruct(bytes));
   });
 });
 
