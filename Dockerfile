@@ -8,7 +8,10 @@
 FROM node:20-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# npm ci runs the package's install script (the native Poseidon8 build); this stage only compiles
+# TypeScript, so it skips that build.
+COPY scripts/build-native.mjs ./scripts/
+RUN VERIFIER_SKIP_NATIVE_BUILD=1 npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
@@ -16,14 +19,21 @@ RUN npm run build
 
 FROM node:20-slim AS deps
 WORKDIR /src
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# A C compiler for the native Poseidon8 kernel (built by npm ci's install script; without it the
+# verifier uses its WebAssembly kernel). The compiler stays in this stage.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json binding.gyp ./
+COPY native ./native
+COPY scripts/build-native.mjs ./scripts/
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && mkdir -p build/Release
 
 FROM node:20-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps --chown=root:root /src/node_modules ./node_modules
 COPY --from=build --chown=root:root /src/dist ./dist
+# build/Release holds poseidon8.node when the native build succeeded (empty otherwise: WASM kernel).
+COPY --from=deps --chown=root:root /src/build/Release ./build/Release
 COPY --chown=root:root package.json package-lock.json get-enclave-id.sh ./
 COPY --chown=root:root trust ./trust
 COPY --chown=root:root public ./public

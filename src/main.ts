@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { loadConfig } from './config/load.js';
 import { isVerifierError } from './errors.js';
 import { bootstrap } from './bootstrap.js';
+import { poseidon8KernelName, poseidon8KernelReason } from './hash/kernel.js';
 
 const USAGE = `usage: oracle-verifier-server [--config PATH]
 
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   const address = await app.listen({ port: config.port, host: config.host });
   log.info({ address, tls: Boolean(config.tls) }, 'verifier listening');
+  log.info({ backend: poseidon8KernelName, reason: poseidon8KernelReason }, 'Poseidon8 hash kernel');
 }
 
 void main();

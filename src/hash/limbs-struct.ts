@@ -62,13 +62,14 @@ export function structLimbCount(bytes: Uint8Array): number {
 }
 
 /**
- * Writes the struct's field elements (canonical, < 2^252) as 9 limbs each into out[at …];
- * returns the element count. Throws like structFieldElements on a bad length.
+ * The struct's bit string (template with the message's value bits OR-ed in) as little-endian
+ * 32-bit words, and its field-element count: element k is bits [252k, 252k + 252). The words
+ * are a shared scratch buffer, valid until the next call. Throws like structFieldElements.
  */
-export function writeStructLimbs(bytes: Uint8Array, out: Uint32Array, at: number): number {
+export function structBitWords(bytes: Uint8Array): { words: Uint32Array; fields: number } {
   const { words: template, valueOffset, fields } = templateFor(structChunkCount(bytes));
   if (scratch.length < template.length) scratch = new Uint32Array(template.length);
-  const w = scratch;
+  const w = scratch.length === template.length ? scratch : scratch.subarray(0, template.length);
   w.set(template);
   const groups = valueOffset.length;
   for (let g = 0, b = 0; g < groups; g++, b += 16) {
@@ -83,6 +84,15 @@ export function writeStructLimbs(bytes: Uint8Array, out: Uint32Array, at: number
       if (s !== 0) w[wi + 1] = ((w[wi + 1] as number) | (v >>> (32 - s))) >>> 0;
     }
   }
+  return { words: w, fields };
+}
+
+/**
+ * Writes the struct's field elements (canonical, < 2^252) as 9 limbs each into out[at …];
+ * returns the element count. Throws like structFieldElements on a bad length.
+ */
+export function writeStructLimbs(bytes: Uint8Array, out: Uint32Array, at: number): number {
+  const { words: w, fields } = structBitWords(bytes);
   const lastBits = FIELD_DATA_BITS - (LIMBS - 1) * LIMB_BITS; // 20
   const lastMask = (1 << lastBits) - 1;
   for (let k = 0, base = 0, o = at; k < fields; k++, base += FIELD_DATA_BITS) {

@@ -16,6 +16,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { VerifierService, VerifyOutcome } from '../verify/types.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
+import { poseidon8KernelName } from '../hash/kernel.js';
 
 export const METRICS_PREFIX = 'verifier_';
 
@@ -143,6 +144,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const verificationFailures = new Counter({ name: p('verification_failures_total'), help: 'Invalid reports by report kind and failure code', labelNames: ['kind', 'code'] as const, registers });
   const verificationDuration = new Histogram({ name: p('verification_duration_seconds'), help: 'Decode-and-verify wall time by report kind and outcome', labelNames: ['kind', 'outcome'] as const, buckets: LATENCY_BUCKETS, registers });
   const hashDuration = new Histogram({ name: p('hash_duration_seconds'), help: 'Poseidon8 hash time of one userData struct', buckets: HASH_BUCKETS, registers });
+  new Gauge({ name: p('hash_backend_info'), help: 'Poseidon8 kernel in use (native, wasm or bigint; VERIFIER_HASH_BACKEND=wasm forces wasm), value 1', labelNames: ['backend'] as const, registers })
+    .labels(poseidon8KernelName)
+    .set(1);
 
   // --- pool ---------------------------------------------------------------------------------
   let poolStats: PoolStats = { queueSize: 0, utilization: 0, threads: 0 };

@@ -246,6 +246,13 @@ describe('createMetrics', () => {
     expect(register.getMetricsAsArray().filter((m) => m.name.startsWith('verifier_'))).toEqual([]);
   });
 
+  it('exports the Poseidon8 kernel in use as verifier_hash_backend_info{backend}', async () => {
+    const { poseidon8KernelName } = await import('../../src/hash/kernel.js');
+    const s = parseExposition(await createMetrics({ defaultMetrics: false }).registry.metrics());
+    expect(value(s, 'verifier_hash_backend_info', { backend: poseidon8KernelName })).toBe(1);
+    expect(poseidon8KernelName).toBe(process.env.VERIFIER_HASH_BACKEND === 'wasm' ? 'wasm' : 'native');
+  });
+
   it('bounds label values: unknown codes and bad upstream routes collapse, bad cache names are refused', async () => {
     const m = createMetrics({ defaultMetrics: false });
     m.sink.observeVerification('typeA', false, 'some free text with spaces', 0.01);

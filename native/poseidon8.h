@@ -1,0 +1,64 @@
+/*
+ * Poseidon8 over the BLS12-377 scalar field, 4x64-bit Montgomery arithmetic (R = 2^256).
+ * Pure C (no Node dependency): used by the N-API addon (addon.c) and the sanitizer driver.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef POSEIDON8_H
+#define POSEIDON8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define P8_WIDTH 9
+#define P8_RATE 8
+#define P8_HALF_FULL 4
+#define P8_PARTIAL 31
+
+/* A field element: 4 little-endian 64-bit limbs. */
+typedef struct { uint64_t l[4]; } p8_fe;
+
+/*
+ * The constants, all taken from the generated parameters (src/hash/params.ts via
+ * src/hash/sparseParams.ts) and laid out by src/hash/native-constants.ts; everything except
+ * modulus, n0 and r2 is in Montgomery form.
+ */
+typedef struct {
+  p8_fe modulus;                              /* p */
+  p8_fe r2;                                   /* R^2 mod p (plain integer) */
+  uint64_t n0;                                /* -p^-1 mod 2^64 */
+  p8_fe full_ark[2 * P8_HALF_FULL][P8_WIDTH]; /* full-round constants (row 4 carries the partial ones) */
+  p8_fe mds[P8_WIDTH][P8_WIDTH];              /* dense MDS of the full rounds */
+  p8_fe partial_const[P8_PARTIAL];            /* scalar constant on element 0 per partial round */
+  p8_fe partial_row[P8_PARTIAL][P8_WIDTH];    /* first row of each sparse factor */
+  p8_fe partial_col[P8_PARTIAL][P8_RATE];     /* first column (elements 1..8) of each sparse factor */
+  p8_fe final_block[P8_RATE][P8_RATE];        /* deferred 8x8 block after the partial rounds */
+} p8_consts;
+
+/* Number of 64-bit words p8_load_consts reads. */
+#define P8_CONST_WORDS (4 + 4 + 1 + 4 * (2 * P8_HALF_FULL * P8_WIDTH + P8_WIDTH * P8_WIDTH + P8_PARTIAL + P8_PARTIAL * P8_WIDTH + P8_PARTIAL * P8_RATE + P8_RATE * P8_RATE))
+
+/*
+ * Fills `k` from `words` (P8_CONST_WORDS words in field order of p8_consts: modulus, r2, n0, …).
+ * Returns 0 on success, -1 if the constants are inconsistent (n0·p ≠ −1, a value ≥ p).
+ */
+int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count);
+
+/*
+ * Poseidon8 sponge hash of `n` canonical elements under `domain` (both plain integers < p;
+ * `input` holds 4 limbs per element); writes the canonical output element.
+ * Returns -1 (and writes nothing) if a value is ≥ p.
+ */
+int p8_hash(const p8_consts *k, const p8_fe *domain, const uint64_t *input, size_t n, p8_fe *out);
+
+/*
+ * Same hash over the elements cut from a bit string: element i is bits [252·i, 252·i + 252) of
+ * the little-endian 32-bit words `words` (`nwords` of them; bits past the end read as 0).
+ * Returns -1 (and writes nothing) if the domain is ≥ p.
+ */
+int p8_hash_bits(const p8_consts *k, const p8_fe *domain, const uint32_t *words, size_t nwords,
+                 size_t n, p8_fe *out);
+
+/* In-place permutation of 9 canonical elements (plain form; for tests); -1 if one is ≥ p. */
+int p8_permute_plain(const p8_consts *k, p8_fe state[P8_WIDTH]);
+
+#endif

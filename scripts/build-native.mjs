@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Builds the native Poseidon8 kernel (native/, binding.gyp) with node-gyp; run by `npm install`.
+// Never fails the install: on any error it logs one line and exits 0, and the verifier uses the
+// WebAssembly kernel (src/hash/kernel.ts). Set VERIFIER_SKIP_NATIVE_BUILD=1 to skip the build.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** node-gyp: the one npm runs scripts with, else npm's bundled copy, else the PATH. */
+function nodeGyp() {
+  const candidates = [
+    process.env.npm_config_node_gyp,
+    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+  ];
+  for (const c of candidates) if (c && existsSync(c)) return [process.execPath, c];
+  return ['node-gyp'];
+}
+
+/** Node's headers: npm's `nodedir` config, else the ones installed beside this node (no download). */
+function nodeDirArgs() {
+  const configured = process.env.npm_config_nodedir;
+  if (configured) return [`--nodedir=${configured}`];
+  const local = path.resolve(path.dirname(process.execPath), '..');
+  return existsSync(path.join(local, 'include', 'node', 'node_api.h')) ? [`--nodedir=${local}`] : [];
+}
+
+if (process.env.VERIFIER_SKIP_NATIVE_BUILD === '1') {
+  console.log('native Poseidon8 kernel: build skipped (VERIFIER_SKIP_NATIVE_BUILD=1); the WASM kernel will be used');
+  process.exit(0);
+}
+const [cmd, ...pre] = nodeGyp();
+const r = spawnSync(cmd, [...pre, 'rebuild', ...nodeDirArgs()], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+if (r.status === 0) {
+  console.log('native Poseidon8 kernel: built build/Release/poseidon8.node');
+} else {
+  // The compiler's or node-gyp's own error lines first (the last lines are node-gyp's boilerplate).
+  const lines = `${r.stderr ?? ''}\n${r.stdout ?? ''}`.split('\n').filter((l) => l.trim() !== '');
+  const errors = lines.filter((l) => /error/i.test(l) && !/^gyp ERR! (command|cwd|node -v|node-gyp -v|not ok|System)/.test(l));
+  const why = r.error ? r.error.message : (errors.length > 0 ? errors : lines.slice(-5)).slice(0, 8).join('\n');
+  console.log(`native Poseidon8 kernel: build failed, the WASM kernel will be used\n${why}`);
+}
+process.exit(0);

@@ -1,0 +1,136 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ALEO_POSEIDON8_DOMAIN } from '../../src/hash/domain.js';
+import { FIELD_MODULUS } from '../../src/hash/field.js';
+import { HASH_BACKEND_ENV, poseidon8KernelName, poseidon8KernelReason, selectPoseidon8Kernel } from '../../src/hash/kernel.js';
+import { fromLimbs64, nativeConstantWords, writeLimbs64 } from '../../src/hash/native-constants.js';
+import { createPoseidon8Native, nativeAddonPath } from '../../src/hash/poseidon8-native.js';
+import { permuteReference, poseidon8 } from '../../src/hash/poseidon8-reference.js';
+import { createPoseidon8Wasm } from '../../src/hash/poseidon8-wasm.js';
+import { structFieldElements } from '../../src/hash/structFields.js';
+import { randomStruct } from '../support/randomStructs.js';
+
+const P = FIELD_MODULUS;
+const native = createPoseidon8Native();
+const wasm = createPoseidon8Wasm();
+const nearP = fc.bigInt({ min: P - 1000n, max: P - 1n });
+const elemArb = fc.oneof(
+  { arbitrary: fc.bigInt({ min: 0n, max: P - 1n }), weight: 3 },
+  { arbitrary: nearP, weight: 2 },
+  { arbitrary: fc.constantFrom(0n, 1n, P - 1n, (1n << 252n) - 1n, (1n << 192n) - 1n, 1n << 64n), weight: 1 },
+);
+
+describe('backend selection', () => {
+  it(`${HASH_BACKEND_ENV}=wasm forces the WASM kernel; otherwise the built addon wins`, () => {
+    expect(selectPoseidon8Kernel('wasm')).toMatchObject({ name: 'wasm', reason: `${HASH_BACKEND_ENV}=wasm` });
+    expect(selectPoseidon8Kernel(undefined)).toMatchObject({ name: 'native', reason: 'native addon loaded' });
+    expect(poseidon8KernelName).toBe(process.env[HASH_BACKEND_ENV] === 'wasm' ? 'wasm' : 'native');
+    expect(poseidon8KernelReason.length).toBeGreaterThan(0);
+  });
+
+  it('a missing addon gives a clear error and the selection falls back to WASM', () => {
+    expect(() => createPoseidon8Native('/nonexistent/poseidon8.node')).toThrow(/Cannot find module/);
+    const fallback = selectPoseidon8Kernel(undefined, '/nonexistent/poseidon8.node');
+    expect(fallback.name).toBe('wasm');
+    expect(fallback.reason).toMatch(/^native addon unavailable: Cannot find module/);
+    const bytes = randomStruct(3);
+    expect(fallback.hashStruct(bytes)).toBe(native.hashStruct(bytes));
+  });
+});
+
+describe('native kernel equals the BigInt reference', () => {
+  it('permutation on random states with values near p', () => {
+    fc.assert(
+      fc.property(fc.array(elemArb, { minLength: 9, maxLength: 9 }), (state) => {
+        const a = state.slice();
+        const b = state.slice();
+        native.permute(a);
+        permuteReference(b);
+        expect(a).toEqual(b);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('sponge on random inputs of length 0..40 (block boundaries, values near p)', () => {
+    fc.assert(
+      fc.property(fc.array(elemArb, { maxLength: 40 }), (input) => {
+        expect(native.hash(ALEO_POSEIDON8_DOMAIN, input)).toBe(poseidon8(ALEO_POSEIDON8_DOMAIN, input));
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  // The full 10,000-struct run is scripts/diff-native.ts (minutes of BigInt work); here a sample.
+  it('random 8- and 10-chunk structs (dense, sparse, all-ones) against reference and WASM', () => {
+    for (let i = 0; i < 60; i++) {
+      const bytes = randomStruct(i);
+      const h = native.hashStruct(bytes);
+      expect(h).toBe(wasm.hashStruct(bytes));
+      if (i % 3 === 0) expect(h).toBe(poseidon8(ALEO_POSEIDON8_DOMAIN, structFieldElements(bytes)));
+    }
+  });
+
+  it('rejects non-canonical values with a RangeError instead of hashing them', () => {
+    expect(() => native.hash(ALEO_POSEIDON8_DOMAIN, [P])).toThrow(RangeError);
+    expect(() => native.hash(P, [])).toThrow(RangeError);
+    expect(() => native.hash(ALEO_POSEIDON8_DOMAIN, [1n << 256n])).toThrow(RangeError);
+    expect(() => native.permute([P, 0n, 0n, 0n, 0n, 0n, 0n, 0n, 0n])).toThrow(RangeError);
+    expect(() => native.hashStruct(new Uint8Array(100))).toThrow(/multiple of 512/);
+  });
+
+  it('limb helpers round-trip and refuse values ≥ 2^256', () => {
+    const a = new BigUint64Array(4);
+    for (const x of [0n, 1n, P - 1n, (1n << 256n) - 1n]) {
+      writeLimbs64(a, 0, x);
+      expect(fromLimbs64(a)).toBe(x);
+    }
+    expect(() => writeLimbs64(a, 0, -1n)).toThrow(RangeError);
+  });
+});
+
+describe('native addon', () => {
+  it('refuses inconsistent constants and calls before init', () => {
+    const addon = createRequire(import.meta.url)(nativeAddonPath()) as { init(c: BigUint64Array): void };
+    const words = nativeConstantWords();
+    expect(() => addon.init(words.subarray(1))).toThrow(/inconsistent constants/);
+    const bad = words.slice();
+    bad[8] = 1n; // n0
+    expect(() => addon.init(bad)).toThrow(/inconsistent constants/);
+    expect(() => addon.init(new Uint32Array(4) as unknown as BigUint64Array)).toThrow(TypeError);
+  });
+
+  it('loads and hashes in worker threads (context-aware addon, one constant set per thread)', async () => {
+    const bytes = randomStruct(7);
+    const expected = native.hashStruct(bytes);
+    const src = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const addon = require(workerData.path);
+      const call = () => { const out = new BigUint64Array(4); addon.hashBits(workerData.domain, workerData.words, workerData.fields, out); return out; };
+      let threw = false;
+      try { call(); } catch (e) { threw = /init\\(\\) was not called/.test(e.message); }
+      addon.init(workerData.consts);
+      parentPort.postMessage({ threw, out: call() });`;
+    const { structBitWords } = await import('../../src/hash/limbs-struct.js');
+    const { words, fields } = structBitWords(bytes);
+    const domain = new BigUint64Array(4);
+    writeLimbs64(domain, 0, ALEO_POSEIDON8_DOMAIN);
+    const run = () =>
+      new Promise<{ threw: boolean; out: BigUint64Array }>((resolve, reject) => {
+        const w = new Worker(src, { eval: true, workerData: { path: nativeAddonPath(), consts: nativeConstantWords(), words: words.slice(), fields, domain } });
+        w.once('message', (m) => {
+          resolve(m as { threw: boolean; out: BigUint64Array });
+          void w.terminate();
+        });
+        w.once('error', reject);
+      });
+    const results = await Promise.all([run(), run()]);
+    for (const r of results) {
+      expect(r.threw).toBe(true);
+      expect(fromLimbs64(r.out)).toBe(expected);
+    }
+    expect(native.hashStruct(bytes)).toBe(expected);
+  });
+});
