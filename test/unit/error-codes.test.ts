@@ -40,7 +40,8 @@ export function codeLiterals(fileName: string, source: string): CodeUse[] {
   const sf = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
   const out: CodeUse[] = [];
   const visit = (n: ts.Node): void => {
-    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && /Codes$/.test(n.name.text)) return;
+    // `…Codes` lists declare codes; a constant named `…_ENV` holds an environment variable's name.
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && /(Codes|_ENV)$/.test(n.name.text)) return;
     if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && CODE.test(n.text) && !isComparison(n)) {
       out.push({ code: n.text, where: `${fileName}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}` });
     }
