@@ -11,3 +11,8 @@ export function hasPrefix(b: Uint8Array, prefix: Uint8Array): boolean {
   for (let i = 0; i < prefix.length; i++) if (b[i] !== prefix[i]) return false;
   return true;
 }
+
+/** Whether the two byte strings are equal (not constant-time: for public data only). */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}

@@ -4,7 +4,7 @@ import { measurementLocation } from '../ledger/programs.js';
 import type { EnclaveMeasurements } from './enclaveIdOutput.js';
 import type { StartupCode } from './errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './ledgerNodeClient.js';
-import { hex } from '../bytes.js';
+import { equalBytes, hex } from '../bytes.js';
 
 export interface LiveCheckOptions {
   /** Ledger node base URL including the network, e.g. `https://api.explorer.provable.com/v1/mainnet`. */
@@ -41,9 +41,6 @@ function fail(code: StartupCode, message: string, cause?: unknown): never {
 }
 
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
-}
 
 function checkTargets(expected: EnclaveMeasurements): void {
   if (expected.uniqueId.length !== 32) {

@@ -24,6 +24,7 @@ import { toFailure } from './failure.js';
 import { kindOfWireName, WIRE_REPORT_TYPES } from './kinds/index.js';
 import { decodeNonce } from './nonce.js';
 import type { FailureInfo, VerifyOutcome } from './types.js';
+import { equalBytes } from '../bytes.js';
 
 /** Verifies one (userData, report) pair: in process or through the pool. */
 export type ReportVerifier = (userData: Uint8Array, report: Uint8Array, opts?: { nonce?: Uint8Array }) => Promise<VerifyOutcome>;
@@ -45,9 +46,6 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
 
 function decodeBase64Report(s: string): Uint8Array | undefined {
   const t = s.trim();
@@ -119,7 +117,7 @@ function mismatchMessage(userData: Uint8Array, candidates: readonly Uint8Array[]
   const same = candidates.find((c) => c.length === userData.length);
   if (!perChunk || !same) return base;
   for (let c = 0; c * CHUNK_BYTES < userData.length; c++) {
-    if (!equal(same.subarray(c * CHUNK_BYTES, (c + 1) * CHUNK_BYTES), userData.subarray(c * CHUNK_BYTES, (c + 1) * CHUNK_BYTES))) {
+    if (!equalBytes(same.subarray(c * CHUNK_BYTES, (c + 1) * CHUNK_BYTES), userData.subarray(c * CHUNK_BYTES, (c + 1) * CHUNK_BYTES))) {
       return `${base}: attestationResults[${c}] differs from chunk c${c}`;
     }
   }
@@ -139,7 +137,7 @@ function reportBytes(r: Record<string, unknown>, od: Record<string, unknown> | u
     if (raw.length > REPORT_BYTES) return failure('BAD_ATTESTATION_REPORT', `attestationReport is ${raw.length} bytes, more than the ${REPORT_BYTES} bytes of a ledger report`);
     const padded = new Uint8Array(REPORT_BYTES);
     padded.set(raw);
-    if (report && !equal(report, padded)) return failure('REPORT_MISMATCH', 'oracleData.report does not carry attestationReport');
+    if (report && !equalBytes(report, padded)) return failure('REPORT_MISMATCH', 'oracleData.report does not carry attestationReport');
     report ??= padded;
   }
   return report ?? failure('REPORT_MISSING', 'neither oracleData.report nor attestationReport is present');
@@ -186,7 +184,7 @@ export async function checkAttestationResponse(r: unknown, verify: ReportVerifie
     }
     if (typeof requests === 'string') return failure('RESPONSE_FIELDS_MISSING', requests);
     const candidates = tooLong(requests) ? [] : encodingCandidates(requests, eras);
-    if (!candidates.some((c) => equal(c, userData))) {
+    if (!candidates.some((c) => equalBytes(c, userData))) {
       return failure('RESPONSE_FIELDS_MISMATCH', mismatchMessage(userData, candidates, eras.some((e) => e.requestPerChunk)));
     }
     outcome = await run(userData);

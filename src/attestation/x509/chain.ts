@@ -6,6 +6,7 @@ import { verify as cryptoVerify } from 'node:crypto';
 import { VerifierError } from '../../errors.js';
 import { KEY_USAGE, OID, parseCertificate, type Certificate } from './certificate.js';
 import type { X509Code } from './errors.js';
+import { equalBytes } from '../../bytes.js';
 
 export interface ChainPolicy {
   /** Verification time, epoch milliseconds; validity bounds are inclusive. */
@@ -51,9 +52,6 @@ function role(i: number, n: number): string {
   return i === 0 ? 'leaf' : i === n - 1 ? 'root' : `intermediate ${i}`;
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
-}
 
 /**
  * Validates `chainLeafFirst` = [leaf, intermediates…, root] at `policy.time`. The last element

@@ -35,6 +35,7 @@ import { era4 } from './era4.js';
 import type { EraCode } from './errors.js';
 import { requestHashes } from './requestHash.js';
 import type { Era } from './types.js';
+import { equalBytes } from '../../bytes.js';
 
 export type { Era } from './types.js';
 export { EraCodes, type EraCode } from './errors.js';
@@ -169,9 +170,6 @@ function encodeForEra(era: Era, requests: readonly ProofDataInput[]): Uint8Array
   });
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
 
 /**
  * Every userData the notarizers of `eras` could have written for these requests, in registry
@@ -179,6 +177,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  */
 export function encodingCandidates(requests: readonly ProofDataInput[], eras: readonly Era[] = ERAS): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (const era of eras) for (const c of encodeForEra(era, requests)) if (!out.some((o) => sameBytes(o, c))) out.push(c);
+  for (const era of eras) for (const c of encodeForEra(era, requests)) if (!out.some((o) => equalBytes(o, c))) out.push(c);
   return out;
 }
