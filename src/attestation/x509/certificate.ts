@@ -17,7 +17,6 @@ import {
   readOid,
   readSmallUInt,
   readTime,
-  value,
   type Tlv,
 } from './der.js';
 import type { X509Code } from './errors.js';

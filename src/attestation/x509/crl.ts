@@ -25,7 +25,6 @@ import {
   readOid,
   readSmallUInt,
   readTime,
-  value,
   type Tlv,
 } from './der.js';
 import { serialKey } from './serial.js';
