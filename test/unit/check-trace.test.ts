@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { BINDING_CHECK, CheckTrace, STRUCT_CHECKS } from '../../src/verify/checks.js';
 import { REPORT_KINDS } from '../../src/verify/kinds/index.js';
-import { TYPEA_QUOTE_CHECKS } from '../../src/attestation/typeA/verify.js';
+import { TYPEA_COLLATERAL_CHECKS, TYPEA_QUOTE_CHECKS } from '../../src/attestation/typeA/verify.js';
 import { TYPEB_CHECKS } from '../../src/attestation/typeB/verify.js';
 
 describe('CheckTrace', () => {
@@ -47,9 +47,16 @@ describe('kind plans', () => {
       expect(ids[0]).toBe(`${k.id}.parse`);
       expect(ids.at(-1)).toBe(BINDING_CHECK.id);
       expect(new Set([...ids, ...STRUCT_CHECKS.map((c) => c.id)]).size).toBe(ids.length + STRUCT_CHECKS.length);
-      const steps = (k.id === 'typeA' ? TYPEA_QUOTE_CHECKS : TYPEB_CHECKS).map((c) => c.id);
+      const steps = (k.id === 'typeA' ? [...TYPEA_QUOTE_CHECKS, { id: 'typeA.collateral' }, ...TYPEA_COLLATERAL_CHECKS] : TYPEB_CHECKS).map((c) => c.id);
       const at = ids.indexOf(steps[0]!);
       expect(ids.slice(at, at + steps.length)).toEqual(steps);
     }
+  });
+
+  it('typeA: every collateral-free quote check runs before the collateral step, the ones that need collateral after it', () => {
+    const ids = REPORT_KINDS.find((k) => k.id === 'typeA')!.checks.map((c) => c.id);
+    const collateral = ids.indexOf('typeA.collateral');
+    expect(ids.slice(0, collateral)).toEqual(['typeA.parse', ...TYPEA_QUOTE_CHECKS.map((c) => c.id)]);
+    expect(ids.slice(collateral + 1, collateral + 1 + TYPEA_COLLATERAL_CHECKS.length)).toEqual(TYPEA_COLLATERAL_CHECKS.map((c) => c.id));
   });
 });

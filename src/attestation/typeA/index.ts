@@ -8,7 +8,12 @@ export { combineTcbStatus, egoTcbStatus, EGO_TCB_STATUS, type TcbStatus, type Qe
 export {
   verifyCollateral,
   verifyQuote,
+  verifyQuoteSignatures,
+  verifyQuoteWithCollateral,
   checkCollateralTime,
+  TYPEA_QUOTE_CHECKS,
+  TYPEA_COLLATERAL_CHECKS,
+  type SignedQuote,
   type VerifiedCollateral,
   type TypeAVerdict,
   type VerifyOptions,

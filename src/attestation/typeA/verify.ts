@@ -3,8 +3,12 @@
  *
  *   verifyCollateral(collateral, { root, time })  — everything that does not depend on the quote;
  *     the result is cacheable until `validUntil` (and is re-checked against the time on each use).
- *   verifyQuote(quote, verifiedCollateral, { root, time })  — the per-quote checks; warm cost with
- *     a ChainCache and a key cache: 2 P-256 verifies (QE report, ISV report) + one SHA-256.
+ *   verifyQuoteSignatures(quote, { root, time })  — the per-quote checks that need no collateral
+ *     (PCK chain to the pinned root, PCK extension, QE report, ISV report); they run before any
+ *     collateral is fetched, so a forged quote is refused without asking a PCCS.
+ *   verifyQuoteWithCollateral(signedQuote, verifiedCollateral)  — revocation, FMSPC/PCE-ID, QE
+ *     identity and TCB levels. verifyQuote runs both. Warm cost with a ChainCache and a key
+ *     cache: 2 P-256 verifies (QE report, ISV report) + one SHA-256.
  *
  * TCB level status "Revoked" (platform or QE) is RETURNED as the verdict's tcbStatus (EGo code 2)
  * so that callers can show why a report is refused; the oracle policy rejects it. Revoked
@@ -38,24 +42,29 @@ export interface QuoteVerifyOptions extends VerifyOptions {
   readonly chainCache?: ChainCache;
   /** Caches imported attestation keys by their 64-byte hex (x‖y). */
   readonly keyCache?: LRUCache<string, KeyObject>;
-  /** Called as each check starts, with its id in TYPEA_QUOTE_CHECKS (the check trace). */
+  /** Called as each check starts, with its id in TYPEA_QUOTE_CHECKS or TYPEA_COLLATERAL_CHECKS (the check trace). */
   readonly onCheck?: (id: TypeAQuoteCheckId) => void;
 }
 
-/** The checks of verifyQuote, in order (ids and titles of the check trace). */
+/** The collateral-free checks of a quote (verifyQuoteSignatures), in order (ids and titles of the check trace). */
 export const TYPEA_QUOTE_CHECKS = [
-  { id: 'typeA.collateralTime', title: 'Collateral valid at the verification time' },
-  { id: 'typeA.pckChain', title: 'PCK certificate chain to the pinned Intel SGX root' },
-  { id: 'typeA.revocation', title: 'PCK CA and PCK certificate not revoked (CRLs)' },
-  { id: 'typeA.pckExtension', title: 'PCK extension: FMSPC and PCE-ID match the TCB info' },
+  { id: 'typeA.pckChain', title: 'PCK certificate chain to the pinned Intel SGX root (signatures, validity, CA flags)' },
+  { id: 'typeA.pckExtension', title: 'PCK SGX extension (FMSPC, PCE-ID, TCB components)' },
   { id: 'typeA.qeSignature', title: 'QE report signature by the PCK key' },
   { id: 'typeA.qeReportData', title: 'QE report data binds the attestation key' },
-  { id: 'typeA.qeIdentity', title: 'QE identity and QE TCB level' },
   { id: 'typeA.isvSignature', title: 'Enclave report signature by the attestation key' },
+] as const;
+
+/** The checks of a signed quote against verified collateral (verifyQuoteWithCollateral), in order. */
+export const TYPEA_COLLATERAL_CHECKS = [
+  { id: 'typeA.collateralTime', title: 'Collateral valid at the verification time' },
+  { id: 'typeA.revocation', title: 'PCK CA and PCK certificate not revoked (CRLs)' },
+  { id: 'typeA.tcbInfoMatch', title: 'PCK FMSPC and PCE-ID match the TCB info' },
+  { id: 'typeA.qeIdentity', title: 'QE identity and QE TCB level' },
   { id: 'typeA.tcbLevel', title: 'Platform TCB level' },
   { id: 'typeA.tcbStatus', title: 'Combined TCB status (platform and QE)' },
 ] as const;
-export type TypeAQuoteCheckId = (typeof TYPEA_QUOTE_CHECKS)[number]['id'];
+export type TypeAQuoteCheckId = (typeof TYPEA_QUOTE_CHECKS)[number]['id'] | (typeof TYPEA_COLLATERAL_CHECKS)[number]['id'];
 
 /** Collateral whose signatures, chains, CRLs and dates were verified. Immutable; cacheable. */
 export interface VerifiedCollateral {
@@ -302,43 +311,100 @@ function attestationKey(raw: Uint8Array, cache: LRUCache<string, KeyObject> | un
   return key;
 }
 
-/**
- * Verifies one parsed quote against verified collateral at `opts.time`, in order:
- *  1. the collateral is current at T and was verified against this root;
- *  2. PCK chain [PCK leaf, PCK CA, root]: names, pinned root, signatures, validity, CA flags;
- *  3. revocation: PCK CA not on the Root CA CRL; the PCK CRL was issued by this chain's CA; PCK
- *     leaf not on the PCK CRL;
- *  4. PCK SGX extension; FMSPC and PCE-ID equal the TCB info's;
- *  5. QE report signature with the PCK leaf key;
- *  6. QE report data = SHA-256(attestation key ‖ QE auth data) ‖ 32 zero bytes;
- *  7. QE identity: MISCSELECT, ATTRIBUTES, MRSIGNER, ISVPRODID; QE TCB level;
- *  8. attestation key is a P-256 point; ISV report signature over quote[0..432);
- *  9. platform TCB level from the PCK components and PCESVN;
- * 10. QE + platform status combination.
- */
-export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyOptions): TypeAVerdict {
-  const { root, time } = opts;
-  // 1. Collateral at T.
-  opts.onCheck?.('typeA.collateralTime');
-  if (vc.rootFingerprint !== root.fingerprint256) {
-    typeAError('TYPEA_COLLATERAL_MALFORMED', `collateral was verified against root ${vc.rootFingerprint}, not the given root ${root.fingerprint256}`);
-  }
-  if (!Number.isFinite(time)) typeAError('TYPEA_COLLATERAL_MALFORMED', `invalid verification time ${time}`);
-  checkCollateralTime(vc, opts);
+/** A quote whose collateral-free checks all passed (made only by verifyQuoteSignatures). */
+export interface SignedQuote {
+  readonly [signed]: true;
+  readonly quote: Quote;
+  /** The root and time the checks ran with; the collateral checks use the same. */
+  readonly root: Certificate;
+  readonly time: number;
+  /** [PCK leaf, PCK CA, root], validated up to the pinned root at `time`. */
+  readonly chain: readonly [Certificate, Certificate, Certificate];
+  readonly extension: PckExtension;
+}
+declare const signed: unique symbol;
 
-  // 2. PCK chain.
+/**
+ * The checks of a quote that need no collateral, at `opts.time`, in order (TYPEA_QUOTE_CHECKS);
+ * the quote header (version, attestation key type, TEE type, QE vendor) was checked by parseQuote:
+ *  1. PCK chain [PCK leaf, PCK CA, root]: names, pinned root, signatures, validity, CA flags;
+ *  2. PCK SGX extension parsed (FMSPC, PCE-ID, TCB components; Platform-CA-only fields);
+ *  3. QE report signature with the PCK leaf key;
+ *  4. QE report data = SHA-256(attestation key ‖ QE auth data) ‖ 32 zero bytes;
+ *  5. attestation key is a P-256 point; ISV report signature over quote[0..432).
+ * Revocation of the PCK chain needs the CRLs of the collateral: verifyQuoteWithCollateral.
+ */
+export function verifyQuoteSignatures(q: Quote, opts: QuoteVerifyOptions): SignedQuote {
+  const { root, time } = opts;
+  // 1. PCK chain.
   opts.onCheck?.('typeA.pckChain');
+  if (!Number.isFinite(time)) typeAError('TYPEA_COLLATERAL_MALFORMED', `invalid verification time ${time}`);
   const policy: ChainPolicy = { time, root, label: `${LABEL} PCK chain`, leafKeyCurve: 'P-256' };
   const chain = opts.chainCache ? opts.chainCache.verify(q.pckCertDers, policy) : verifyPckChainUncached(q.pckCertDers, policy);
   const [leaf, ca] = chain as [Certificate, Certificate, Certificate];
   if (commonName(leaf) !== CN_PCK) typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK leaf is "${leaf.subjectText}", expected CN=${CN_PCK}`);
   if (!isSigningLeaf(leaf)) typeAError('TYPEA_PCK_CHAIN_INVALID', 'PCK leaf is a CA or its keyUsage lacks digitalSignature');
-  const caName = commonName(ca);
-  if (caName !== CN_PROCESSOR_CA && caName !== CN_PLATFORM_CA) {
+  const pckCaName = commonName(ca);
+  if (pckCaName !== CN_PROCESSOR_CA && pckCaName !== CN_PLATFORM_CA) {
     typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK CA is "${ca.subjectText}", expected CN=${CN_PROCESSOR_CA} or CN=${CN_PLATFORM_CA}`);
   }
 
-  // 3. Revocation.
+  // 2. PCK SGX extension.
+  opts.onCheck?.('typeA.pckExtension');
+  const extension = cachedPckExtension(leaf);
+  if (pckCaName !== CN_PLATFORM_CA && (extension.platformInstanceId || extension.configuration)) {
+    typeAError('TYPEA_PCK_EXTENSION_MALFORMED', 'PCK SGX extension carries PlatformInstanceID/Configuration, which only Platform CA certificates have');
+  }
+
+  // 3. QE report signature.
+  opts.onCheck?.('typeA.qeSignature');
+  if (!p1363Verify(leaf.publicKey, q.qeReport.raw, q.qeReportSignature)) {
+    typeAError('TYPEA_QE_REPORT_BAD_SIGNATURE', `QE report signature does not verify with the PCK key (PCK serial ${leaf.serialHex})`);
+  }
+
+  // 4. QE report data binds the attestation key.
+  opts.onCheck?.('typeA.qeReportData');
+  const expected = createHash('sha256').update(q.attestationKey).update(q.qeAuthData).digest();
+  const rd = q.qeReport.reportData;
+  if (!expected.equals(rd.subarray(0, 32)) || rd.subarray(32).some((b) => b !== 0)) {
+    typeAError(
+      'TYPEA_QE_REPORT_DATA_MISMATCH',
+      `QE report data ${hex(rd)} is not SHA-256(attestation key ‖ QE auth data) ${expected.toString('hex')} followed by 32 zero bytes`,
+    );
+  }
+
+  // 5. ISV report signature.
+  opts.onCheck?.('typeA.isvSignature');
+  const key = attestationKey(q.attestationKey, opts.keyCache);
+  if (!p1363Verify(key, q.signedBytes, q.isvSignature)) {
+    typeAError('TYPEA_ISV_REPORT_BAD_SIGNATURE', 'ISV enclave report signature does not verify with the attestation key over quote bytes [0, 432)');
+  }
+
+  return { quote: q, root, time, chain: chain as SignedQuote['chain'], extension } as SignedQuote;
+}
+
+/**
+ * The checks of a signed quote that need verified collateral, at the quote's verification time,
+ * in order (TYPEA_COLLATERAL_CHECKS):
+ *  1. the collateral is current at T and was verified against the quote's root;
+ *  2. revocation: PCK CA not on the Root CA CRL; the PCK CRL was issued by this chain's CA; PCK
+ *     leaf not on the PCK CRL;
+ *  3. FMSPC and PCE-ID of the PCK extension equal the TCB info's;
+ *  4. QE identity: MISCSELECT, ATTRIBUTES, MRSIGNER, ISVPRODID; QE TCB level;
+ *  5. platform TCB level from the PCK components and PCESVN;
+ *  6. QE + platform status combination.
+ */
+export function verifyQuoteWithCollateral(sq: SignedQuote, vc: VerifiedCollateral, opts: Pick<QuoteVerifyOptions, 'onCheck'> = {}): TypeAVerdict {
+  const { root, time, chain, extension: ext } = sq;
+  const [leaf, ca] = chain;
+  // 1. Collateral at T.
+  opts.onCheck?.('typeA.collateralTime');
+  if (vc.rootFingerprint !== root.fingerprint256) {
+    typeAError('TYPEA_COLLATERAL_MALFORMED', `collateral was verified against root ${vc.rootFingerprint}, not the given root ${root.fingerprint256}`);
+  }
+  checkCollateralTime(vc, { root, time });
+
+  // 2. Revocation.
   opts.onCheck?.('typeA.revocation');
   if (isRevoked(vc.rootCaCrl, ca.serialHex)) {
     typeAError('TYPEA_PCK_CA_REVOKED', `PCK CA "${ca.subjectText}" serial ${ca.serialHex} is on the Root CA CRL`);
@@ -358,13 +424,8 @@ export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyO
     typeAError('TYPEA_PCK_CERT_REVOKED', `PCK certificate serial ${leaf.serialHex} is on the PCK CRL (thisUpdate ${iso(vc.pckCrl.thisUpdate)})`);
   }
 
-  // 4. PCK extension, FMSPC, PCE-ID.
-  opts.onCheck?.('typeA.pckExtension');
-  const ext = cachedPckExtension(leaf);
-  const platformCa = caName === CN_PLATFORM_CA;
-  if (!platformCa && (ext.platformInstanceId || ext.configuration)) {
-    typeAError('TYPEA_PCK_EXTENSION_MALFORMED', 'PCK SGX extension carries PlatformInstanceID/Configuration, which only Platform CA certificates have');
-  }
+  // 3. FMSPC and PCE-ID against the TCB info.
+  opts.onCheck?.('typeA.tcbInfoMatch');
   const fmspc = hex(ext.fmspc).toUpperCase();
   const pceId = hex(ext.pceId).toUpperCase();
   if (!Buffer.from(ext.fmspc).equals(vc.tcbInfo.fmspc)) {
@@ -374,39 +435,15 @@ export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyO
     typeAError('TYPEA_PCE_ID_MISMATCH', `PCK PCE-ID ${pceId} differs from the TCB info PCE-ID ${hex(vc.tcbInfo.pceId).toUpperCase()}`);
   }
 
-  // 5. QE report signature.
-  opts.onCheck?.('typeA.qeSignature');
-  if (!p1363Verify(leaf.publicKey, q.qeReport.raw, q.qeReportSignature)) {
-    typeAError('TYPEA_QE_REPORT_BAD_SIGNATURE', `QE report signature does not verify with the PCK key (PCK serial ${leaf.serialHex})`);
-  }
-
-  // 6. QE report data binds the attestation key.
-  opts.onCheck?.('typeA.qeReportData');
-  const expected = createHash('sha256').update(q.attestationKey).update(q.qeAuthData).digest();
-  const rd = q.qeReport.reportData;
-  if (!expected.equals(rd.subarray(0, 32)) || rd.subarray(32).some((b) => b !== 0)) {
-    typeAError(
-      'TYPEA_QE_REPORT_DATA_MISMATCH',
-      `QE report data ${hex(rd)} is not SHA-256(attestation key ‖ QE auth data) ${expected.toString('hex')} followed by 32 zero bytes`,
-    );
-  }
-
-  // 7. QE identity and QE TCB level.
+  // 4. QE identity and QE TCB level.
   opts.onCheck?.('typeA.qeIdentity');
-  const qeLevel = checkQeReport(vc.qeIdentity, q.qeReport);
+  const qeLevel = checkQeReport(vc.qeIdentity, sq.quote.qeReport);
 
-  // 8. ISV report signature.
-  opts.onCheck?.('typeA.isvSignature');
-  const key = attestationKey(q.attestationKey, opts.keyCache);
-  if (!p1363Verify(key, q.signedBytes, q.isvSignature)) {
-    typeAError('TYPEA_ISV_REPORT_BAD_SIGNATURE', 'ISV enclave report signature does not verify with the attestation key over quote bytes [0, 432)');
-  }
-
-  // 9. Platform TCB level.
+  // 5. Platform TCB level.
   opts.onCheck?.('typeA.tcbLevel');
   const level = matchTcbLevel(vc.tcbInfo, ext.tcbComponents, ext.pceSvn);
 
-  // 10. Combination.
+  // 6. Combination.
   opts.onCheck?.('typeA.tcbStatus');
   const tcbStatus = combineTcbStatus(level.tcbStatus, qeLevel.tcbStatus);
   const advisoryIds = [...level.advisoryIds];
@@ -429,6 +466,11 @@ export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyO
     validFrom: Math.max(vc.validFrom, chainFrom),
     validUntil: Math.min(vc.validUntil, chainUntil),
   };
+}
+
+/** Every check of a quote against collateral already at hand: the collateral-free checks, then the collateral ones. */
+export function verifyQuote(q: Quote, vc: VerifiedCollateral, opts: QuoteVerifyOptions): TypeAVerdict {
+  return verifyQuoteWithCollateral(verifyQuoteSignatures(q, opts), vc, opts);
 }
 
 function verifyPckChainUncached(ders: readonly Uint8Array[], policy: ChainPolicy): Certificate[] {

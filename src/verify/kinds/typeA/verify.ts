@@ -1,6 +1,15 @@
-/** typeA (Intel SGX DCAP): collateral → verify the quote (13 steps) → oracle policy → binding. */
+/**
+ * typeA (Intel SGX DCAP): the quote's collateral-free checks → collateral → the checks against
+ * the collateral → oracle policy → binding. A forged quote fails before collateral is asked for.
+ */
 import type { Quote } from '../../../attestation/typeA/quote.js';
-import { TYPEA_QUOTE_CHECKS, verifyQuote, type VerifiedCollateral } from '../../../attestation/typeA/verify.js';
+import {
+  TYPEA_COLLATERAL_CHECKS,
+  TYPEA_QUOTE_CHECKS,
+  verifyQuoteSignatures,
+  verifyQuoteWithCollateral,
+  type VerifiedCollateral,
+} from '../../../attestation/typeA/verify.js';
 import { BINDING_CHECK, type CheckDef } from '../../checks.js';
 import type { Policy } from '../../policy.js';
 import { checkDebugEnclave, checkTcbStatus, checkUniqueId, checkUserDataBinding, fail } from '../../policy.js';
@@ -14,9 +23,10 @@ export interface TypeACollateralSource {
 
 /** Every check of a typeA report after kind detection, in the order they run. */
 export const TYPEA_KIND_CHECKS: readonly CheckDef[] = [
-  { id: 'typeA.parse', title: 'SGX quote structure' },
-  { id: 'typeA.collateral', title: 'Collateral (Root CA CRL, TCB info, QE identity, PCK CRL) fetched and verified' },
+  { id: 'typeA.parse', title: 'SGX quote structure (header, version, attestation key type, TEE type)' },
   ...TYPEA_QUOTE_CHECKS,
+  { id: 'typeA.collateral', title: 'Collateral (Root CA CRL, TCB info, QE identity, PCK CRL) fetched and verified' },
+  ...TYPEA_COLLATERAL_CHECKS,
   { id: 'policy.tcbStatus', title: 'TCB status and advisories accepted by the policy' },
   { id: 'policy.debug', title: 'Enclave not in debug mode' },
   { id: 'policy.uniqueId', title: 'Unique ID (MRENCLAVE) equals the configured target' },
@@ -27,16 +37,18 @@ export const TYPEA_KIND_CHECKS: readonly CheckDef[] = [
 export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8Array, policy: Policy, deps: KindDeps, ctx: KindContext): Promise<void> {
   const trace = ctx.trace;
   const time = deps.time ?? Date.now();
-  trace?.begin('typeA.collateral');
-  if (!deps.collateral) fail('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral source (PCCS) is configured');
-  const collateral = await deps.collateral.forQuote(quote, time);
-  const verdict = verifyQuote(quote, collateral, {
+  const onCheck = trace ? { onCheck: (id: string) => trace.begin(id) } : {};
+  const signed = verifyQuoteSignatures(quote, {
     root: deps.root,
     time,
     ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
     ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
-    ...(trace ? { onCheck: (id: string) => trace.begin(id) } : {}),
+    ...onCheck,
   });
+  trace?.begin('typeA.collateral');
+  if (!deps.collateral) fail('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral source (PCCS) is configured');
+  const collateral = await deps.collateral.forQuote(quote, time);
+  const verdict = verifyQuoteWithCollateral(signed, collateral, onCheck);
   view.tcbStatus = verdict.tcbStatusCode;
   view.tcbStatusName = verdict.tcbStatus;
   view.advisoryIds = verdict.advisoryIds;
