@@ -1,8 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuote } from '../../src/attestation/typeA/quote.js';
-import { verifyCollateral, verifyQuote, type TypeAVerdict } from '../../src/attestation/typeA/verify.js';
+import {
+  TYPEA_COLLATERAL_CHECKS,
+  TYPEA_QUOTE_CHECKS,
+  verifyCollateral,
+  verifyQuote,
+  verifyQuoteSignatures,
+  type TypeAVerdict,
+} from '../../src/attestation/typeA/verify.js';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
+import { VerifierError } from '../../src/errors.js';
+import { typeA } from '../../src/verify/kinds/typeA/index.js';
+import type { TypeACollateralSource } from '../../src/verify/kinds/typeA/verify.js';
+import type { Policy } from '../../src/verify/policy.js';
+import { verifyReportBytes } from '../../src/verify/verifyReport.js';
 import { issue, mintTypeAPki, newKey, signBody, tcbInfoBody, type TestPki, type TestPkiOptions } from '../support/typea-pki.js';
+import { tamperQuote } from '../support/typea-tamper.js';
+import { makeUserData, openEnclaveReport } from '../support/ledger-reports.js';
+import { traceRows, traceStoppingAt } from '../support/check-trace.js';
 import { codeOf } from '../support/errors.js';
 
 function verify(pki: TestPki, quote = pki.quote(), collateral: Collateral = pki.collateral, time = pki.time): TypeAVerdict {
@@ -124,5 +139,85 @@ describe('typeA verification with a minted test PKI', () => {
     const raw = tcbInfoBody({ fmspc: '00906ED50000', pceId: '0000', issueDate: pki.time - 10 * DAY, nextUpdate: pki.time + 40 * DAY, levels: [{ components: new Array(16).fill(0), pceSvn: 0, status: 'UpToDate' }] });
     const c = { ...pki.collateral, tcbInfoRaw: raw, tcbInfoSignature: signBody(raw, pki.tcbSigning.key) };
     expect(codeOf(() => verify(pki, pki.quote(), c, pki.time + 22 * DAY))).toBe('TYPEA_QE_IDENTITY_EXPIRED');
+  });
+});
+
+describe('typeA: the collateral-free checks run before collateral is asked for', () => {
+  const pki = mint();
+  const root = pki.root.cert;
+  const time = pki.time;
+  const userData = makeUserData();
+  const reportData = new Uint8Array(64);
+  reportData.set(userData.hash);
+  const quote = pki.quote({ reportData });
+  const policy: Policy = { uniqueIdTarget: new Uint8Array(32).fill(0x5a), pcrValuesTarget: [], acceptedTcbStatuses: ['UpToDate', 'OutOfDate'], allowDebugEnclaves: false };
+  const PLAN = typeA.checks.map((c) => c.id);
+
+  /** A collateral source that records each request and serves the minted collateral (or fails like a PCCS that is down). */
+  function recordingSource(down = false): TypeACollateralSource & { calls: number } {
+    const src = {
+      calls: 0,
+      async forQuote(_q: unknown, t: number) {
+        src.calls++;
+        if (down) throw new VerifierError('PCCS_UNAVAILABLE', 'typeA collateral: PCCS is down');
+        return verifyCollateral(pki.collateral, { root, time: t });
+      },
+    };
+    return src;
+  }
+  const run = (q: Uint8Array, collateral?: TypeACollateralSource) =>
+    verifyReportBytes(userData.bytes, openEnclaveReport(q), policy, { roots: { typeA: root, typeB: root }, typeATime: time, ...(collateral ? { collateral } : {}) });
+
+  it('verifyQuoteSignatures passes a correct quote with no collateral at all, running TYPEA_QUOTE_CHECKS in order', () => {
+    const seen: string[] = [];
+    const signed = verifyQuoteSignatures(parseQuote(quote), { root, time, onCheck: (id) => seen.push(id) });
+    expect(seen).toEqual(TYPEA_QUOTE_CHECKS.map((c) => c.id));
+    expect(Buffer.from(signed.extension.fmspc).toString('hex')).toBe('00906ed50000');
+    expect(signed.chain[0].serialHex).toBe('4fb8af9acd563694338d1cbd6702a5d2ba281b69');
+  });
+
+  it('verifyQuote runs the collateral-free checks, then the ones against the collateral, with the same verdict', () => {
+    const seen: string[] = [];
+    const verdict = verifyQuote(parseQuote(quote), verifyCollateral(pki.collateral, { root, time }), { root, time, onCheck: (id) => seen.push(id) });
+    expect(seen).toEqual([...TYPEA_QUOTE_CHECKS, ...TYPEA_COLLATERAL_CHECKS].map((c) => c.id));
+    expect(verdict).toMatchObject({ tcbStatus: 'OutOfDate', tcbLevelIndex: 1, fmspc: '00906ED50000' });
+  });
+
+  it('a correct quote: every check passed, collateral asked for once', async () => {
+    const src = recordingSource();
+    const out = await run(quote, src);
+    expect(out.error).toBeUndefined();
+    expect(out.reportValid).toBe(true);
+    expect(traceRows(out.checks!, PLAN)).toEqual(PLAN.map((id) => [id, 'passed']));
+    expect(src.calls).toBe(1);
+  });
+
+  const cases = [
+    ['isvSignature', 'typeA.isvSignature', 'TYPEA_ISV_REPORT_BAD_SIGNATURE'],
+    ['qeReport', 'typeA.qeSignature', 'TYPEA_QE_REPORT_BAD_SIGNATURE'],
+    ['pckLeaf', 'typeA.pckChain', 'X509_CHAIN_BAD_SIGNATURE'],
+  ] as const;
+  for (const [part, check, code] of cases) {
+    it(`a flipped bit in the ${part} fails ${check} with ${code}; the collateral source is never asked`, async () => {
+      const src = recordingSource();
+      const out = await run(tamperQuote(quote, part), src);
+      expect(out.error?.code).toBe(code);
+      expect(traceRows(out.checks!, PLAN)).toEqual(traceStoppingAt(PLAN, check, code));
+      expect(src.calls).toBe(0);
+    });
+  }
+
+  it('with the PCCS down, a forged quote still gets its own error; a correct one fails at typeA.collateral after every quote check passed', async () => {
+    const down = recordingSource(true);
+    expect((await run(tamperQuote(quote, 'isvSignature'), down)).error?.code).toBe('TYPEA_ISV_REPORT_BAD_SIGNATURE');
+    expect(down.calls).toBe(0);
+    const out = await run(quote, down);
+    expect(traceRows(out.checks!, PLAN)).toEqual(traceStoppingAt(PLAN, 'typeA.collateral', 'PCCS_UNAVAILABLE'));
+    expect(down.calls).toBe(1);
+  });
+
+  it('with no collateral source configured, a forged quote fails at its own check, not TYPEA_COLLATERAL_UNAVAILABLE', async () => {
+    expect((await run(tamperQuote(quote, 'qeReport'))).error?.code).toBe('TYPEA_QE_REPORT_BAD_SIGNATURE');
+    expect((await run(quote)).error?.code).toBe('TYPEA_COLLATERAL_UNAVAILABLE');
   });
 });
