@@ -1,10 +1,12 @@
 /**
- * The real second-generation responses (../shared/vectors/aleo/venture23) through POST /decode,
- * /decodeReport and /verify: they decode and bind (the quote's report data is the Poseidon8 hash
- * of their userData) and their quotes verify up to the collateral step. No Intel collateral for
- * their platform (FMSPC 00606a000000, Platform CA) of a fitting date is in the vectors: the PCCS
- * here serves the recorded 2026-09-22 collateral of other platforms, so the verdict is exactly
- * the collateral error.
+ * The real second-generation responses (../shared/vectors/aleo/venture23 and the 2025 Gramine
+ * responses of aleo/e2e) through POST /decode, /decodeReport and /verify: they decode and bind
+ * (the quote's report data is the Poseidon8 hash of their userData) and their quotes verify up to
+ * the collateral step: every collateral-free check (PCK chain to the Intel root, PCK extension, QE
+ * and ISV report signatures) passes, as the check trace shows. No Intel collateral for their
+ * platform (FMSPC 00606a000000, Platform CA) of a fitting date is in the vectors: the PCCS here
+ * serves the recorded 2026-09-22 collateral of other platforms, so the verdict is exactly the
+ * collateral error. A flipped bit in a signed part fails its own check before the PCCS is asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashReportData } from '../../src/hash/index.js';
@@ -12,6 +14,16 @@ import { parseUserData } from '../../src/encoding/eras/index.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
 import { VECTORS, readVectorJson } from '../support/paths.js';
 import { recordedBundle2026, startPccsServer, type PccsServer } from '../support/pccs-server.js';
+import { realResponses } from '../support/era-vectors.js';
+import { reportText, openEnclaveReport } from '../support/ledger-reports.js';
+import { tamperQuote } from '../support/typea-tamper.js';
+import { traceRows, traceStoppingAt } from '../support/check-trace.js';
+import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/ledger/struct.js';
+import { cutTypeAReport, parseQuote } from '../../src/attestation/typeA/quote.js';
+import { pckExtension } from '../../src/attestation/typeA/pckExtension.js';
+import { parseCertificate } from '../../src/attestation/x509/certificate.js';
+import { typeA } from '../../src/verify/kinds/typeA/index.js';
+import { STRUCT_CHECKS } from '../../src/verify/checks.js';
 
 const targets = readVectorJson<any>('production-targets.json');
 const files = {
@@ -24,18 +36,29 @@ const MRENCLAVE = { multi: 'c89a653fc02b6765185ac94602c10b42bfbc1306009f6425aeb1
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
 /** The collateral step's verdict for a platform whose TCB info the PCCS does not have. */
 const COLLATERAL_ERROR = 'PCCS_NOT_FOUND';
+const SECOND_GEN_FMSPC = '00606a000000';
+/** The checks of a typeA report after kind detection, in run order. */
+const PLAN = typeA.checks.map((c) => c.id);
 
-let pccs: PccsServer;
-let srv: RunningServer;
-beforeAll(async () => {
-  pccs = await startPccsServer(recordedBundle2026(VECTORS));
-  srv = await startServer({
-    pccsUrl: pccs.url,
+const quoteOf = (reportText: string) => cutTypeAReport(parseChunkedStruct(reportText, REPORT_CHUNKS, 'report'));
+const fmspcOf = (quote: Uint8Array) => Buffer.from(pckExtension(parseCertificate(parseQuote(quote).pckCertDers[0])).fmspc).toString('hex');
+/** Every real response whose quote comes from the second generation's platform. */
+const secondGen = realResponses().filter((r) => r.response.reportType === 'sgx' && fmspcOf(quoteOf(r.response.oracleData.report)) === SECOND_GEN_FMSPC);
+
+const startVerifier = (pccsUrl: string) =>
+  startServer({
+    pccsUrl,
     verificationTime: '2026-01-15T00:00:00Z',
     uniqueIdTarget: MRENCLAVE.multi,
     pcrValuesTarget: targets.pcrValuesTarget,
     acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded', 'OutOfDate'],
   });
+
+let pccs: PccsServer;
+let srv: RunningServer;
+beforeAll(async () => {
+  pccs = await startPccsServer(recordedBundle2026(VECTORS));
+  srv = await startVerifier(pccs.url);
 });
 afterAll(async () => {
   await srv?.close();
@@ -79,4 +102,65 @@ describe('every second-generation response binds and verifies up to the collater
       expect(out.body.reportErrors).toEqual([expect.objectContaining({ index: 0, errorCode: COLLATERAL_ERROR })]);
     });
   }
+});
+
+describe('the check trace of every second-generation quote: collateral-free checks passed, then the collateral step failed', () => {
+  it('finds the seven second-generation responses (2025-06 contract tests, Gramine weather and random, multi-token)', () => {
+    expect(secondGen.map((r) => r.name)).toEqual([
+      'v23 sgx_response (2025-06)',
+      'v23 btc_usdc (2025-06)',
+      'v23 eth_usdc (2025-06)',
+      'v23 aleo_usdc (2025-06)',
+      'Gramine weather (2025-08-04)',
+      'Gramine random (2025-07-21)',
+      'multi-token (2026-01-14)',
+    ]);
+  });
+
+  for (const r of secondGen) {
+    it(`${r.name}: PCK chain, PCK extension, QE and ISV signatures passed; typeA.collateral failed with ${COLLATERAL_ERROR}; the rest skipped`, async () => {
+      const out = await postJson(`${srv.url}/decodeReport`, { userData: r.userData, report: r.response.oracleData.report });
+      expect(out.body.errorCode).toBe(COLLATERAL_ERROR);
+      expect(traceRows(out.body.checks, STRUCT_CHECKS.map((c) => c.id))).toEqual(STRUCT_CHECKS.map((c) => [c.id, 'passed']));
+      expect(traceRows(out.body.checks, PLAN)).toEqual(traceStoppingAt(PLAN, 'typeA.collateral', COLLATERAL_ERROR));
+    });
+  }
+});
+
+describe('a flipped bit in a signed part of a real second-generation quote fails its own check before the PCCS is asked', () => {
+  let fresh: PccsServer;
+  let verifier: RunningServer;
+  beforeAll(async () => {
+    fresh = await startPccsServer(recordedBundle2026(VECTORS));
+    verifier = await startVerifier(fresh.url);
+  });
+  afterAll(async () => {
+    await verifier?.close();
+    await fresh?.close();
+  });
+  const cases = [
+    ['isvSignature', 'typeA.isvSignature', 'TYPEA_ISV_REPORT_BAD_SIGNATURE'],
+    ['qeReport', 'typeA.qeSignature', 'TYPEA_QE_REPORT_BAD_SIGNATURE'],
+    ['pckLeaf', 'typeA.pckChain', 'X509_CHAIN_BAD_SIGNATURE'],
+  ] as const;
+
+  for (const r of secondGen) {
+    it(`${r.name}: ISV signature, QE report and PCK leaf each fail at their check; the PCCS received no request`, async () => {
+      const quote = quoteOf(r.response.oracleData.report);
+      for (const [part, check, code] of cases) {
+        const report = reportText(openEnclaveReport(tamperQuote(quote, part)));
+        const out = await postJson(`${verifier.url}/decodeReport`, { userData: r.userData, report });
+        expect(out.body.errorCode, part).toBe(code);
+        expect(traceRows(out.body.checks, PLAN), part).toEqual(traceStoppingAt(PLAN, check, code));
+      }
+      expect(fresh.requests).toEqual([]);
+    });
+  }
+
+  it('control: the same quotes untouched reach the PCCS (asked for the platform\'s TCB info) and fail there', async () => {
+    const r = secondGen.at(-1)!;
+    const out = await postJson(`${verifier.url}/decodeReport`, { userData: r.userData, report: r.response.oracleData.report });
+    expect(out.body.errorCode).toBe(COLLATERAL_ERROR);
+    expect(fresh.requests).toContain(`GET /sgx/certification/v4/tcb?fmspc=${SECOND_GEN_FMSPC}`);
+  });
 });
