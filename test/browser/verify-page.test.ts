@@ -164,7 +164,8 @@ describe('transaction lookup against the ledger-node simulator', () => {
     expect(rows).toHaveLength(api.body.updates[0].decodedRequests.length);
     // The ledger record carries the ordered check trace too, and the page lists it.
     const apiChecks = api.body.updates[0].checks as { id: string; status: string }[];
-    expect(apiChecks.map((c) => c.id).slice(0, 5)).toEqual(['struct.parse', 'userData.decode', 'report.kind', 'typeA.parse', 'typeA.collateral']);
+    expect(apiChecks.map((c) => c.id).slice(0, 5)).toEqual(['struct.parse', 'userData.decode', 'report.kind', 'typeA.parse', 'typeA.pckChain']);
+    expect(apiChecks.map((c) => c.id).indexOf('typeA.collateral')).toBe(apiChecks.map((c) => c.id).indexOf('typeA.isvSignature') + 1);
     expect(apiChecks.every((c) => c.status === 'passed')).toBe(true);
     const items = await checkItems(page);
     expect(items).toHaveLength(apiChecks.length);
