@@ -16,7 +16,7 @@ import { VECTORS, readVectorJson } from '../support/paths.js';
 import { recordedBundle2026, startPccsServer, type PccsServer } from '../support/pccs-server.js';
 import { realResponses } from '../support/era-vectors.js';
 import { reportText, openEnclaveReport } from '../support/ledger-reports.js';
-import { tamperQuote } from '../support/typea-tamper.js';
+import { TAMPER_CASES, tamperQuote } from '../support/typea-tamper.js';
 import { traceRows, traceStoppingAt } from '../support/check-trace.js';
 import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/ledger/struct.js';
 import { cutTypeAReport, parseQuote } from '../../src/attestation/typeA/quote.js';
@@ -54,22 +54,26 @@ const startVerifier = (pccsUrl: string) =>
     acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded', 'OutOfDate'],
   });
 
-let pccs: PccsServer;
-let srv: RunningServer;
-beforeAll(async () => {
-  pccs = await startPccsServer(recordedBundle2026(VECTORS));
-  srv = await startVerifier(pccs.url);
-});
-afterAll(async () => {
-  await srv?.close();
-  await pccs?.close();
-});
+/** A PCCS serving the recorded collateral (recording each request) and a verifier using it, for the enclosing scope. */
+function useVerifier(): { pccs: PccsServer; srv: RunningServer } {
+  const h = {} as { pccs: PccsServer; srv: RunningServer };
+  beforeAll(async () => {
+    h.pccs = await startPccsServer(recordedBundle2026(VECTORS));
+    h.srv = await startVerifier(h.pccs.url);
+  });
+  afterAll(async () => {
+    await h.srv?.close();
+    await h.pccs?.close();
+  });
+  return h;
+}
+const shared = useVerifier();
 
 describe('the multi-token response (10 chunks)', () => {
   const r = responses.multi;
 
   it('POST /decode: decodedData is the first request, decodedRequests all three with token ids and request hashes', async () => {
-    const out = await postJson(`${srv.url}/decode`, { userData: r.oracleData.userData });
+    const out = await postJson(`${shared.srv.url}/decode`, { userData: r.oracleData.userData });
     expect(out.body.success).toBe(true);
     expect(out.body.decodedData).toEqual({
       url: 'price_feed: aleo', requestMethod: 'GET', selector: 'weightedAvgPrice', responseFormat: 'json',
@@ -86,7 +90,7 @@ describe('every second-generation response binds and verifies up to the collater
   for (const name of Object.keys(files) as (keyof typeof files)[]) {
     const r = responses[name];
     it(`${name}: /decodeReport answers the collateral error with the decoded requests and a matching binding hash`, async () => {
-      const out = await postJson(`${srv.url}/decodeReport`, { userData: r.oracleData.userData, report: r.oracleData.report });
+      const out = await postJson(`${shared.srv.url}/decodeReport`, { userData: r.oracleData.userData, report: r.oracleData.report });
       expect(out.body).toMatchObject({ reportType: 'typeA', reportValid: false, errorCode: COLLATERAL_ERROR });
       expect(out.body.errorString).toMatch(/00606a000000/i);
       expect(out.body.decodedReport.data).toBe(b64(hashReportData(parseUserData(r.oracleData.userData))));
@@ -96,7 +100,7 @@ describe('every second-generation response binds and verifies up to the collater
     });
 
     it(`${name}: /verify takes the response as emitted and stops at the same step (its fields match its userData)`, async () => {
-      const out = await postJson(`${srv.url}/verify`, { reports: [r] });
+      const out = await postJson(`${shared.srv.url}/verify`, { reports: [r] });
       expect(out.status).toBe(200);
       expect(out.body.validReports).toEqual([]);
       expect(out.body.reportErrors).toEqual([expect.objectContaining({ index: 0, errorCode: COLLATERAL_ERROR })]);
@@ -119,7 +123,7 @@ describe('the check trace of every second-generation quote: collateral-free chec
 
   for (const r of secondGen) {
     it(`${r.name}: PCK chain, PCK extension, QE and ISV signatures passed; typeA.collateral failed with ${COLLATERAL_ERROR}; the rest skipped`, async () => {
-      const out = await postJson(`${srv.url}/decodeReport`, { userData: r.userData, report: r.response.oracleData.report });
+      const out = await postJson(`${shared.srv.url}/decodeReport`, { userData: r.userData, report: r.response.oracleData.report });
       expect(out.body.errorCode).toBe(COLLATERAL_ERROR);
       expect(traceRows(out.body.checks, STRUCT_CHECKS.map((c) => c.id))).toEqual(STRUCT_CHECKS.map((c) => [c.id, 'passed']));
       expect(traceRows(out.body.checks, PLAN)).toEqual(traceStoppingAt(PLAN, 'typeA.collateral', COLLATERAL_ERROR));
@@ -128,39 +132,25 @@ describe('the check trace of every second-generation quote: collateral-free chec
 });
 
 describe('a flipped bit in a signed part of a real second-generation quote fails its own check before the PCCS is asked', () => {
-  let fresh: PccsServer;
-  let verifier: RunningServer;
-  beforeAll(async () => {
-    fresh = await startPccsServer(recordedBundle2026(VECTORS));
-    verifier = await startVerifier(fresh.url);
-  });
-  afterAll(async () => {
-    await verifier?.close();
-    await fresh?.close();
-  });
-  const cases = [
-    ['isvSignature', 'typeA.isvSignature', 'TYPEA_ISV_REPORT_BAD_SIGNATURE'],
-    ['qeReport', 'typeA.qeSignature', 'TYPEA_QE_REPORT_BAD_SIGNATURE'],
-    ['pckLeaf', 'typeA.pckChain', 'X509_CHAIN_BAD_SIGNATURE'],
-  ] as const;
+  const fresh = useVerifier();
 
   for (const r of secondGen) {
     it(`${r.name}: ISV signature, QE report and PCK leaf each fail at their check; the PCCS received no request`, async () => {
       const quote = quoteOf(r.response.oracleData.report);
-      for (const [part, check, code] of cases) {
+      for (const { part, check, code } of TAMPER_CASES) {
         const report = reportText(openEnclaveReport(tamperQuote(quote, part)));
-        const out = await postJson(`${verifier.url}/decodeReport`, { userData: r.userData, report });
+        const out = await postJson(`${fresh.srv.url}/decodeReport`, { userData: r.userData, report });
         expect(out.body.errorCode, part).toBe(code);
         expect(traceRows(out.body.checks, PLAN), part).toEqual(traceStoppingAt(PLAN, check, code));
       }
-      expect(fresh.requests).toEqual([]);
+      expect(fresh.pccs.requests).toEqual([]);
     });
   }
 
   it('control: the same quotes untouched reach the PCCS (asked for the platform\'s TCB info) and fail there', async () => {
     const r = secondGen.at(-1)!;
-    const out = await postJson(`${verifier.url}/decodeReport`, { userData: r.userData, report: r.response.oracleData.report });
+    const out = await postJson(`${fresh.srv.url}/decodeReport`, { userData: r.userData, report: r.response.oracleData.report });
     expect(out.body.errorCode).toBe(COLLATERAL_ERROR);
-    expect(fresh.requests).toContain(`GET /sgx/certification/v4/tcb?fmspc=${SECOND_GEN_FMSPC}`);
+    expect(fresh.pccs.requests).toContain(`GET /sgx/certification/v4/tcb?fmspc=${SECOND_GEN_FMSPC}`);
   });
 });

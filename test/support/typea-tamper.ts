@@ -7,6 +7,13 @@ import { parseQuoteLayout, SIGNED_LEN } from '../../src/attestation/typeA/quote.
 
 export type TamperedPart = 'isvSignature' | 'qeReport' | 'pckLeaf';
 
+/** Each tampered part, the check of the typeA trace that refuses it, and that check's code. */
+export const TAMPER_CASES: readonly { part: TamperedPart; check: string; code: string }[] = [
+  { part: 'isvSignature', check: 'typeA.isvSignature', code: 'TYPEA_ISV_REPORT_BAD_SIGNATURE' },
+  { part: 'qeReport', check: 'typeA.qeSignature', code: 'TYPEA_QE_REPORT_BAD_SIGNATURE' },
+  { part: 'pckLeaf', check: 'typeA.pckChain', code: 'X509_CHAIN_BAD_SIGNATURE' },
+];
+
 /** Quote offsets after the 432 signed bytes and the u32 signature data length. */
 const ISV_SIGNATURE = SIGNED_LEN + 4;
 const QE_REPORT = ISV_SIGNATURE + 64 + 64;

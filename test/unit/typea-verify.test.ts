@@ -15,7 +15,7 @@ import type { TypeACollateralSource } from '../../src/verify/kinds/typeA/verify.
 import type { Policy } from '../../src/verify/policy.js';
 import { verifyReportBytes } from '../../src/verify/verifyReport.js';
 import { issue, mintTypeAPki, newKey, signBody, tcbInfoBody, type TestPki, type TestPkiOptions } from '../support/typea-pki.js';
-import { tamperQuote } from '../support/typea-tamper.js';
+import { TAMPER_CASES, tamperQuote } from '../support/typea-tamper.js';
 import { makeUserData, openEnclaveReport } from '../support/ledger-reports.js';
 import { traceRows, traceStoppingAt } from '../support/check-trace.js';
 import { codeOf } from '../support/errors.js';
@@ -192,12 +192,7 @@ describe('typeA: the collateral-free checks run before collateral is asked for',
     expect(src.calls).toBe(1);
   });
 
-  const cases = [
-    ['isvSignature', 'typeA.isvSignature', 'TYPEA_ISV_REPORT_BAD_SIGNATURE'],
-    ['qeReport', 'typeA.qeSignature', 'TYPEA_QE_REPORT_BAD_SIGNATURE'],
-    ['pckLeaf', 'typeA.pckChain', 'X509_CHAIN_BAD_SIGNATURE'],
-  ] as const;
-  for (const [part, check, code] of cases) {
+  for (const { part, check, code } of TAMPER_CASES) {
     it(`a flipped bit in the ${part} fails ${check} with ${code}; the collateral source is never asked`, async () => {
       const src = recordingSource();
       const out = await run(tamperQuote(quote, part), src);
