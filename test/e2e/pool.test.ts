@@ -15,10 +15,14 @@ import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-r
 import { CollateralPacker } from '../../src/pool/collateralPack.js';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 import { VerifierError } from '../../src/errors.js';
+import { typeA } from '../../src/verify/kinds/typeA/index.js';
+import { TAMPER_CASES, tamperQuote } from '../support/typea-tamper.js';
+import { traceRows, traceStoppingAt } from '../support/check-trace.js';
 
 const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
 const manifest = readVectorJson<any>('nitro/manifest.json');
 const doc = manifest.vectors.find((v: any) => v.file === 'oracle-nitro-report.hex');
+const TYPEA_PLAN = typeA.checks.map((c) => c.id);
 const hex = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
 const root = (p: string) => parsePemChain(readFileSync(p, 'utf8'))[0]!.der;
 
@@ -158,11 +162,15 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
   });
   afterAll(async () => pool?.close());
 
-  const request = (i: number) => {
+  const minted = (i: number) => {
     const ud = makeUserData({ attestationData: `${100 + i}.5`, timestamp: 1725008028 + i });
     const rd = new Uint8Array(64);
     rd.set(ud.hash);
-    return { userData: ud.text, report: reportText(openEnclaveReport(pki.quote({ reportData: rd, mrEnclave }))) };
+    return { userData: ud.text, quote: pki.quote({ reportData: rd, mrEnclave }) };
+  };
+  const request = (i: number) => {
+    const { userData, quote } = minted(i);
+    return { userData, report: reportText(openEnclaveReport(quote)) };
   };
 
   it('verifies minted quotes in both workers with one shared copy of each collateral version', async () => {
@@ -180,6 +188,18 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
     const o = await pool.decodeReport(request(9).userData, request(9).report);
     expect(o.reportValid).toBe(false);
     expect(o.error).toMatchObject({ code: 'PCCS_UNAVAILABLE', message: expect.stringContaining('unreachable') });
+    // Every collateral-free check of the quote passed in the worker before the collateral failure counted.
+    expect(traceRows(o.checks!, TYPEA_PLAN)).toEqual(traceStoppingAt(TYPEA_PLAN, 'typeA.collateral', 'PCCS_UNAVAILABLE'));
+  });
+
+  it('with the main thread\'s collateral failed, a forged quote still fails at its own check in the worker', async () => {
+    source = new VerifierError('PCCS_UNAVAILABLE', 'PCCS at http://127.0.0.1:9 is unreachable');
+    const { userData, quote } = minted(10);
+    for (const { part, check, code } of TAMPER_CASES) {
+      const o = await pool.decodeReport(userData, reportText(openEnclaveReport(tamperQuote(quote, part))));
+      expect(o.error?.code, part).toBe(code);
+      expect(traceRows(o.checks!, TYPEA_PLAN), part).toEqual(traceStoppingAt(TYPEA_PLAN, check, code));
+    }
   });
 
   it('packs each version once and hands out the same shared buffer', () => {
