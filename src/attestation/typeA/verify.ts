@@ -4,8 +4,8 @@
  *   verifyCollateral(collateral, { root, time })  — everything that does not depend on the quote;
  *     the result is cacheable until `validUntil` (and is re-checked against the time on each use).
  *   verifyQuoteSignatures(quote, { root, time })  — the per-quote checks that need no collateral
- *     (PCK chain to the pinned root, PCK extension, QE report, ISV report); they run before any
- *     collateral is fetched, so a forged quote is refused without asking a PCCS.
+ *     (PCK chain to the pinned root, PCK extension, QE report, ISV report); the typeA kind runs
+ *     them before it asks for collateral, so a forged quote is refused without asking a PCCS.
  *   verifyQuoteWithCollateral(signedQuote, verifiedCollateral)  — revocation, FMSPC/PCE-ID, QE
  *     identity and TCB levels. verifyQuote runs both. Warm cost with a ChainCache and a key
  *     cache: 2 P-256 verifies (QE report, ISV report) + one SHA-256.
