@@ -89,6 +89,13 @@ export const configSchema = {
         database: { type: 'string', minLength: 1 },
         batchBlocks: { type: 'integer', minimum: 1, maximum: 50, default: 50 },
         rps: { type: 'number', exclusiveMinimum: 0, default: 5 },
+        retryIntervalMs: {
+          type: 'integer',
+          minimum: 100,
+          maximum: 86400000,
+          default: 300000,
+          description: 'Delay before an unverifiable update (PCCS down, collateral missing) is verified again; doubles per attempt up to 64 ×',
+        },
       },
       if: { properties: { enabled: { const: true } } },
       then: { required: ['enabled', 'database'] },
@@ -145,4 +152,6 @@ export interface WatchSettings {
   batchBlocks: number;
   /** Node requests per second (retries included). */
   rps: number;
+  /** Delay before an unverifiable update is re-verified (doubling per attempt, at most 64 ×). */
+  retryIntervalMs: number;
 }

@@ -78,6 +78,8 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     onStored: (added) => {
       for (const u of added) sink.observeLedgerUpdate(u.record.reportType, u.outcome, u.record.errorCode);
     },
+    retry: { intervalMs: w.retryIntervalMs, batch: w.batchBlocks * 4 },
+    onRetried: (u) => sink.observeLedgerRetry(u.record.reportType, u.outcome, u.record.errorCode),
   });
   sink.registerLedgerHeights(() => store.state());
   return {

@@ -9,12 +9,19 @@
  * whose verification was refused by the local pool (POOL_* codes: HTTP requests have priority, or
  * the server is closing) is not stored either and retried later. At most `concurrency` of its
  * verifications are in flight, leaving the pool's queue to HTTP requests.
+ *
+ * Updates that could not be verified (`unverifiable`: PCCS down, collateral missing) are
+ * re-verified once the scan has reached the tip: each poll takes up to `retry.batch` due ones,
+ * fetches their blocks again and replaces their records in place (src/store/updates.ts), so an
+ * update is never stored twice. An attempt that is still unverifiable is retried after
+ * `retry.intervalMs`, doubling with each attempt up to 64 × `retry.intervalMs`.
  */
 import { VerifierError } from '../errors.js';
 import { Semaphore } from '../cli/rateLimit.js';
-import { itemsOfTransaction } from '../cli/ledger.js';
+import { itemsOfTransaction, type LedgerItem } from '../cli/ledger.js';
+import type { OutputRecord } from '../cli/records.js';
 import type { BlockScanner } from '../ledger-node/blockScanner.js';
-import type { StoredUpdate, UpdateStore } from '../store/updates.js';
+import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updates.js';
 import { toFailure } from '../verify/failure.js';
 import { storedUpdates, verifyUpdates, type Verify } from './records.js';
 import type { ErrorCode } from '../errorCodes.js';
@@ -36,7 +43,23 @@ export interface WatcherOptions {
   log: WatcherLog;
   /** Called after each stored range with the updates that were new. */
   onStored?: (added: readonly StoredUpdate[]) => void;
+  /** Re-verification of unverifiable updates (absent: never retried). */
+  retry?: RetryOptions;
+  /** Called with each re-verified update (its new record and outcome). */
+  onRetried?: (update: StoredUpdate) => void;
 }
+
+export interface RetryOptions {
+  /** Delay before the first re-verification; doubles per attempt up to 64 × this. */
+  intervalMs: number;
+  /** Most updates re-verified per poll. */
+  batch: number;
+  /** The clock (ms since the epoch); default Date.now. */
+  now?: () => number;
+}
+
+/** The most the retry delay grows: intervalMs × 2^MAX_DOUBLINGS. */
+const MAX_DOUBLINGS = 6;
 
 export interface WatcherStatus {
   running: boolean;
@@ -108,6 +131,7 @@ export class LedgerWatcher {
           const end = Math.min(tip, start + this.o.batchBlocks - 1);
           if (!(await this.scanRange(start, end, tip))) break;
         }
+        if (!this.stopped) await this.retryDue();
         this.lastError = undefined;
       } catch (e) {
         const f = toFailure(e);
@@ -123,14 +147,61 @@ export class LedgerWatcher {
     const blocks = await this.race(this.o.scanner.fetchRange(start, end + 1));
     if (blocks === STOPPED) return false;
     const items = blocks.flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height)));
-    const verify: Verify = (u, r) => this.sem.run(() => this.o.verify(u, r));
-    const records = await this.race(verifyUpdates(items, verify));
-    if (records === STOPPED || this.stopped) return false;
-    const refused = records.find((r) => isRetryLater(r.errorCode));
-    if (refused) throw new VerifierError(refused.errorCode! as ErrorCode, `verification of blocks ${start}..${end} refused (${refused.errorString}); the range is retried`);
-    const added = this.o.store.commit(storedUpdates(records), { start, end });
+    const records = await this.verifyItems(items, `blocks ${start}..${end}`, 'the range is retried');
+    if (records === STOPPED) return false;
+    const added = this.o.store.commit(storedUpdates(records), { start, end }, this.now() + (this.o.retry?.intervalMs ?? 0));
     this.o.onStored?.(added);
     this.o.log.info({ scannedHeight: end, tipHeight: tip, updates: records.length, added: added.length }, 'ledger range stored');
     return true;
+  }
+
+  private now(): number {
+    return this.o.retry?.now?.() ?? Date.now();
+  }
+
+  /** When an update that has had `attempts` re-verifications is due next. */
+  private nextRetry(attempts: number): number {
+    return this.now() + this.o.retry!.intervalMs * 2 ** Math.min(attempts, MAX_DOUBLINGS);
+  }
+
+  /** The items' output records, through the semaphore; throws when the pool refused one (nothing is stored then). */
+  private async verifyItems(items: LedgerItem[], what: string, then: string): Promise<OutputRecord[] | typeof STOPPED> {
+    const verify: Verify = (u, r) => this.sem.run(() => this.o.verify(u, r));
+    const records = await this.race(verifyUpdates(items, verify));
+    if (records === STOPPED || this.stopped) return STOPPED;
+    const refused = records.find((r) => isRetryLater(r.errorCode));
+    if (refused) throw new VerifierError(refused.errorCode! as ErrorCode, `verification of ${what} refused (${refused.errorString}); ${then}`);
+    return records;
+  }
+
+  /** Re-verifies the unverifiable updates that are due, block by block. */
+  private async retryDue(): Promise<void> {
+    const retry = this.o.retry;
+    if (!retry) return;
+    const due = this.o.store.dueForRetry(this.now(), retry.batch);
+    const byHeight = new Map<number, DueUpdate[]>();
+    for (const d of due) byHeight.set(d.blockHeight, [...(byHeight.get(d.blockHeight) ?? []), d]);
+    for (const [height, list] of byHeight) {
+      const blocks = await this.race(this.o.scanner.fetchRange(height, height + 1));
+      if (blocks === STOPPED || this.stopped) return;
+      const wanted = new Map(list.map((d) => [d.transitionId, d]));
+      const items = blocks
+        .flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height)))
+        .filter((it) => it.type === 'update' && it.base.transitionId !== undefined && wanted.has(it.base.transitionId));
+      const records = await this.verifyItems(items, `the unverifiable updates of block ${height}`, 'they are retried at the next poll');
+      if (records === STOPPED) return;
+      for (const u of storedUpdates(records)) {
+        const d = wanted.get(u.record.transitionId);
+        if (!d) continue;
+        wanted.delete(d.transitionId);
+        if (!this.o.store.resolveRetry(u, this.nextRetry(d.attempts + 1))) continue;
+        this.o.onRetried?.(u);
+        this.o.log.info({ transitionId: d.transitionId, blockHeight: height, attempt: d.attempts + 1, outcome: u.outcome, code: u.record.errorCode }, 'ledger update re-verified');
+      }
+      for (const d of wanted.values()) {
+        this.o.store.postponeRetry(d.transitionId, this.nextRetry(d.attempts + 1));
+        this.o.log.warn({ transitionId: d.transitionId, blockHeight: height, attempt: d.attempts + 1 }, 'ledger update to re-verify is not in its block as the node answers it now; retried later');
+      }
+    }
   }
 }

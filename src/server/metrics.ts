@@ -64,6 +64,8 @@ export interface MetricsSink {
   observeHash(seconds: number): void;
   /** One ledger update newly stored by the watcher: report kind, outcome (valid / invalid / unverifiable), failure code. */
   observeLedgerUpdate(kind: string, outcome: string, code: string | undefined): void;
+  /** One re-verification of an unverifiable stored update, by report kind, new outcome and failure code. */
+  observeLedgerRetry(kind: string, outcome: string, code: string | undefined): void;
   /** Reads the watcher's scanned and tip heights at each scrape (null: not known yet). */
   registerLedgerHeights(read: () => { scannedHeight: number | null; tipHeight: number | null }): void;
 }
@@ -78,6 +80,7 @@ export const NOOP_METRICS_SINK: MetricsSink = {
   observeUpstream() {},
   observeHash() {},
   observeLedgerUpdate() {},
+  observeLedgerRetry() {},
   registerLedgerHeights() {},
 };
 
@@ -209,6 +212,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
 
   // --- ledger watcher ------------------------------------------------------------------------
   const ledgerUpdates = new Counter({ name: p('ledger_updates_total'), help: 'Ledger oracle updates stored by the watcher, by report kind, outcome (valid, invalid, unverifiable) and failure code (`none` when valid)', labelNames: ['kind', 'outcome', 'code'] as const, registers });
+  const ledgerRetries = new Counter({ name: p('ledger_retries_total'), help: 'Re-verifications of stored unverifiable ledger updates, by report kind, new outcome (valid, invalid, unverifiable) and failure code (`none` when valid)', labelNames: ['kind', 'outcome', 'code'] as const, registers });
   let ledgerRead: (() => { scannedHeight: number | null; tipHeight: number | null }) | undefined;
   const ledgerHeight = (which: 'scannedHeight' | 'tipHeight') =>
     function (this: Gauge) {
@@ -226,14 +230,18 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   void ledgerTip;
   const LEDGER_KINDS = new Set(['typeA', 'typeB']);
   const OUTCOMES = new Set(['valid', 'invalid', 'unverifiable']);
+  const ledgerLabels = (kind: string, outcome: string, code: string | undefined) => ({
+    kind: LEDGER_KINDS.has(kind) ? kind : 'unknown',
+    outcome: OUTCOMES.has(outcome) ? outcome : 'invalid',
+    code: code === undefined ? 'none' : CODE_RE.test(code) ? code : 'OTHER',
+  });
 
   const sink: MetricsSink = {
     observeLedgerUpdate(kind, outcome, code) {
-      ledgerUpdates.inc({
-        kind: LEDGER_KINDS.has(kind) ? kind : 'unknown',
-        outcome: OUTCOMES.has(outcome) ? outcome : 'invalid',
-        code: code === undefined ? 'none' : CODE_RE.test(code) ? code : 'OTHER',
-      });
+      ledgerUpdates.inc(ledgerLabels(kind, outcome, code));
+    },
+    observeLedgerRetry(kind, outcome, code) {
+      ledgerRetries.inc(ledgerLabels(kind, outcome, code));
     },
     registerLedgerHeights(read) {
       ledgerRead = read;

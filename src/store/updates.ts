@@ -11,6 +11,11 @@
  *
  * Order of listings: newest first by (blockHeight, transitionId), both descending; the cursor is
  * the last row's pair, so pages are stable while new rows arrive.
+ *
+ * Unverifiable updates (the verdict could not be reached: PCCS down, collateral missing) carry a
+ * `retry_at` time; the watcher re-verifies those that are due and replaces the record in place
+ * (resolveRetry), so a retried update is still stored exactly once. Schema version 1 stores
+ * (before retries existed) are migrated on open, their unverifiable updates due at once.
  */
 import Database from 'better-sqlite3';
 import { VerifierError } from '../errors.js';
@@ -60,14 +65,34 @@ export interface Cursor {
   transitionId: string;
 }
 
+/** An unverifiable update whose re-verification is due. */
+export interface DueUpdate {
+  transitionId: string;
+  transactionId: string;
+  blockHeight: number;
+  /** Re-verifications so far. */
+  attempts: number;
+}
+
 export interface UpdateStore {
   readonly file: string;
   /**
    * Writes the records (existing transition ids are left alone) and, when `range` continues the
    * scanned prefix (range.start ≤ scannedHeight + 1, or nothing was scanned yet), advances
    * scannedHeight to range.end (inclusive) — all in one transaction. Returns the updates that were new.
+   * Unverifiable ones are due for re-verification at `retryAt` (ms since the epoch; default now).
    */
-  commit(updates: readonly StoredUpdate[], range?: { start: number; end: number }): StoredUpdate[];
+  commit(updates: readonly StoredUpdate[], range?: { start: number; end: number }, retryAt?: number): StoredUpdate[];
+  /** Up to `limit` unverifiable updates due at `now` (ms since the epoch), the longest due first. */
+  dueForRetry(now: number, limit: number): DueUpdate[];
+  /**
+   * Replaces a still-unverifiable update's record by the re-verified one (same transitionId) and
+   * counts the attempt; when the new outcome is unverifiable again it is due next at `retryAt`.
+   * False when the stored update is no longer unverifiable (nothing is written).
+   */
+  resolveRetry(update: StoredUpdate, retryAt: number): boolean;
+  /** Counts a re-verification attempt that reached no verdict (e.g. the transition was not found) and postpones the next. */
+  postponeRetry(transitionId: string, retryAt: number): void;
   setTip(height: number): void;
   state(): ScanState;
   counts(): Record<Outcome, number>;
@@ -76,7 +101,7 @@ export interface UpdateStore {
   close(): void;
 }
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS updates (
@@ -87,16 +112,26 @@ CREATE TABLE IF NOT EXISTS updates (
   report_type TEXT NOT NULL,
   report_valid INTEGER NOT NULL,
   outcome TEXT NOT NULL,
-  record TEXT NOT NULL
+  record TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  retry_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS updates_order ON updates (block_height DESC, transition_id DESC);
 CREATE INDEX IF NOT EXISTS updates_transaction ON updates (transaction_id);
+CREATE INDEX IF NOT EXISTS updates_retry ON updates (retry_at) WHERE retry_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS scan_state (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   scanned_height INTEGER,
   tip_height INTEGER
 );
 INSERT OR IGNORE INTO scan_state (id, scanned_height, tip_height) VALUES (1, NULL, NULL);
+`;
+
+/** Version 1 → 2: retry bookkeeping; the unverifiable updates of a version 1 store are due at once. */
+const MIGRATE_1_TO_2 = `
+ALTER TABLE updates ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE updates ADD COLUMN retry_at INTEGER;
+UPDATE updates SET retry_at = 0 WHERE outcome = 'unverifiable';
 `;
 
 const fail = (code: StoreCode, message: string): never => {
@@ -117,9 +152,12 @@ export function openUpdateStore(file: string): UpdateStore {
     const version = db.pragma('user_version', { simple: true }) as number;
     const tables = db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'`).get() as { n: number };
     if (version === 0 && tables.n > 0) fail('STORE_SCHEMA_MISMATCH', `store: ${file} is an SQLite database of something else (it has tables but no schema version)`);
-    if (version !== 0 && version !== SCHEMA_VERSION) fail('STORE_SCHEMA_MISMATCH', `store: ${file} has schema version ${version}, this verifier reads version ${SCHEMA_VERSION}`);
-    db.exec(SCHEMA);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) fail('STORE_SCHEMA_MISMATCH', `store: ${file} has schema version ${version}, this verifier reads versions 1 (migrated on open) and ${SCHEMA_VERSION}`);
+    db.transaction(() => {
+      if (version === 1) db.exec(MIGRATE_1_TO_2);
+      db.exec(SCHEMA);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
   } catch (e) {
     db.close();
     if (e instanceof VerifierError) throw e;
@@ -127,18 +165,26 @@ export function openUpdateStore(file: string): UpdateStore {
   }
 
   const insert = db.prepare(
-    `INSERT OR IGNORE INTO updates (transition_id, transaction_id, block_height, report_type, report_valid, outcome, record) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR IGNORE INTO updates (transition_id, transaction_id, block_height, report_type, report_valid, outcome, record, retry_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const due = db.prepare(
+    `SELECT transition_id AS transitionId, transaction_id AS transactionId, block_height AS blockHeight, attempts FROM updates WHERE retry_at IS NOT NULL AND retry_at <= ? ORDER BY retry_at, block_height, transition_id LIMIT ?`,
+  );
+  const resolve = db.prepare(
+    `UPDATE updates SET report_type = ?, report_valid = ?, outcome = ?, record = ?, attempts = attempts + 1, retry_at = ? WHERE transition_id = ? AND outcome = 'unverifiable'`,
+  );
+  const postpone = db.prepare(`UPDATE updates SET attempts = attempts + 1, retry_at = ? WHERE transition_id = ? AND outcome = 'unverifiable'`);
   const getState = db.prepare(`SELECT scanned_height AS scannedHeight, tip_height AS tipHeight FROM scan_state WHERE id = 1`);
   const setScanned = db.prepare(`UPDATE scan_state SET scanned_height = ? WHERE id = 1`);
   const setTip = db.prepare(`UPDATE scan_state SET tip_height = ? WHERE id = 1`);
   const countRows = db.prepare(`SELECT outcome, count(*) AS n FROM updates GROUP BY outcome`);
 
-  const commit = db.transaction((updates: readonly StoredUpdate[], range?: { start: number; end: number }) => {
+  const commit = db.transaction((updates: readonly StoredUpdate[], range: { start: number; end: number } | undefined, retryAt: number) => {
     const added: StoredUpdate[] = [];
     for (const u of updates) {
       const { record: r, outcome } = u;
-      if (insert.run(r.transitionId, r.transactionId, r.blockHeight, r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r)).changes) added.push(u);
+      const retry = outcome === 'unverifiable' ? retryAt : null;
+      if (insert.run(r.transitionId, r.transactionId, r.blockHeight, r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r), retry).changes) added.push(u);
     }
     if (range) {
       const cur = (getState.get() as ScanState).scannedHeight;
@@ -149,7 +195,14 @@ export function openUpdateStore(file: string): UpdateStore {
 
   return {
     file,
-    commit: (updates, range) => commit(updates, range),
+    commit: (updates, range, retryAt = Date.now()) => commit(updates, range, retryAt),
+    dueForRetry: (now, limit) => due.all(now, limit) as DueUpdate[],
+    resolveRetry({ record: r, outcome }, retryAt) {
+      return resolve.run(r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r), outcome === 'unverifiable' ? retryAt : null, r.transitionId).changes > 0;
+    },
+    postponeRetry(transitionId, retryAt) {
+      postpone.run(retryAt, transitionId);
+    },
     setTip(height) {
       setTip.run(height);
     },

@@ -80,6 +80,65 @@ describe('update store', () => {
     s.close();
   });
 
+  it('keeps unverifiable updates due for re-verification and replaces them in place', () => {
+    const s = openUpdateStore(join(dir, 'r.db'));
+    s.commit([upd(4, 'au1r1', 'unverifiable'), upd(5, 'au1r2', 'unverifiable'), upd(6, 'au1r3', 'valid'), upd(7, 'au1r4', 'invalid')], { start: 0, end: 7 }, 1_000);
+    expect(s.dueForRetry(999, 10)).toEqual([]);
+    expect(s.dueForRetry(1_000, 10)).toEqual([
+      { transitionId: 'au1r1', transactionId: 'at-au1r1', blockHeight: 4, attempts: 0 },
+      { transitionId: 'au1r2', transactionId: 'at-au1r2', blockHeight: 5, attempts: 0 },
+    ]);
+    expect(s.dueForRetry(1_000, 1).map((d) => d.transitionId)).toEqual(['au1r1']);
+    // Still unverifiable: counted, due later.
+    expect(s.resolveRetry(upd(4, 'au1r1', 'unverifiable'), 5_000)).toBe(true);
+    expect(s.dueForRetry(4_999, 10).map((d) => d.transitionId)).toEqual(['au1r2']);
+    expect(s.dueForRetry(5_000, 10)).toEqual([
+      { transitionId: 'au1r2', transactionId: 'at-au1r2', blockHeight: 5, attempts: 0 },
+      { transitionId: 'au1r1', transactionId: 'at-au1r1', blockHeight: 4, attempts: 1 },
+    ]);
+    // Verified at last: the record is replaced, never doubled, and no longer due.
+    const verified = upd(4, 'au1r1', 'valid');
+    verified.record.verifiedAt = '2026-11-25T01:00:00.000Z';
+    expect(s.resolveRetry(verified, 9_000)).toBe(true);
+    expect(s.dueForRetry(1e15, 10).map((d) => d.transitionId)).toEqual(['au1r2']);
+    expect(s.list({ fromHeight: 4, toHeight: 4 }, 10).records).toEqual([verified.record]);
+    expect(s.counts()).toEqual({ valid: 2, invalid: 1, unverifiable: 1 });
+    // Only an unverifiable update is ever replaced.
+    expect(s.resolveRetry(upd(4, 'au1r1', 'invalid'), 9_000)).toBe(false);
+    expect(s.resolveRetry(upd(7, 'au1r4', 'valid'), 9_000)).toBe(false);
+    expect(s.list({ fromHeight: 4, toHeight: 4 }, 10).records).toEqual([verified.record]);
+    // An attempt without a verdict (the transition was not found) postpones it.
+    s.postponeRetry('au1r2', 20_000);
+    expect(s.dueForRetry(19_999, 10)).toEqual([]);
+    expect(s.dueForRetry(20_000, 10)).toEqual([{ transitionId: 'au1r2', transactionId: 'at-au1r2', blockHeight: 5, attempts: 1 }]);
+    s.close();
+  });
+
+  it('migrates a version 1 store: its unverifiable updates become due at once', () => {
+    const file = join(dir, 'v1.db');
+    const db = new Database(file);
+    db.exec(`
+      CREATE TABLE updates (seq INTEGER PRIMARY KEY, transition_id TEXT NOT NULL UNIQUE, transaction_id TEXT NOT NULL, block_height INTEGER NOT NULL,
+        report_type TEXT NOT NULL, report_valid INTEGER NOT NULL, outcome TEXT NOT NULL, record TEXT NOT NULL);
+      CREATE INDEX updates_order ON updates (block_height DESC, transition_id DESC);
+      CREATE INDEX updates_transaction ON updates (transaction_id);
+      CREATE TABLE scan_state (id INTEGER PRIMARY KEY CHECK (id = 1), scanned_height INTEGER, tip_height INTEGER);
+      INSERT INTO scan_state (id, scanned_height, tip_height) VALUES (1, 9, 12);
+    `);
+    const ins = db.prepare('INSERT INTO updates (transition_id, transaction_id, block_height, report_type, report_valid, outcome, record) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    for (const u of [upd(3, 'au1m1', 'unverifiable'), upd(4, 'au1m2')]) ins.run(u.record.transitionId, u.record.transactionId, u.record.blockHeight, u.record.reportType, u.record.reportValid ? 1 : 0, u.outcome, JSON.stringify(u.record));
+    db.pragma('user_version = 1');
+    db.close();
+    const s = openUpdateStore(file);
+    expect(s.state()).toEqual({ scannedHeight: 9, tipHeight: 12 });
+    expect(s.dueForRetry(0, 10)).toEqual([{ transitionId: 'au1m1', transactionId: 'at-au1m1', blockHeight: 3, attempts: 0 }]);
+    expect(s.list({}, 10).records).toEqual([upd(4, 'au1m2').record, upd(3, 'au1m1', 'unverifiable').record]);
+    s.close();
+    const again = new Database(file);
+    expect(again.pragma('user_version', { simple: true })).toBe(2);
+    again.close();
+  });
+
   it('cursors round-trip and foreign ones are refused', () => {
     expect(decodeCursor(encodeCursor({ blockHeight: 7, transitionId: 'au1x' }))).toEqual({ blockHeight: 7, transitionId: 'au1x' });
     for (const bad of ['', 'abc', Buffer.from('[1]').toString('base64url'), Buffer.from('[-1,"x"]').toString('base64url'), Buffer.from('{"a":1}').toString('base64url')]) expect(decodeCursor(bad)).toBeUndefined();
