@@ -166,13 +166,23 @@ export class PccsClient {
   }
 }
 
-/** Why a request got no response: the timeout, or the connection failure with its cause (credentials in a URL are cut out). */
+/** `scheme://user:pass@host/path?query#x` → `scheme://host/path`: a URL fit to show. */
+export function publicUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** Why a request got no response: the timeout, or the connection failure with its cause (URLs in it without credentials and query). */
 function noResponseReason(e: unknown, timeoutMs: number): string {
   const err = e as Error & { cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
   const cause = err?.cause?.code ?? err?.cause?.message;
   const text = `${err?.message ?? String(e)}${cause ? `: ${cause}` : ''}`;
-  return `connection failed (${text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1')})`;
+  return `connection failed (${text.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, publicUrl)})`;
 }
 
 function utf8(b: Uint8Array, what: string): string {

@@ -8,6 +8,7 @@
  * CRL when the PCCS has no `rootcacrl` route) are not observations of the PCCS.
  */
 import type { PccsCode } from './errors.js';
+import { publicUrl } from './pccsClient.js';
 
 export interface PccsObservation {
   reachable: boolean;
@@ -43,16 +44,6 @@ export interface PccsStatusOptions {
   /** Sends the probe; its outcome arrives through observe() (PccsClient.probe with onRequest wired here). */
   probe: () => Promise<void>;
   now?: () => number;
-}
-
-/** `scheme://user:pass@host/path?query#x` → `scheme://host/path`. */
-export function publicUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
 }
 
 export class PccsStatus {
