@@ -110,6 +110,14 @@ describe('against the in-process PCCS simulator', () => {
     expect(probesOf(sim)).toBe(1);
   });
 
+  it('verifier_pccs_up: a scrape with nothing observed starts one probe in the background and follows it', async () => {
+    sim.requests.length = 0;
+    const s = await start({ pccsUrl: sim.url });
+    expect(await pccsUp(s)).toBe('0');
+    await expect.poll(() => pccsUp(s)).toBe('1');
+    expect(probesOf(sim)).toBe(1);
+  });
+
   it('a 5xx answer and a probe without answer in time are not reachable, with the reason', async () => {
     sim.inject('rootcacrl', { status: 503 });
     expect(await status(await start({ pccsUrl: sim.url }))).toMatchObject({ reachable: false, error: 'HTTP 503', errorCode: 'PCCS_HTTP_ERROR' });
