@@ -4,7 +4,7 @@
  * latest PCCS request, or from a probe when that is older than `pccsProbeMaxAgeMs`.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { PccsStatusReport } from '../../collateral/pccsStatus.js';
+import { pccsStatusReport, type PccsStatusReport } from '../../collateral/pccsStatus.js';
 
 const pccsStatusSchema = {
   type: 'object',
@@ -32,6 +32,6 @@ export const statusRoutes = (report?: () => Promise<PccsStatusReport>): FastifyP
         response: { 200: pccsStatusSchema },
       },
     },
-    async () => (report ? report() : { configured: false, collateralDir: false, reachable: null }),
+    async () => (report ? report() : pccsStatusReport(undefined, false)),
   );
 };
