@@ -4,7 +4,8 @@
  * updates" with filters (outcome, kind, height range) and keyset pagination, a detail view per
  * update with its checks, an SVG chart of valid vs invalid updates per day (the day of the
  * attested data's time), and a status strip (targets from /info, watcher height and lag from
- * /ledger/status). Every failed request is shown in the alert area.
+ * /ledger/status, PCCS reachability from /status/pccs). Every failed request is shown in the alert
+ * area.
  */
 /** @typedef {import('./common.js').LedgerRecord} LedgerRecord */
 import { byId, checksList, clearErrors, decodedTable, el, fetchJson, loadTargets, measurementsTable, showError, table } from './common.js';
@@ -36,6 +37,29 @@ async function loadStatus() {
       (s.watcher.lastError ? `; last error ${s.watcher.lastError.errorCode}: ${s.watcher.lastError.errorString}` : '');
   } catch (e) {
     strip.textContent = 'Watcher: status unavailable';
+    showError(message(e));
+  }
+}
+
+/**
+ * @typedef {{ configured: boolean, collateralDir: boolean, url?: string, reachable: boolean | null, checkedAt?: string,
+ *   latencyMs?: number, error?: string, errorCode?: string }} PccsStatus
+ */
+
+/** @param {PccsStatus} s */
+function pccsText(s) {
+  if (!s.configured) return s.collateralDir ? 'not configured (offline collateral directory)' : 'not configured';
+  const where = `${s.url ?? 'PCCS'}${s.collateralDir ? ', after the collateral directory' : ''}; checked ${s.checkedAt ?? 'never'}`;
+  if (s.reachable) return `yes (${s.latencyMs ?? '?'} ms; ${where})`;
+  return `no (${s.error ?? 'no reason given'}${s.errorCode ? `, ${s.errorCode}` : ''}; ${where})`;
+}
+
+async function loadPccs() {
+  const line = byId('pccs');
+  try {
+    line.textContent = `PCCS reachable: ${pccsText(/** @type {PccsStatus} */ (await fetchJson('/status/pccs')))}`;
+  } catch (e) {
+    line.textContent = 'PCCS reachable: unknown (the status request failed)';
     showError(message(e));
   }
 }
@@ -175,6 +199,7 @@ function main() {
   byId('next-page').addEventListener('click', () => void loadPage(nextCursor));
   void loadTargets();
   void loadStatus();
+  void loadPccs();
   reload();
 }
 

@@ -79,13 +79,14 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   const tls = readTls(config);
   const targets = await resolveTargets(config, log);
   await checkLive(config, targets, log);
-  const { service, pool, metrics } = composeVerifier(config, { targets, metrics: createMetrics(), log });
+  const { service, pool, metrics, pccsStatus } = composeVerifier(config, { targets, metrics: createMetrics(), log });
   const info = buildInfoRecord(targets, liveCheckProgramName(config.liveCheck.contractName), Date.now());
   // The watcher and /ledger routes verify through the same (instrumented) service as /decodeReport.
   const ledger = createLedgerFeature(config, (u, r) => service.decodeReport(u, r), log, metrics.sink);
   const app = await buildApp({
     service,
     ledger: ledger.routes,
+    pccsStatus,
     metrics,
     info,
     bodyLimit: config.bodyLimit,

@@ -12,6 +12,8 @@ import { loadTrustRoot } from './attestation/trustRoots.js';
 import type { Certificate } from './attestation/x509/certificate.js';
 import { ChainCache } from './attestation/x509/chainCache.js';
 import { createCollateralSource } from './collateral/source.js';
+import { PccsStatus, pccsStatusReport, type PccsStatusReport } from './collateral/pccsStatus.js';
+import { publicUrl } from './collateral/pccsClient.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics, instrumentService, type Metrics } from './server/metrics.js';
 import { REPORT_KINDS, type ReportType } from './verify/kinds/index.js';
@@ -44,6 +46,8 @@ export interface Composed {
   service: VerifierService;
   pool?: VerifierPool;
   metrics: Metrics;
+  /** Whether the PCCS is reachable (GET /status/pccs): probed when the last observation is older than config.pccsProbeMaxAgeMs. */
+  pccsStatus(): Promise<PccsStatusReport>;
   close(): Promise<void>;
 }
 
@@ -83,15 +87,30 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
   const clock = at !== undefined ? () => at : Date.now;
   const where = o.collateral ?? {
     ...(config.collateralDir !== undefined ? { collateralDir: config.collateralDir, dirSetting: 'collateralDir' } : {}),
-    pccsUrl: config.pccsUrl,
+    ...(config.pccsUrl !== undefined ? { pccsUrl: config.pccsUrl } : {}),
   };
-  const { source: collateral, pccs } = createCollateralSource({
+  let reachability: PccsStatus | undefined;
+  const { source: collateral, pccs, client } = createCollateralSource({
     root: roots.typeA,
     now: clock,
     ...where,
-    onPccsRequest: (route, status, ms) => sink.observeUpstream('pccs', route, status, ms / 1000),
+    onPccsRequest: (route, status, ms, detail) => {
+      sink.observeUpstream('pccs', route, status, ms / 1000);
+      reachability?.observe(route, status, ms, detail);
+    },
   });
-  if (where.collateralDir !== undefined) o.log?.info({ collateralDir: where.collateralDir, pccsUrl: where.pccsUrl }, 'typeA collateral from the collateral directory; the PCCS only for what it lacks');
+  if (client) {
+    const c = client;
+    reachability = new PccsStatus({ baseUrl: c.baseUrl, maxAgeMs: config.pccsProbeMaxAgeMs, probe: () => c.probe(config.pccsProbeTimeoutMs) });
+    const r = reachability;
+    sink.registerPccsUp(() => {
+      void r.refresh();
+      return r.last?.reachable;
+    });
+  }
+  if (where.collateralDir !== undefined) {
+    o.log?.info({ collateralDir: where.collateralDir, pccsUrl: client ? publicUrl(client.baseUrl) : null }, client ? 'typeA collateral from the collateral directory; the PCCS only for what it lacks' : 'typeA collateral from the collateral directory alone (no PCCS)');
+  }
   if (pccs) for (const c of pccs.caches()) sink.registerCacheStats(`collateral_${c.name}`, () => pccs.caches().find((x) => x.name === c.name)!);
   const workers = o.workers ?? config.workers;
   let service: VerifierService;
@@ -131,6 +150,7 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
     service: instrumentService(service, sink),
     ...(pool ? { pool } : {}),
     metrics,
+    pccsStatus: () => pccsStatusReport(reachability, where.collateralDir !== undefined),
     close: async () => {
       await p?.close();
     },

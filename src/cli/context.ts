@@ -52,7 +52,7 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
       ? { collateralDir: resolve(o.collateralDir), dirSetting: '--collateral-dir', ...(o.pccsUrl !== undefined ? { pccsUrl: o.pccsUrl } : {}) }
       : {
           ...(config.collateralDir !== undefined ? { collateralDir: config.collateralDir, dirSetting: 'collateralDir' } : {}),
-          pccsUrl: o.pccsUrl ?? config.pccsUrl,
+          ...((o.pccsUrl ?? config.pccsUrl) !== undefined ? { pccsUrl: (o.pccsUrl ?? config.pccsUrl)! } : {}),
         };
   const c = composeVerifier(config, {
     targets: { uniqueId: config.uniqueIdTarget!, pcrs: config.pcrValuesTarget! },

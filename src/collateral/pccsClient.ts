@@ -20,9 +20,12 @@ export interface PccsClientOptions {
   fetchImpl?: typeof fetch;
   /** Where the root CA CRL is read when the service has no `rootcacrl` route (Intel PCS). */
   rootCaCrlUrl?: string;
-  /** Called after each HTTP exchange (metrics). */
-  onRequest?: (route: string, status: number | 'error', ms: number) => void;
+  /** Called after each HTTP exchange (metrics, PCCS reachability); `detail` says why there was no response. */
+  onRequest?: PccsRequestListener;
 }
+
+/** One HTTP exchange with the PCCS: route, HTTP status or `error` (no response, `detail` says why), time taken. */
+export type PccsRequestListener = (route: string, status: number | 'error', ms: number, detail?: string) => void;
 
 export interface SignedJson {
   body: string;
@@ -67,21 +70,12 @@ export class PccsClient {
     let last = '';
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, this.backoffMs * 2 ** (attempt - 1)));
-      const t0 = performance.now();
-      let res: Response;
-      try {
-        res = await this.fetchImpl(url, {
-          headers: this.opts.apiKey ? { 'Ocp-Apim-Subscription-Key': this.opts.apiKey } : {},
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-      } catch (e) {
-        this.opts.onRequest?.(route, 'error', performance.now() - t0);
-        const timeout = (e as Error).name === 'TimeoutError';
-        last = timeout ? `no answer within ${this.timeoutMs} ms` : `connection failed (${(e as Error).message})`;
+      const x = await this.exchange(route, url, this.timeoutMs);
+      if ('failure' in x) {
+        last = x.failure;
         continue;
       }
-      const buf = new Uint8Array(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
-      this.opts.onRequest?.(route, res.status, performance.now() - t0);
+      const { res, buf } = x;
       if (res.status === 200) {
         if (buf.length > MAX_BODY) fail('PCCS_BAD_RESPONSE', `${what}: response of ${buf.length} bytes is over the ${MAX_BODY}-byte limit`);
         return { body: buf, headers: res.headers };
@@ -94,6 +88,33 @@ export class PccsClient {
       fail('PCCS_HTTP_ERROR', `${what}: HTTP ${res.status} from ${url}`);
     }
     fail('PCCS_UNAVAILABLE', `${what}: PCCS unavailable after ${this.retries + 1} attempts (${last}) at ${url}`);
+  }
+
+  /** One GET, body read in full, reported through onRequest; a request without response gives its reason. */
+  private async exchange(route: string, url: string, timeoutMs: number): Promise<{ res: Response; buf: Uint8Array } | { failure: string }> {
+    const t0 = performance.now();
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, {
+        headers: this.opts.apiKey ? { 'Ocp-Apim-Subscription-Key': this.opts.apiKey } : {},
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (e) {
+      const failure = noResponseReason(e, timeoutMs);
+      this.opts.onRequest?.(route, 'error', performance.now() - t0, failure);
+      return { failure };
+    }
+    const buf = new Uint8Array(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
+    this.opts.onRequest?.(route, res.status, performance.now() - t0);
+    return { res, buf };
+  }
+
+  /**
+   * Whether the service answers at all: one GET of `rootcacrl` (small; Intel's PCS answers it with
+   * 404), no retries, at most `timeoutMs`. The outcome goes to onRequest like every request.
+   */
+  async probe(timeoutMs: number): Promise<void> {
+    await this.exchange('rootcacrl', new URL('rootcacrl', this.base).toString(), timeoutMs);
   }
 
   private chainHeader(headers: Headers, names: string[], what: string): string {
@@ -143,6 +164,25 @@ export class PccsClient {
     const { body, headers } = await this.get('qe/identity');
     return { body: utf8(body, 'PCCS qe/identity'), issuerChain: this.chainHeader(headers, ['SGX-Enclave-Identity-Issuer-Chain'], 'PCCS qe/identity') };
   }
+}
+
+/** `scheme://user:pass@host/path?query#x` → `scheme://host/path`: a URL fit to show. */
+export function publicUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** Why a request got no response: the timeout, or the connection failure with its cause (URLs in it without credentials and query). */
+function noResponseReason(e: unknown, timeoutMs: number): string {
+  const err = e as Error & { cause?: { code?: string; message?: string } };
+  if (err?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  const cause = err?.cause?.code ?? err?.cause?.message;
+  const text = `${err?.message ?? String(e)}${cause ? `: ${cause}` : ''}`;
+  return `connection failed (${text.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, publicUrl)})`;
 }
 
 function utf8(b: Uint8Array, what: string): string {

@@ -3,7 +3,7 @@
  * PCCS, when given, for the pieces it lacks), or the PCCS alone.
  */
 import type { Certificate } from '../attestation/x509/certificate.js';
-import { PccsClient } from './pccsClient.js';
+import { PccsClient, type PccsRequestListener } from './pccsClient.js';
 import { PccsCollateralSource } from './pccsSource.js';
 import { DirCollateralSource } from './collateralDir.js';
 
@@ -17,21 +17,24 @@ export interface CollateralSettings {
   dirSetting?: string;
   /** The PCCS; with a directory, only for the pieces the directory lacks. */
   pccsUrl?: string;
-  onPccsRequest?: (route: string, status: number | 'error', ms: number) => void;
+  onPccsRequest?: PccsRequestListener;
 }
 
 export interface CollateralSetup {
   source: DirCollateralSource | PccsCollateralSource;
   /** The PCCS source (its caches feed the metrics), when a PCCS is configured. */
   pccs?: PccsCollateralSource;
+  /** Its client (the reachability probe), when a PCCS is configured. */
+  client?: PccsClient;
 }
 
 export function createCollateralSource(s: CollateralSettings): CollateralSetup {
-  const pccs = s.pccsUrl === undefined ? undefined : new PccsCollateralSource(new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}) }), { root: s.root, now: s.now });
+  const client = s.pccsUrl === undefined ? undefined : new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}) });
+  const pccs = client ? new PccsCollateralSource(client, { root: s.root, now: s.now }) : undefined;
   if (s.collateralDir === undefined) {
-    if (!pccs) throw new Error('createCollateralSource: neither a collateral directory nor a PCCS');
-    return { source: pccs, pccs };
+    if (!pccs || !client) throw new Error('createCollateralSource: neither a collateral directory nor a PCCS');
+    return { source: pccs, pccs, client };
   }
   const source = new DirCollateralSource(s.collateralDir, s.root, { ...(s.dirSetting ? { what: s.dirSetting } : {}), ...(pccs ? { fallback: pccs } : {}) });
-  return { source, ...(pccs ? { pccs } : {}) };
+  return { source, ...(pccs && client ? { pccs, client } : {}) };
 }

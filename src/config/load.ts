@@ -27,7 +27,12 @@ export interface Config {
   uniqueIdTarget?: Uint8Array;
   pcrValuesTarget?: Uint8Array[];
   liveCheck: RawConfig['liveCheck'];
-  pccsUrl: string;
+  /** PCCS or Intel PCS API v4 base, ending in '/'; absent when config.json sets it to null (typeA from collateralDir alone). */
+  pccsUrl?: string;
+  /** GET /status/pccs probes the PCCS when its last observed request is older than this. */
+  pccsProbeMaxAgeMs: number;
+  /** Time limit of that probe. */
+  pccsProbeTimeoutMs: number;
   /** Absolute path of a typeA collateral directory (`oracle-verifier collateral fetch`); the PCCS serves what it lacks. */
   collateralDir?: string;
   /** Trust anchor file of every report kind (the bundled one unless configured). */
@@ -205,6 +210,9 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (raw.watch?.enabled === true && raw.liveCheck && typeof raw.liveCheck === 'object' && raw.liveCheck.apiBaseUrl === undefined) {
     problems.add('CONFIG_INVALID', 'config: liveCheck.apiBaseUrl = (absent): the ledger watcher (watch.enabled) follows this ledger node; set it');
   }
+  if (raw.pccsUrl === null && raw.collateralDir === undefined) {
+    problems.add('CONFIG_INVALID', 'config: pccsUrl = null: without a PCCS typeA needs a collateral directory; set collateralDir, or a PCCS URL');
+  }
   problems.throwIfAny();
 
   const config: Config = {
@@ -212,7 +220,8 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     port: raw.port,
     host: raw.host,
     liveCheck: raw.liveCheck,
-    pccsUrl: raw.pccsUrl.endsWith('/') ? raw.pccsUrl : `${raw.pccsUrl}/`,
+    pccsProbeMaxAgeMs: raw.pccsProbeMaxAgeMs,
+    pccsProbeTimeoutMs: raw.pccsProbeTimeoutMs,
     trustedRoots: Object.fromEntries(
       REPORT_TYPES.map((id) => {
         const file = raw.trustedRoots[id];
@@ -233,6 +242,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (uniqueIdTarget) config.uniqueIdTarget = uniqueIdTarget;
   if (pcrValuesTarget) config.pcrValuesTarget = pcrValuesTarget;
   if (verificationTime !== undefined) config.verificationTime = verificationTime;
+  if (raw.pccsUrl !== null) config.pccsUrl = raw.pccsUrl.endsWith('/') ? raw.pccsUrl : `${raw.pccsUrl}/`;
   if (raw.collateralDir !== undefined) config.collateralDir = resolve(baseDir, raw.collateralDir);
   if (raw.acceptedAdvisories !== undefined) config.acceptedAdvisories = raw.acceptedAdvisories;
   if (raw.ledgerPrograms !== undefined) config.ledgerPrograms = raw.ledgerPrograms;

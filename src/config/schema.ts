@@ -43,7 +43,9 @@ export const configSchema = {
       if: { properties: { skip: { const: false } } },
       then: { required: ['skip', 'apiBaseUrl', 'contractName'] },
     },
-    pccsUrl: { type: 'string', format: 'uri', pattern: '^https?://', default: DEFAULT_PCCS_URL },
+    pccsUrl: { type: 'string', nullable: true, format: 'uri', pattern: '^https?://', default: DEFAULT_PCCS_URL },
+    pccsProbeMaxAgeMs: { type: 'integer', minimum: 1000, maximum: 3600000, default: 30000 },
+    pccsProbeTimeoutMs: { type: 'integer', minimum: 100, maximum: 60000, default: 5000 },
     collateralDir: { type: 'string', minLength: 1 },
     trustedRoots: {
       type: 'object',
@@ -124,7 +126,10 @@ export interface RawConfig {
     pcrValuesMapping: string;
     timeoutMs: number;
   };
-  pccsUrl: string;
+  /** null: no PCCS (typeA from collateralDir alone). */
+  pccsUrl: string | null;
+  pccsProbeMaxAgeMs: number;
+  pccsProbeTimeoutMs: number;
   collateralDir?: string;
   trustedRoots: Partial<Record<ReportType, string>>;
   acceptedTcbStatuses: TcbStatusName[];

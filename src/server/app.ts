@@ -17,6 +17,8 @@ import { decodeReportRoute } from './routes/decodeReport.js';
 import { healthRoutes } from './routes/health.js';
 import { verifyRoute } from './routes/verify.js';
 import { ledgerRoutes } from './routes/ledger.js';
+import { statusRoutes } from './routes/status.js';
+import type { PccsStatusReport } from '../collateral/pccsStatus.js';
 import type { LedgerRoutesOptions } from '../ledger-watch/feature.js';
 
 export interface AppOptions {
@@ -32,6 +34,8 @@ export interface AppOptions {
   metrics?: { plugin: FastifyPluginAsync };
   /** The /ledger routes' node lookups, store and watcher (absent parts answer 503). */
   ledger?: LedgerRoutesOptions;
+  /** GET /status/pccs (absent: no PCCS known to this app). */
+  pccsStatus?: () => Promise<PccsStatusReport>;
 }
 
 const ALLOWED: Record<string, string> = {
@@ -45,6 +49,7 @@ const ALLOWED: Record<string, string> = {
   '/metrics': 'GET, HEAD',
   '/ledger/status': 'GET, HEAD',
   '/ledger/updates': 'GET, HEAD',
+  '/status/pccs': 'GET, HEAD',
   ...Object.fromEntries(PAGE_PATHS.map((p) => [p, 'GET, HEAD'])),
 };
 
@@ -107,6 +112,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ),
   );
   await app.register(ledgerRoutes(opts.ledger ?? {}));
+  await app.register(statusRoutes(opts.pccsStatus));
   await app.register(pageRoutes());
   return app;
 }

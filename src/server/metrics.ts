@@ -68,6 +68,8 @@ export interface MetricsSink {
   observeLedgerRetry(kind: string, outcome: string, code: string | undefined): void;
   /** Reads the watcher's scanned and tip heights at each scrape (null: not known yet). */
   registerLedgerHeights(read: () => { scannedHeight: number | null; tipHeight: number | null }): void;
+  /** Reads whether the PCCS is reachable at each scrape (undefined: not observed yet). */
+  registerPccsUp(read: () => boolean | undefined): void;
 }
 
 /** A sink that drops everything: for callers (CLI, tests) that run without metrics. */
@@ -82,6 +84,7 @@ export const NOOP_METRICS_SINK: MetricsSink = {
   observeLedgerUpdate() {},
   observeLedgerRetry() {},
   registerLedgerHeights() {},
+  registerPccsUp() {},
 };
 
 export interface Metrics {
@@ -228,6 +231,22 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const ledgerTip = new Gauge({ name: p('ledger_tip_height'), help: 'Latest block height the ledger node reported to the watcher', registers, collect: ledgerHeight('tipHeight') });
   void ledgerScanned;
   void ledgerTip;
+  // --- PCCS reachability ---------------------------------------------------------------------
+  let pccsUpRead: (() => boolean | undefined) | undefined;
+  const pccsUp = new Gauge({
+    name: p('pccs_up'),
+    help: 'Whether the PCCS answered its latest request or probe (1) or not (0; also before the first observation); absent without a PCCS',
+    registers: [],
+    collect() {
+      let v: boolean | undefined;
+      try {
+        v = pccsUpRead?.();
+      } catch {
+        v = undefined;
+      }
+      this.set(v === true ? 1 : 0);
+    },
+  });
   const LEDGER_KINDS = new Set(['typeA', 'typeB']);
   const OUTCOMES = new Set(['valid', 'invalid', 'unverifiable']);
   const ledgerLabels = (kind: string, outcome: string, code: string | undefined) => ({
@@ -245,6 +264,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     registerLedgerHeights(read) {
       ledgerRead = read;
+    },
+    registerPccsUp(read) {
+      if (!pccsUpRead) registry.registerMetric(pccsUp);
+      pccsUpRead = read;
     },
     observeVerification(kind, valid, code, seconds) {
       const k: VerificationKind = KINDS.has(kind) ? kind : 'unknown';

@@ -2,7 +2,9 @@
  * The verify page (GET /) in a real browser: Debian's chromium, 390 px wide, keyboard only,
  * against the real server. The README Nitro pair is valid with its checks; a tampered userData is
  * invalid with the failed check named; shipped targets show the PCR mismatches; a failing request
- * is shown; a transaction is looked up on the ledger-node simulator (one row per token).
+ * is shown; a transaction is looked up on the ledger-node simulator (one row per token); the
+ * ledger page's strip shows the PCCS as reachable, not reachable with the reason, or not
+ * configured, and a failed status request.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,9 @@ import { examples, tweak, useNitroServers } from '../support/nitro-pair.js';
 import { startBrowser, type TestBrowser } from '../support/browser.js';
 import { startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
 import { startLedgerServer, type LedgerServer } from '../support/ledger-server.js';
+import { startServer, type RunningServer } from '../support/server.js';
+import { startPccsServer, recordedBundle2026 } from '../support/pccs-server.js';
+import { VECTORS } from '../support/paths.js';
 
 
 let browser: TestBrowser;
@@ -221,6 +226,10 @@ describe('ledger page after the watcher ran', () => {
     // Status strip.
     const status = (await srv.get('/ledger/status')).body;
     expect(await page.getByLabel('Watcher status').textContent()).toContain(`scanned height ${status.scannedHeight}`);
+    // The watcher's typeA verifications fetched collateral from the PCCS simulator: reachable.
+    const pccsLine = page.getByLabel('PCCS status');
+    await pccsLine.filter({ hasNotText: 'loading' }).waitFor();
+    expect(await pccsLine.textContent()).toMatch(new RegExp(`^PCCS reachable: yes \\(\\d+ ms; ${fx.env.pccs.url.replace(/[.?]/g, '\\$&')}; checked \\d{4}-`));
     // Chart: one SVG naming the days.
     const chart = page.getByRole('img', { name: /Valid and invalid updates per day/ });
     expect(await chart.getAttribute('aria-label')).toMatch(/\d{4}-\d\d-\d\d \d+ valid, \d+ invalid/);
@@ -238,5 +247,58 @@ describe('ledger page after the watcher ran', () => {
     expect(items.find((t) => t.startsWith('failed:'))).toContain(invalid[0].errorCode);
     await browser.screenshot(page, 'ledger-page');
     expect(consoleErrors).toEqual([]);
+  });
+});
+
+describe('ledger page: the PCCS state in the status strip', () => {
+  let offline: RunningServer;
+  let unreachable: RunningServer;
+  let gone: string;
+  beforeAll(async () => {
+    const dir = 'examples/offline-sgx';
+    const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    offline = await startServer({ ...cfg, port: 0, pccsUrl: null }, dir);
+    // A PCCS that was there and is gone: its port refuses connections.
+    const sim = await startPccsServer(recordedBundle2026(VECTORS));
+    gone = sim.url;
+    await sim.close();
+    unreachable = await startServer({ ...cfg, port: 0, pccsUrl: gone }, dir);
+  });
+  afterAll(async () => {
+    await offline?.close();
+    await unreachable?.close();
+  });
+
+  /** Opens the ledger page and returns the PCCS line once it is filled in. */
+  async function pccsLine(url: string, before?: (page: Page) => Promise<unknown>): Promise<{ page: Page; text: string; consoleErrors: string[] }> {
+    const { page, consoleErrors } = await browser.page();
+    await before?.(page);
+    await page.goto(`${url}/ledger`);
+    const line = page.getByLabel('PCCS status');
+    await line.filter({ hasNotText: 'loading' }).waitFor();
+    return { page, text: (await line.textContent()) ?? '', consoleErrors };
+  }
+
+  // Without a watcher the ledger routes answer 503: the browser logs those loads itself.
+  const unexpected = (errors: string[]) => errors.filter((e) => !/status of 503|net::ERR_FAILED/.test(e));
+
+  it('not configured: the offline collateral directory', async () => {
+    const { text, consoleErrors } = await pccsLine(offline.url);
+    expect(text).toBe('PCCS reachable: not configured (offline collateral directory)');
+    expect(unexpected(consoleErrors)).toEqual([]);
+  });
+
+  it('not reachable: no, with the reason', async () => {
+    const { page, text, consoleErrors } = await pccsLine(unreachable.url);
+    expect(text).toMatch(/^PCCS reachable: no \(connection failed \(.*ECONNREFUSED\), PCCS_UNAVAILABLE; /);
+    expect(text).toContain(`${gone}, after the collateral directory; checked `);
+    await browser.screenshot(page, 'ledger-pccs-unreachable');
+    expect(unexpected(consoleErrors)).toEqual([]);
+  });
+
+  it('a failed status request is shown, not swallowed', async () => {
+    const { page, text } = await pccsLine(offline.url, (p) => p.route('**/status/pccs', (r) => r.abort()));
+    expect(text).toBe('PCCS reachable: unknown (the status request failed)');
+    await expect.poll(async () => (await page.getByRole('alert').allTextContents()).join('\n')).toMatch(/GET \/status\/pccs failed: /);
   });
 });

@@ -25,7 +25,7 @@ const targets = readVectorJson<any>('production-targets.json');
 const ajv = new Ajv({ strict: false, allErrors: true });
 
 const POST_ROUTES = ['/decode', '/decodeReport', '/verify'] as const;
-const GET_ROUTES = ['/info', '/healthz', '/readyz', '/docs/json', '/metrics'] as const;
+const GET_ROUTES = ['/info', '/healthz', '/readyz', '/docs/json', '/metrics', '/status/pccs'] as const;
 /** The /ledger routes and the statuses each documents (README "Ledger"). */
 const LEDGER_ROUTES: Record<string, string[]> = {
   '/ledger/transactions/{id}': ['200', '400', '404', '405', '500', '502', '503'],

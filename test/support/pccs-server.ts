@@ -26,7 +26,8 @@ export interface PccsBundle {
   rootCaCrlHex: string;
 }
 
-export type Behaviour = { status: number; body?: string; delayMs?: number; headers?: Record<string, string> };
+/** `until`: the answer waits for this promise (a test holds a request open until it releases it). */
+export type Behaviour = { status: number; body?: string; delayMs?: number; until?: Promise<unknown>; headers?: Record<string, string> };
 
 export interface PccsServer {
   url: string;
@@ -68,6 +69,7 @@ export async function startPccsServer(initial: PccsBundle, opts: { apiKey?: stri
     if (i >= 0) {
       const { b } = injected.splice(i, 1)[0]!;
       if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
+      if (b.until) await b.until;
       if (b.status === 0) return req.socket.destroy();
       return send(res, b.status, b.body ?? '', b.headers);
     }

@@ -199,7 +199,7 @@ describe('deploy topology (docker-compose.yml, deploy/nginx.conf, deploy/prometh
     expect(cfg.port).toBe(8080);
     expect(cfg.host).toBe('0.0.0.0');
     expect(cfg.tls).toBeUndefined();
-    expect(new URL(cfg.pccsUrl).host).toBe('pccs:8081');
+    expect(new URL(cfg.pccsUrl!).host).toBe('pccs:8081');
     expect(compose).toMatch(/\.\/deploy\/config\.json:\/app\/config\.json:ro/);
     const maxBody = /client_max_body_size\s+(\d+)k;/.exec(nginx);
     expect(Number(maxBody?.[1]) * 1024).toBe(cfg.bodyLimit);
