@@ -57,78 +57,137 @@ static inline __attribute__((always_inline)) void add_mod(p8_fe *r, const p8_fe 
 }
 
 /*
- * Montgomery product r = a·b·2^-256 mod p, CIOS with the "no carry" shortcut (valid because the
- * top limb of p is below 2^62): per limb b_i, t += a·b_i, m = t_0·n0, t = (t + m·p) / 2^64, with
- * both carry chains kept in registers and no fifth limb. Inputs < p, t < 2p, then one
- * conditional subtraction.
+ * Product scanning ("FIPS" Montgomery, column by column): the 512-bit sum of products and the
+ * Montgomery reduction are accumulated together, one 64-bit column at a time, in a 192-bit
+ * accumulator (w0, w1, w2). No carry is ever propagated beyond it, and the loops have constant
+ * bounds, so after inlining everything is straight-line code.
  */
-static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k) {
-  (void)k;
-  uint64_t t[4] = {0, 0, 0, 0};
-  for (int i = 0; i < 4; i++) {
-    u128 s = (u128)a->l[0] * b->l[i] + t[0];
-    uint64_t ca = (uint64_t)(s >> 64);
-    uint64_t t0 = (uint64_t)s;
-    uint64_t m = t0 * N0;
-    s = (u128)m * P[0] + t0;
-    uint64_t cm = (uint64_t)(s >> 64);
-    for (int j = 1; j < 4; j++) {
-      s = (u128)a->l[j] * b->l[i] + t[j] + ca;
-      ca = (uint64_t)(s >> 64);
-      s = (u128)m * P[j] + (uint64_t)s + cm;
-      cm = (uint64_t)(s >> 64);
-      t[j - 1] = (uint64_t)s;
-    }
-    t[3] = ca + cm;
-  }
-  uint64_t d[4];
-  uint64_t keep_t = 0 - sub4(d, t, P);
-  for (int i = 0; i < 4; i++) r->l[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
+typedef struct {
+  uint64_t w0, w1, w2; /* column sum = w0 + w1·2^64 + w2·2^128 */
+} acc3;
+
+/* acc += x·y (the compiler turns the comparisons into carry instructions) */
+static inline __attribute__((always_inline)) void mac(acc3 *a, uint64_t x, uint64_t y) {
+  u128 p = (u128)x * y;
+  u128 s = ((u128)a->w1 << 64 | a->w0) + p;
+  a->w2 += s < p;
+  a->w0 = (uint64_t)s;
+  a->w1 = (uint64_t)(s >> 64);
 }
 
-/* acc[i..8] += x·y (y: 4 limbs), carrying into the higher limbs; the caller keeps acc < 2^576. */
-static inline __attribute__((always_inline)) void mac4(uint64_t acc[9], int i, uint64_t x, const uint64_t y[4]) {
-  uint64_t carry = 0;
-  for (int j = 0; j < 4; j++) {
-    u128 s = (u128)x * y[j] + acc[i + j] + carry;
-    acc[i + j] = (uint64_t)s;
-    carry = (uint64_t)(s >> 64);
-  }
-  for (int j = i + 4; j < 9 && carry != 0; j++) {
-    u128 s = (u128)acc[j] + carry;
-    acc[j] = (uint64_t)s;
-    carry = (uint64_t)(s >> 64);
-  }
+/* acc += 2·x·y (one product added twice: the symmetric terms of a square) */
+static inline __attribute__((always_inline)) void mac2(acc3 *a, uint64_t x, uint64_t y) {
+  u128 p = (u128)x * y;
+  u128 s = ((u128)a->w1 << 64 | a->w0) + p;
+  a->w2 += s < p;
+  s += p;
+  a->w2 += s < p;
+  a->w0 = (uint64_t)s;
+  a->w1 = (uint64_t)(s >> 64);
+}
+
+/* Move to the next column: acc /= 2^64; returns the low word that was shifted out. */
+static inline __attribute__((always_inline)) uint64_t shift(acc3 *a) {
+  uint64_t low = a->w0;
+  a->w0 = a->w1;
+  a->w1 = a->w2;
+  a->w2 = 0;
+  return low;
 }
 
 /*
- * Dot product r = Σ a_i·b_i·2^-256 mod p with one reduction: the n ≤ 9 full 512-bit products
- * are summed (< 9p^2 < 2^510), then Montgomery-reduced once (4 steps of adding m·p·2^(64i) so the
- * low limbs vanish); the result < 9p^2/2^256 + p < 3p needs at most two subtractions of p.
+ * Reduction part of column c (called after the column's products are in the accumulator):
+ * adds m_j·p_(c-j) for the earlier quotient digits; for c < 4 picks m_c = acc·n0 mod 2^64 and adds
+ * m_c·p_0, which clears the low word; for c >= 4 the shifted-out word is result limb c - 4.
+ */
+static inline __attribute__((always_inline)) void reduce_column(acc3 *a, int c, uint64_t m[4], uint64_t v[4]) {
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++)
+    if (j < c && c - j < 4) mac(a, m[j], P[c - j]);
+  if (c < 4) {
+    m[c] = a->w0 * N0;
+    mac(a, m[c], P[0]);
+    (void)shift(a);
+  } else {
+    v[c - 4] = shift(a);
+  }
+}
+
+/* r = v - p if that does not borrow, else v (branch-free: the borrow is data-dependent). */
+static inline __attribute__((always_inline)) void cond_sub_p(uint64_t v[4]) {
+  uint64_t d[4];
+  uint64_t keep_v = 0 - sub4(d, v, P);
+  for (int i = 0; i < 4; i++) v[i] = (v[i] & keep_v) | (d[i] & ~keep_v);
+}
+
+/*
+ * Dot product r = Σ a_k·b_k·2^-256 mod p over n ≤ 9 canonical pairs with one reduction:
+ * the result before the final subtractions is (Σ a_k·b_k + M·p) / 2^256 < 9p^2/2^256 + p < 3p
+ * (p < 2^253), so it fits 256 bits and two conditional subtractions make it canonical.
+ * A column sum has at most 40 products plus the carry-in (< 2^134): the accumulator cannot overflow.
  */
 static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n) {
-  uint64_t acc[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int k = 0; k < n; k++)
-    for (int i = 0; i < 4; i++) mac4(acc, i, b[k].l[i], a[k].l);
-  for (int i = 0; i < 4; i++) mac4(acc, i, acc[i] * N0, P);
-  /* acc[4..8] < 3p < 2^255: acc[8] = 0; subtract p twice, keeping each result that did not borrow */
-  uint64_t v[4] = {acc[4], acc[5], acc[6], acc[7]};
-  for (int pass = 0; pass < 2; pass++) {
-    uint64_t d[4];
-    uint64_t keep_v = 0 - sub4(d, v, P);
-    for (int i = 0; i < 4; i++) v[i] = (v[i] & keep_v) | (d[i] & ~keep_v);
+  acc3 acc = {0, 0, 0};
+  uint64_t m[4], v[4];
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; c++) {
+#pragma GCC unroll 9
+    for (int k = 0; k < n; k++)
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; i++)
+        if (c - i >= 0 && c - i < 4) mac(&acc, a[k].l[i], b[k].l[c - i]);
+    reduce_column(&acc, c, m, v);
   }
+  cond_sub_p(v);
+  cond_sub_p(v);
+  memcpy(r->l, v, sizeof v);
+}
+
+/* Montgomery product r = a·b·2^-256 mod p (a dot product of one pair: < 2p, one subtraction). */
+static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b) {
+  acc3 acc = {0, 0, 0};
+  uint64_t m[4], v[4];
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; c++) {
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++)
+      if (c - i >= 0 && c - i < 4) mac(&acc, a->l[i], b->l[c - i]);
+    reduce_column(&acc, c, m, v);
+  }
+  cond_sub_p(v);
+  memcpy(r->l, v, sizeof v);
+}
+
+/*
+ * Montgomery square r = a^2·2^-256 mod p: in column c each product a_i·a_j with i < j is computed
+ * once and added twice, the diagonal a_i^2 once (10 products instead of 16), same reduction.
+ */
+static inline __attribute__((always_inline)) void mont_sqr(p8_fe *r, const p8_fe *a) {
+  acc3 acc = {0, 0, 0};
+  uint64_t m[4], v[4];
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; c++) {
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+      int j = c - i;
+      if (j > i && j < 4) mac2(&acc, a->l[i], a->l[j]);
+      if (j == i) mac(&acc, a->l[i], a->l[i]);
+    }
+    reduce_column(&acc, c, m, v);
+  }
+  cond_sub_p(v);
   memcpy(r->l, v, sizeof v);
 }
 
 /* x^17 = x^16 · x (four squarings, one product). */
 static inline __attribute__((always_inline)) void pow17(p8_fe *x, const p8_consts *k) {
+  (void)k;
   p8_fe y;
-  mont_mul(&y, x, x, k);
-  mont_mul(&y, &y, &y, k);
-  mont_mul(&y, &y, &y, k);
-  mont_mul(&y, &y, &y, k);
-  mont_mul(x, &y, x, k);
+  mont_sqr(&y, x);
+  mont_sqr(&y, &y);
+  mont_sqr(&y, &y);
+  mont_sqr(&y, &y);
+  mont_mul(x, &y, x);
 }
 
 /* Full round: add the round constants, S-box on every element, dense MDS. */
@@ -153,7 +212,7 @@ static void permute(p8_fe s[P8_WIDTH], const p8_consts *k) {
     s[0] = x0;
     dot(&acc, k->partial_row[r], s, P8_WIDTH);
     for (int j = 1; j < P8_WIDTH; j++) {
-      mont_mul(&prod, &k->partial_col[r][j - 1], &x0, k);
+      mont_mul(&prod, &k->partial_col[r][j - 1], &x0);
       add_mod(&s[j], &s[j], &prod, k);
     }
     s[0] = acc;
@@ -167,11 +226,11 @@ static void permute(p8_fe s[P8_WIDTH], const p8_consts *k) {
   for (int r = P8_HALF_FULL; r < 2 * P8_HALF_FULL; r++) full_round(s, k->full_ark[r], k);
 }
 
-static void to_mont(p8_fe *r, const p8_fe *a, const p8_consts *k) { mont_mul(r, a, &k->r2, k); }
+static void to_mont(p8_fe *r, const p8_fe *a, const p8_consts *k) { mont_mul(r, a, &k->r2); }
 
-static void from_mont(p8_fe *r, const p8_fe *a, const p8_consts *k) {
+static void from_mont(p8_fe *r, const p8_fe *a) {
   static const p8_fe one = {{1, 0, 0, 0}};
-  mont_mul(r, a, &one, k);
+  mont_mul(r, a, &one);
 }
 
 int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count) {
@@ -236,7 +295,7 @@ static void sponge(const p8_consts *k, const p8_fe *domain, size_t n, elem_fn ne
     filled++;
   }
   permute(s, k);
-  from_mont(out, &s[1], k);
+  from_mont(out, &s[1]);
 }
 
 static void elem_from_limbs(const void *ctx, size_t i, p8_fe *x, const p8_consts *k) {
@@ -299,6 +358,6 @@ int p8_permute_plain(const p8_consts *k, p8_fe state[P8_WIDTH]) {
     if (!lt_p(&state[i], k)) return -1;
   for (int i = 0; i < P8_WIDTH; i++) to_mont(&state[i], &state[i], k);
   permute(state, k);
-  for (int i = 0; i < P8_WIDTH; i++) from_mont(&state[i], &state[i], k);
+  for (int i = 0; i < P8_WIDTH; i++) from_mont(&state[i], &state[i]);
   return 0;
 }
