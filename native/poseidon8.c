@@ -56,6 +56,18 @@ static inline __attribute__((always_inline)) void add_mod(p8_fe *r, const p8_fe 
   for (int i = 0; i < 4; i++) r->l[i] = (s[i] & keep_s) | (t[i] & ~keep_s);
 }
 
+/* r = a + b without reduction (a, b < p: r < 2p < 2^254); only used as an S-box input. */
+static inline __attribute__((always_inline)) void add_lazy(p8_fe *r, const p8_fe *a, const p8_fe *b) {
+  uint64_t s[4], carry = 0;
+  for (int i = 0; i < 4; i++) {
+    uint64_t x;
+    uint64_t c1 = __builtin_add_overflow(a->l[i], b->l[i], &x);
+    uint64_t c2 = __builtin_add_overflow(x, carry, &s[i]);
+    carry = c1 | c2;
+  }
+  memcpy(r->l, s, sizeof s);
+}
+
 /*
  * Product scanning ("FIPS" Montgomery, column by column): the 512-bit sum of products and the
  * Montgomery reduction are accumulated together, one 64-bit column at a time, in a 192-bit
@@ -143,7 +155,10 @@ static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, 
   memcpy(r->l, v, sizeof v);
 }
 
-/* Montgomery product r = a·b·2^-256 mod p (a dot product of one pair: < 2p, one subtraction). */
+/*
+ * Montgomery product r = a·b·2^-256 mod p, canonical for a, b < 2p: before the subtraction
+ * r < 4p^2/2^256 + p < 1.5p (p < 2^253), so one subtraction suffices.
+ */
 static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b) {
   acc3 acc = {0, 0, 0};
   uint64_t m[4], v[4];
@@ -161,6 +176,8 @@ static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe
 /*
  * Montgomery square r = a^2·2^-256 mod p: in column c each product a_i·a_j with i < j is computed
  * once and added twice, the diagonal a_i^2 once (10 products instead of 16), same reduction.
+ * Lazy: no final subtraction. For a < 2p the result is < 4p^2/2^256 + p < 1.5p (p < 2^253),
+ * so squarings can be chained on values in [0, 2p) and only the last product is made canonical.
  */
 static inline __attribute__((always_inline)) void mont_sqr(p8_fe *r, const p8_fe *a) {
   acc3 acc = {0, 0, 0};
@@ -175,11 +192,10 @@ static inline __attribute__((always_inline)) void mont_sqr(p8_fe *r, const p8_fe
     }
     reduce_column(&acc, c, m, v);
   }
-  cond_sub_p(v);
   memcpy(r->l, v, sizeof v);
 }
 
-/* x^17 = x^16 · x (four squarings, one product). */
+/* x^17 = x^16 · x (four lazy squarings, one product); x < 2p in, canonical out. */
 static inline __attribute__((always_inline)) void pow17(p8_fe *x, const p8_consts *k) {
   (void)k;
   p8_fe y;
@@ -194,7 +210,7 @@ static inline __attribute__((always_inline)) void pow17(p8_fe *x, const p8_const
 static void full_round(p8_fe s[P8_WIDTH], const p8_fe ark[P8_WIDTH], const p8_consts *k) {
   p8_fe t[P8_WIDTH];
   for (int i = 0; i < P8_WIDTH; i++) {
-    add_mod(&t[i], &s[i], &ark[i], k);
+    add_lazy(&t[i], &s[i], &ark[i]);
     pow17(&t[i], k);
   }
   for (int i = 0; i < P8_WIDTH; i++) dot(&s[i], k->mds[i], t, P8_WIDTH);
@@ -207,7 +223,7 @@ static void permute(p8_fe s[P8_WIDTH], const p8_consts *k) {
   /* Sparse partial rounds: x0 = S(s0 + c_r); s0' = row_r · (x0, s1..s8); sj' = sj + col_r[j]·x0. */
   for (int r = 0; r < P8_PARTIAL; r++) {
     p8_fe x0, acc, prod;
-    add_mod(&x0, &s[0], &k->partial_const[r], k);
+    add_lazy(&x0, &s[0], &k->partial_const[r]);
     pow17(&x0, k);
     s[0] = x0;
     dot(&acc, k->partial_row[r], s, P8_WIDTH);
