@@ -133,12 +133,14 @@ static inline __attribute__((always_inline)) void cond_sub_p(uint64_t v[4]) {
 }
 
 /*
- * Dot product r = Σ a_k·b_k·2^-256 mod p over n ≤ 9 canonical pairs with one reduction:
- * the result before the final subtractions is (Σ a_k·b_k + M·p) / 2^256 < 9p^2/2^256 + p < 3p
+ * Dot product r = add + Σ a_k·b_k·2^-256 mod p over n ≤ 12 canonical pairs with one reduction
+ * (`add`: a canonical addend or NULL; it enters the high half, i.e. after the division by 2^256).
+ * Before the final subtractions r = add + (Σ a_k·b_k + M·p) / 2^256 < p + 12p^2/2^256 + p < 3p
  * (p < 2^253), so it fits 256 bits and two conditional subtractions make it canonical.
- * A column sum has at most 40 products plus the carry-in (< 2^134): the accumulator cannot overflow.
+ * A column sum has at most 52 products plus the carry-in (< 2^135): the accumulator cannot overflow.
  */
-static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n) {
+static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n,
+                                                      const p8_fe *add) {
   acc3 acc = {0, 0, 0};
   uint64_t m[4], v[4];
 #pragma GCC unroll 8
@@ -148,6 +150,7 @@ static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, 
 #pragma GCC unroll 4
       for (int i = 0; i < 4; i++)
         if (c - i >= 0 && c - i < 4) mac(&acc, a[k].l[i], b[k].l[c - i]);
+    if (add != NULL && c >= 4) mac(&acc, add->l[c - 4], 1);
     reduce_column(&acc, c, m, v);
   }
   cond_sub_p(v);
@@ -213,30 +216,44 @@ static void full_round(p8_fe s[P8_WIDTH], const p8_fe ark[P8_WIDTH], const p8_co
     add_lazy(&t[i], &s[i], &ark[i]);
     pow17(&t[i], k);
   }
-  for (int i = 0; i < P8_WIDTH; i++) dot(&s[i], k->mds[i], t, P8_WIDTH);
+  for (int i = 0; i < P8_WIDTH; i++) dot(&s[i], k->mds[i], t, P8_WIDTH, NULL);
 }
 
 /* The permutation on a state in Montgomery form. */
 static void permute(p8_fe s[P8_WIDTH], const p8_consts *k) {
   for (int r = 0; r < P8_HALF_FULL; r++) full_round(s, k->full_ark[r], k);
 
-  /* Sparse partial rounds: x0 = S(s0 + c_r); s0' = row_r · (x0, s1..s8); sj' = sj + col_r[j]·x0. */
-  for (int r = 0; r < P8_PARTIAL; r++) {
-    p8_fe x0, acc, prod;
-    add_lazy(&x0, &s[0], &k->partial_const[r]);
-    pow17(&x0, k);
-    s[0] = x0;
-    dot(&acc, k->partial_row[r], s, P8_WIDTH);
-    for (int j = 1; j < P8_WIDTH; j++) {
-      mont_mul(&prod, &k->partial_col[r][j - 1], &x0);
-      add_mod(&s[j], &s[j], &prod, k);
+  /*
+   * Sparse partial rounds: x0 = S(s0 + c_r); s0' = row_r · (x0, s1..s8); sj' = sj + col_r[j]·x0.
+   * The column updates are deferred to the end of each window of P8_WINDOW rounds: within a
+   * window s1..s8 keep their values at the window start, so round r's row also takes the
+   * terms (row_r[1..8]·col_q)·x0_q of the window's earlier rounds q (precomputed constants in
+   * partial_row[r][9..]), and at the window end sj += Σ_q col_q[j]·x0_q is one dot product per
+   * element. u = (s0, s1..s8, the window's x0 values in round order).
+   */
+  p8_fe u[P8_WIDTH + P8_WINDOW];
+  memcpy(u, s, P8_WIDTH * sizeof *s);
+  for (int w = 0; w < P8_WINDOWS; w++) {
+    const int r0 = w * P8_WINDOW;
+#pragma GCC unroll 4
+    for (int d = 0; d < P8_WINDOW; d++) {
+      if (r0 + d >= P8_PARTIAL) break;
+      p8_fe x0, acc;
+      add_lazy(&x0, &u[0], &k->partial_const[r0 + d]);
+      pow17(&x0, k);
+      u[0] = x0;
+      dot(&acc, k->partial_row[r0 + d], u, P8_WIDTH + d, NULL);
+      u[P8_WIDTH + d] = x0;
+      u[0] = acc;
     }
-    s[0] = acc;
+    const int len = P8_PARTIAL - r0 < P8_WINDOW ? P8_PARTIAL - r0 : P8_WINDOW;
+    for (int j = 1; j < P8_WIDTH; j++) dot(&u[j], k->window_col[w][j - 1], &u[P8_WIDTH], len, &u[j]);
   }
+  memcpy(s, u, P8_WIDTH * sizeof *s);
 
   /* The deferred block M̂^31 on elements 1..8 (element 0 is unchanged). */
   p8_fe t[P8_RATE];
-  for (int i = 0; i < P8_RATE; i++) dot(&t[i], k->final_block[i], &s[1], P8_RATE);
+  for (int i = 0; i < P8_RATE; i++) dot(&t[i], k->final_block[i], &s[1], P8_RATE, NULL);
   memcpy(&s[1], t, sizeof t);
 
   for (int r = P8_HALF_FULL; r < 2 * P8_HALF_FULL; r++) full_round(s, k->full_ark[r], k);
@@ -266,9 +283,10 @@ int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count) {
     for (int j = 0; j < P8_WIDTH; j++) TAKE_FE(&k->mds[i][j]);
   for (int r = 0; r < P8_PARTIAL; r++) TAKE_FE(&k->partial_const[r]);
   for (int r = 0; r < P8_PARTIAL; r++)
-    for (int j = 0; j < P8_WIDTH; j++) TAKE_FE(&k->partial_row[r][j]);
-  for (int r = 0; r < P8_PARTIAL; r++)
-    for (int j = 0; j < P8_RATE; j++) TAKE_FE(&k->partial_col[r][j]);
+    for (int j = 0; j < P8_ROW_TERMS; j++) TAKE_FE(&k->partial_row[r][j]);
+  for (int w = 0; w < P8_WINDOWS; w++)
+    for (int j = 0; j < P8_RATE; j++)
+      for (int i = 0; i < P8_WINDOW; i++) TAKE_FE(&k->window_col[w][j][i]);
   for (int i = 0; i < P8_RATE; i++)
     for (int j = 0; j < P8_RATE; j++) TAKE_FE(&k->final_block[i][j]);
 #undef TAKE_FE

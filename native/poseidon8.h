@@ -13,6 +13,10 @@
 #define P8_RATE 8
 #define P8_HALF_FULL 4
 #define P8_PARTIAL 31
+/* Partial rounds are applied in windows of P8_WINDOW rounds (see poseidon8.c, permute). */
+#define P8_WINDOW 4
+#define P8_WINDOWS ((P8_PARTIAL + P8_WINDOW - 1) / P8_WINDOW)
+#define P8_ROW_TERMS (P8_WIDTH + P8_WINDOW - 1)
 
 /* A field element: 4 little-endian 64-bit limbs. */
 typedef struct { uint64_t l[4]; } p8_fe;
@@ -29,13 +33,16 @@ typedef struct {
   p8_fe full_ark[2 * P8_HALF_FULL][P8_WIDTH]; /* full-round constants (row 4 carries the partial ones) */
   p8_fe mds[P8_WIDTH][P8_WIDTH];              /* dense MDS of the full rounds */
   p8_fe partial_const[P8_PARTIAL];            /* scalar constant on element 0 per partial round */
-  p8_fe partial_row[P8_PARTIAL][P8_WIDTH];    /* first row of each sparse factor */
-  p8_fe partial_col[P8_PARTIAL][P8_RATE];     /* first column (elements 1..8) of each sparse factor */
+  p8_fe partial_row[P8_PARTIAL][P8_ROW_TERMS]; /* first row of each sparse factor, then the
+                                                 window terms row_r[1..8]·col_q for the window's
+                                                 earlier rounds q (0 where unused) */
+  p8_fe window_col[P8_WINDOWS][P8_RATE][P8_WINDOW]; /* per window and element j = 1..8: col_q[j] of
+                                                       the window's rounds q (0 where unused) */
   p8_fe final_block[P8_RATE][P8_RATE];        /* deferred 8x8 block after the partial rounds */
 } p8_consts;
 
 /* Number of 64-bit words p8_load_consts reads. */
-#define P8_CONST_WORDS (4 + 4 + 1 + 4 * (2 * P8_HALF_FULL * P8_WIDTH + P8_WIDTH * P8_WIDTH + P8_PARTIAL + P8_PARTIAL * P8_WIDTH + P8_PARTIAL * P8_RATE + P8_RATE * P8_RATE))
+#define P8_CONST_WORDS (4 + 4 + 1 + 4 * (2 * P8_HALF_FULL * P8_WIDTH + P8_WIDTH * P8_WIDTH + P8_PARTIAL + P8_PARTIAL * P8_ROW_TERMS + P8_WINDOWS * P8_RATE * P8_WINDOW + P8_RATE * P8_RATE))
 
 /*
  * Fills `k` from `words` (P8_CONST_WORDS words in field order of p8_consts: modulus, r2, n0, …).
