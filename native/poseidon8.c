@@ -310,14 +310,31 @@ int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count) {
  */
 typedef void (*elem_fn)(const void *ctx, size_t i, p8_fe *x, const p8_consts *k);
 
-static void sponge(const p8_consts *k, const p8_fe *domain, size_t n, elem_fn next, const void *ctx,
-                   p8_fe *out) {
-  p8_fe s[P8_WIDTH];
-  memset(s, 0, sizeof s);
+/* s = the state after the first permutation (of the prefix block), from the memo if it matches. */
+static void first_block(const p8_consts *k, p8_memo *memo, const p8_fe *domain, size_t n, p8_fe s[P8_WIDTH]) {
+  if (memo != NULL && memo->valid && memo->n == n && memcmp(memo->domain.l, domain->l, sizeof domain->l) == 0) {
+    memcpy(s, memo->state, sizeof memo->state);
+    return;
+  }
+  memset(s, 0, P8_WIDTH * sizeof *s);
   p8_fe len = {{(uint64_t)n, 0, 0, 0}}; /* n < 2^64 < p */
   to_mont(&s[1], domain, k);
   to_mont(&s[2], &len, k);
-  size_t filled = P8_RATE;
+  permute(s, k);
+  if (memo != NULL) {
+    memo->valid = 1;
+    memo->domain = *domain;
+    memo->n = n;
+    memcpy(memo->state, s, sizeof memo->state);
+  }
+}
+
+static void sponge(const p8_consts *k, p8_memo *memo, const p8_fe *domain, size_t n, elem_fn next,
+                   const void *ctx, p8_fe *out) {
+  p8_fe s[P8_WIDTH];
+  first_block(k, memo, domain, n, s);
+  /* With no input the first permutation is also the squeeze. */
+  size_t filled = 0;
   for (size_t i = 0; i < n; i++) {
     if (filled == P8_RATE) {
       permute(s, k);
@@ -328,7 +345,7 @@ static void sponge(const p8_consts *k, const p8_fe *domain, size_t n, elem_fn ne
     add_mod(&s[1 + filled], &s[1 + filled], &x, k);
     filled++;
   }
-  permute(s, k);
+  if (n > 0) permute(s, k);
   from_mont(out, &s[1]);
 }
 
@@ -338,14 +355,14 @@ static void elem_from_limbs(const void *ctx, size_t i, p8_fe *x, const p8_consts
   to_mont(x, &plain, k);
 }
 
-int p8_hash(const p8_consts *k, const p8_fe *domain, const uint64_t *input, size_t n, p8_fe *out) {
+int p8_hash(const p8_consts *k, p8_memo *memo, const p8_fe *domain, const uint64_t *input, size_t n, p8_fe *out) {
   if (!lt_p(domain, k)) return -1;
   for (size_t i = 0; i < n; i++) {
     p8_fe x;
     memcpy(x.l, input + 4 * i, sizeof x.l);
     if (!lt_p(&x, k)) return -1;
   }
-  sponge(k, domain, n, elem_from_limbs, input, out);
+  sponge(k, memo, domain, n, elem_from_limbs, input, out);
   return 0;
 }
 
@@ -379,11 +396,11 @@ static void elem_from_bits(const void *ctx, size_t i, p8_fe *x, const p8_consts 
   to_mont(x, &plain, k);
 }
 
-int p8_hash_bits(const p8_consts *k, const p8_fe *domain, const uint32_t *words, size_t nwords,
+int p8_hash_bits(const p8_consts *k, p8_memo *memo, const p8_fe *domain, const uint32_t *words, size_t nwords,
                  size_t n, p8_fe *out) {
   if (!lt_p(domain, k)) return -1;
   struct bits_ctx b = {words, nwords};
-  sponge(k, domain, n, elem_from_bits, &b, out);
+  sponge(k, memo, domain, n, elem_from_bits, &b, out);
   return 0;
 }
 
