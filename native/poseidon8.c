@@ -3,9 +3,13 @@
  * Same round structure as src/hash/poseidon8-fast.ts and the WASM kernel:
  *   4 full rounds (add constants, x^17 on all 9 elements, dense MDS),
  *   31 sparse partial rounds (scalar constant + x^17 on element 0, sparse factor: one row of 9
- *   products into element 0 and one column of 8 products into elements 1..8),
+ *   products into element 0 and one column of 8 products into elements 1..8; the column updates
+ *   are applied per window of 4 rounds, see permute),
  *   the deferred 8x8 block on elements 1..8,
  *   4 full rounds.
+ * Arithmetic: every product, square and dot product is one product-scanning Montgomery
+ * multiplication (one reduction per dot product); S-box inputs and intermediate squares are kept
+ * in [0, 2p) and only S-box outputs are made canonical.
  * SPDX-License-Identifier: MIT
  */
 #include "poseidon8.h"
