@@ -102,6 +102,14 @@ static inline __attribute__((always_inline)) void mac2(acc3 *a, uint64_t x, uint
   a->w1 = (uint64_t)(s >> 64);
 }
 
+/* acc += x */
+static inline __attribute__((always_inline)) void acc_add(acc3 *a, uint64_t x) {
+  u128 s = ((u128)a->w1 << 64 | a->w0) + x;
+  a->w2 += s < x;
+  a->w0 = (uint64_t)s;
+  a->w1 = (uint64_t)(s >> 64);
+}
+
 /* Move to the next column: acc /= 2^64; returns the low word that was shifted out. */
 static inline __attribute__((always_inline)) uint64_t shift(acc3 *a) {
   uint64_t low = a->w0;
@@ -117,7 +125,7 @@ static inline __attribute__((always_inline)) uint64_t shift(acc3 *a) {
  * m_c·p_0, which clears the low word; for c >= 4 the shifted-out word is result limb c - 4.
  */
 static inline __attribute__((always_inline)) void reduce_column(acc3 *a, int c, uint64_t m[4], uint64_t v[4]) {
-#pragma GCC unroll 4
+#pragma GCC unroll 1
   for (int j = 0; j < 4; j++)
     if (j < c && c - j < 4) mac(a, m[j], P[c - j]);
   if (c < 4) {
@@ -137,24 +145,25 @@ static inline __attribute__((always_inline)) void cond_sub_p(uint64_t v[4]) {
 }
 
 /*
- * Dot product r = add + Σ a_k·b_k·2^-256 mod p over n ≤ 12 canonical pairs with one reduction
- * (`add`: a canonical addend or NULL; it enters the high half, i.e. after the division by 2^256).
- * Before the final subtractions r = add + (Σ a_k·b_k + M·p) / 2^256 < p + 12p^2/2^256 + p < 3p
- * (p < 2^253), so it fits 256 bits and two conditional subtractions make it canonical.
- * A column sum has at most 52 products plus the carry-in (< 2^135): the accumulator cannot overflow.
+ * Dot product r = (pre + Σ a_k·b_k)·2^-256 mod p over n ≤ 12 canonical pairs with one reduction;
+ * `pre` (8 limbs, or NULL for 0) is added first (the window update uses it to add an element
+ * times 2^256). The callers keep pre + Σ a_k·b_k < 12p^2 + p·2^256, so before the
+ * final subtractions r < 12p^2/2^256 + p + p < 3p (p < 2^253): it fits 256 bits and two
+ * conditional subtractions make it canonical. A column sum has at most 53 terms plus the carry-in
+ * (< 2^135): the accumulator cannot overflow.
  */
 static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n,
-                                                      const p8_fe *add) {
+                                                      const uint64_t *pre) {
   acc3 acc = {0, 0, 0};
   uint64_t m[4], v[4];
 #pragma GCC unroll 8
   for (int c = 0; c < 8; c++) {
-#pragma GCC unroll 9
+    if (pre != NULL) acc_add(&acc, pre[c]);
+#pragma GCC unroll 12
     for (int k = 0; k < n; k++)
-#pragma GCC unroll 4
+#pragma GCC unroll 1
       for (int i = 0; i < 4; i++)
         if (c - i >= 0 && c - i < 4) mac(&acc, a[k].l[i], b[k].l[c - i]);
-    if (add != NULL && c >= 4) mac(&acc, add->l[c - 4], 1);
     reduce_column(&acc, c, m, v);
   }
   cond_sub_p(v);
@@ -171,7 +180,7 @@ static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe
   uint64_t m[4], v[4];
 #pragma GCC unroll 8
   for (int c = 0; c < 8; c++) {
-#pragma GCC unroll 4
+#pragma GCC unroll 1
     for (int i = 0; i < 4; i++)
       if (c - i >= 0 && c - i < 4) mac(&acc, a->l[i], b->l[c - i]);
     reduce_column(&acc, c, m, v);
@@ -191,7 +200,7 @@ static inline __attribute__((always_inline)) void mont_sqr(p8_fe *r, const p8_fe
   uint64_t m[4], v[4];
 #pragma GCC unroll 8
   for (int c = 0; c < 8; c++) {
-#pragma GCC unroll 4
+#pragma GCC unroll 1
     for (int i = 0; i < 4; i++) {
       int j = c - i;
       if (j > i && j < 4) mac2(&acc, a->l[i], a->l[j]);
@@ -239,19 +248,23 @@ static void permute(p8_fe s[P8_WIDTH], const p8_consts *k) {
   memcpy(u, s, P8_WIDTH * sizeof *s);
   for (int w = 0; w < P8_WINDOWS; w++) {
     const int r0 = w * P8_WINDOW;
-#pragma GCC unroll 4
+    /* Not unrolled: the unrolled copies (one per term count) made the code slower (size). */
+#pragma GCC unroll 1
     for (int d = 0; d < P8_WINDOW; d++) {
       if (r0 + d >= P8_PARTIAL) break;
-      p8_fe x0, acc;
+      const p8_fe *row = k->partial_row[r0 + d];
+      p8_fe x0;
       add_lazy(&x0, &u[0], &k->partial_const[r0 + d]);
       pow17(&x0, k);
       u[0] = x0;
-      dot(&acc, k->partial_row[r0 + d], u, P8_WIDTH + d, NULL);
+      dot(&u[0], row, u, P8_WIDTH + d, NULL);
       u[P8_WIDTH + d] = x0;
-      u[0] = acc;
     }
     const int len = P8_PARTIAL - r0 < P8_WINDOW ? P8_PARTIAL - r0 : P8_WINDOW;
-    for (int j = 1; j < P8_WIDTH; j++) dot(&u[j], k->window_col[w][j - 1], &u[P8_WIDTH], len, &u[j]);
+    for (int j = 1; j < P8_WIDTH; j++) {
+      const uint64_t high[8] = {0, 0, 0, 0, u[j].l[0], u[j].l[1], u[j].l[2], u[j].l[3]}; /* u[j]·2^256 */
+      dot(&u[j], k->window_col[w][j - 1], &u[P8_WIDTH], len, high);
+    }
   }
   memcpy(s, u, P8_WIDTH * sizeof *s);
 
