@@ -125,7 +125,7 @@ static inline __attribute__((always_inline)) uint64_t shift(acc3 *a) {
  * m_c·p_0, which clears the low word; for c >= 4 the shifted-out word is result limb c - 4.
  */
 static inline __attribute__((always_inline)) void reduce_column(acc3 *a, int c, uint64_t m[4], uint64_t v[4]) {
-#pragma GCC unroll 1
+#pragma GCC unroll 4
   for (int j = 0; j < 4; j++)
     if (j < c && c - j < 4) mac(a, m[j], P[c - j]);
   if (c < 4) {
@@ -161,7 +161,7 @@ static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, 
     if (pre != NULL) acc_add(&acc, pre[c]);
 #pragma GCC unroll 12
     for (int k = 0; k < n; k++)
-#pragma GCC unroll 1
+#pragma GCC unroll 4
       for (int i = 0; i < 4; i++)
         if (c - i >= 0 && c - i < 4) mac(&acc, a[k].l[i], b[k].l[c - i]);
     reduce_column(&acc, c, m, v);
@@ -180,7 +180,7 @@ static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe
   uint64_t m[4], v[4];
 #pragma GCC unroll 8
   for (int c = 0; c < 8; c++) {
-#pragma GCC unroll 1
+#pragma GCC unroll 4
     for (int i = 0; i < 4; i++)
       if (c - i >= 0 && c - i < 4) mac(&acc, a->l[i], b->l[c - i]);
     reduce_column(&acc, c, m, v);
@@ -200,7 +200,7 @@ static inline __attribute__((always_inline)) void mont_sqr(p8_fe *r, const p8_fe
   uint64_t m[4], v[4];
 #pragma GCC unroll 8
   for (int c = 0; c < 8; c++) {
-#pragma GCC unroll 1
+#pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
       int j = c - i;
       if (j > i && j < 4) mac2(&acc, a->l[i], a->l[j]);
