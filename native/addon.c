@@ -24,6 +24,12 @@
     }                                                            \
   } while (0)
 
+/* Per environment: the constants and the first-permutation memo (poseidon8.h). */
+typedef struct {
+  p8_consts k;
+  p8_memo memo;
+} instance;
+
 static void free_consts(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
@@ -51,13 +57,13 @@ static void *typed(napi_env env, napi_value v, napi_typedarray_type want, size_t
   return *len == 0 ? (void *)&empty : data;
 }
 
-static const p8_consts *consts_of(napi_env env) {
-  void *k = NULL;
-  if (napi_get_instance_data(env, &k) != napi_ok || k == NULL) {
+static instance *instance_of(napi_env env) {
+  void *inst = NULL;
+  if (napi_get_instance_data(env, &inst) != napi_ok || inst == NULL) {
     napi_throw_error(env, NULL, "poseidon8 native: init() was not called");
     return NULL;
   }
-  return k;
+  return inst;
 }
 
 static napi_value js_init(napi_env env, napi_callback_info info) {
@@ -71,12 +77,12 @@ static napi_value js_init(napi_env env, napi_callback_info info) {
   size_t len = 0;
   const uint64_t *words = typed(env, argv[0], napi_biguint64_array, &len, "consts must be a BigUint64Array");
   if (words == NULL) return NULL;
-  p8_consts *k = malloc(sizeof *k);
+  instance *k = calloc(1, sizeof *k);
   if (k == NULL) {
     napi_throw_error(env, NULL, "poseidon8 native: out of memory");
     return NULL;
   }
-  if (p8_load_consts(k, words, len) != 0) {
+  if (p8_load_consts(&k->k, words, len) != 0) {
     free(k);
     napi_throw_range_error(env, NULL, "poseidon8 native: inconsistent constants");
     return NULL;
@@ -107,17 +113,17 @@ static uint64_t *fe_arg(napi_env env, napi_value v, const char *what) {
 }
 
 /*
- * The arguments shared by hash and hashBits: argv (argc of them), this environment's constants,
+ * The arguments shared by hash and hashBits: argv (argc of them), this environment's instance,
  * the domain (argv[0], copied) and the output (argv[argc - 1]). -1 with a thrown error otherwise.
  */
 static int hash_args(napi_env env, napi_callback_info info, size_t argc, napi_value *argv, const char *usage,
-                     const p8_consts **k, p8_fe *domain, uint64_t **out) {
+                     instance **k, p8_fe *domain, uint64_t **out) {
   size_t got = argc;
   if (napi_get_cb_info(env, info, &got, argv, NULL, NULL) != napi_ok) {
     napi_throw_error(env, NULL, "poseidon8 native: napi_get_cb_info failed");
     return -1;
   }
-  *k = consts_of(env);
+  *k = instance_of(env);
   if (*k == NULL) return -1;
   if (got < argc) {
     napi_throw_type_error(env, NULL, usage);
@@ -132,7 +138,7 @@ static int hash_args(napi_env env, napi_callback_info info, size_t argc, napi_va
 
 static napi_value js_hash(napi_env env, napi_callback_info info) {
   napi_value argv[3];
-  const p8_consts *k;
+  instance *k;
   p8_fe d, result;
   uint64_t *out;
   if (hash_args(env, info, 3, argv, "hash(domain, input, out)", &k, &d, &out) != 0) return NULL;
@@ -143,7 +149,7 @@ static napi_value js_hash(napi_env env, napi_callback_info info) {
     napi_throw_range_error(env, NULL, "input length must be a multiple of 4 limbs");
     return NULL;
   }
-  if (p8_hash(k, &d, input, len / 4, &result) != 0) {
+  if (p8_hash(&k->k, &k->memo, &d, input, len / 4, &result) != 0) {
     napi_throw_range_error(env, NULL, "poseidon8 native: a value is not a canonical field element");
     return NULL;
   }
@@ -153,7 +159,7 @@ static napi_value js_hash(napi_env env, napi_callback_info info) {
 
 static napi_value js_hash_bits(napi_env env, napi_callback_info info) {
   napi_value argv[4];
-  const p8_consts *k;
+  instance *k;
   p8_fe d, result;
   uint64_t *out;
   if (hash_args(env, info, 4, argv, "hashBits(domain, words, n, out)", &k, &d, &out) != 0) return NULL;
@@ -165,7 +171,7 @@ static napi_value js_hash_bits(napi_env env, napi_callback_info info) {
     napi_throw_range_error(env, NULL, "n must be an element count the words can hold");
     return NULL;
   }
-  if (p8_hash_bits(k, &d, words, nwords, (size_t)n, &result) != 0) {
+  if (p8_hash_bits(&k->k, &k->memo, &d, words, nwords, (size_t)n, &result) != 0) {
     napi_throw_range_error(env, NULL, "poseidon8 native: the domain is not a canonical field element");
     return NULL;
   }
@@ -177,7 +183,7 @@ static napi_value js_permute(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
   CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  const p8_consts *k = consts_of(env);
+  const instance *k = instance_of(env);
   if (k == NULL) return NULL;
   size_t len = 0;
   uint64_t *s = argc < 1 ? NULL : typed(env, argv[0], napi_biguint64_array, &len, "state must be a BigUint64Array");
@@ -188,7 +194,7 @@ static napi_value js_permute(napi_env env, napi_callback_info info) {
   }
   p8_fe tmp[P8_WIDTH];
   for (int i = 0; i < P8_WIDTH; i++) memcpy(tmp[i].l, s + 4 * i, sizeof tmp[i].l);
-  if (p8_permute_plain(k, tmp) != 0) {
+  if (p8_permute_plain(&k->k, tmp) != 0) {
     napi_throw_range_error(env, NULL, "poseidon8 native: a value is not a canonical field element");
     return NULL;
   }

@@ -3,9 +3,13 @@
  * Same round structure as src/hash/poseidon8-fast.ts and the WASM kernel:
  *   4 full rounds (add constants, x^17 on all 9 elements, dense MDS),
  *   31 sparse partial rounds (scalar constant + x^17 on element 0, sparse factor: one row of 9
- *   products into element 0 and one column of 8 products into elements 1..8),
+ *   products into element 0 and one column of 8 products into elements 1..8; the column updates
+ *   are applied per window of 4 rounds, see permute),
  *   the deferred 8x8 block on elements 1..8,
  *   4 full rounds.
+ * Arithmetic: every product, square and dot product is one product-scanning Montgomery
+ * multiplication (one reduction per dot product); S-box inputs and intermediate squares are kept
+ * in [0, 2p) and only S-box outputs are made canonical.
  * SPDX-License-Identifier: MIT
  */
 #include "poseidon8.h"
@@ -56,122 +60,227 @@ static inline __attribute__((always_inline)) void add_mod(p8_fe *r, const p8_fe 
   for (int i = 0; i < 4; i++) r->l[i] = (s[i] & keep_s) | (t[i] & ~keep_s);
 }
 
-/*
- * Montgomery product r = a·b·2^-256 mod p, CIOS with the "no carry" shortcut (valid because the
- * top limb of p is below 2^62): per limb b_i, t += a·b_i, m = t_0·n0, t = (t + m·p) / 2^64, with
- * both carry chains kept in registers and no fifth limb. Inputs < p, t < 2p, then one
- * conditional subtraction.
- */
-static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b, const p8_consts *k) {
-  (void)k;
-  uint64_t t[4] = {0, 0, 0, 0};
+/* r = a + b without reduction (a, b < p: r < 2p < 2^254); only used as an S-box input. */
+static inline __attribute__((always_inline)) void add_lazy(p8_fe *r, const p8_fe *a, const p8_fe *b) {
+  uint64_t s[4], carry = 0;
   for (int i = 0; i < 4; i++) {
-    u128 s = (u128)a->l[0] * b->l[i] + t[0];
-    uint64_t ca = (uint64_t)(s >> 64);
-    uint64_t t0 = (uint64_t)s;
-    uint64_t m = t0 * N0;
-    s = (u128)m * P[0] + t0;
-    uint64_t cm = (uint64_t)(s >> 64);
-    for (int j = 1; j < 4; j++) {
-      s = (u128)a->l[j] * b->l[i] + t[j] + ca;
-      ca = (uint64_t)(s >> 64);
-      s = (u128)m * P[j] + (uint64_t)s + cm;
-      cm = (uint64_t)(s >> 64);
-      t[j - 1] = (uint64_t)s;
-    }
-    t[3] = ca + cm;
+    uint64_t x;
+    uint64_t c1 = __builtin_add_overflow(a->l[i], b->l[i], &x);
+    uint64_t c2 = __builtin_add_overflow(x, carry, &s[i]);
+    carry = c1 | c2;
   }
-  uint64_t d[4];
-  uint64_t keep_t = 0 - sub4(d, t, P);
-  for (int i = 0; i < 4; i++) r->l[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
-}
-
-/* acc[i..8] += x·y (y: 4 limbs), carrying into the higher limbs; the caller keeps acc < 2^576. */
-static inline __attribute__((always_inline)) void mac4(uint64_t acc[9], int i, uint64_t x, const uint64_t y[4]) {
-  uint64_t carry = 0;
-  for (int j = 0; j < 4; j++) {
-    u128 s = (u128)x * y[j] + acc[i + j] + carry;
-    acc[i + j] = (uint64_t)s;
-    carry = (uint64_t)(s >> 64);
-  }
-  for (int j = i + 4; j < 9 && carry != 0; j++) {
-    u128 s = (u128)acc[j] + carry;
-    acc[j] = (uint64_t)s;
-    carry = (uint64_t)(s >> 64);
-  }
+  memcpy(r->l, s, sizeof s);
 }
 
 /*
- * Dot product r = Σ a_i·b_i·2^-256 mod p with one reduction: the n ≤ 9 full 512-bit products
- * are summed (< 9p^2 < 2^510), then Montgomery-reduced once (4 steps of adding m·p·2^(64i) so the
- * low limbs vanish); the result < 9p^2/2^256 + p < 3p needs at most two subtractions of p.
+ * Product scanning ("FIPS" Montgomery, column by column): the 512-bit sum of products and the
+ * Montgomery reduction are accumulated together, one 64-bit column at a time, in a 192-bit
+ * accumulator (w0, w1, w2). No carry is ever propagated beyond it, and the loops have constant
+ * bounds, so after inlining everything is straight-line code.
  */
-static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n) {
-  uint64_t acc[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int k = 0; k < n; k++)
-    for (int i = 0; i < 4; i++) mac4(acc, i, b[k].l[i], a[k].l);
-  for (int i = 0; i < 4; i++) mac4(acc, i, acc[i] * N0, P);
-  /* acc[4..8] < 3p < 2^255: acc[8] = 0; subtract p twice, keeping each result that did not borrow */
-  uint64_t v[4] = {acc[4], acc[5], acc[6], acc[7]};
-  for (int pass = 0; pass < 2; pass++) {
-    uint64_t d[4];
-    uint64_t keep_v = 0 - sub4(d, v, P);
-    for (int i = 0; i < 4; i++) v[i] = (v[i] & keep_v) | (d[i] & ~keep_v);
+typedef struct {
+  uint64_t w0, w1, w2; /* column sum = w0 + w1·2^64 + w2·2^128 */
+} acc3;
+
+/* acc += x·y (the compiler turns the comparisons into carry instructions) */
+static inline __attribute__((always_inline)) void mac(acc3 *a, uint64_t x, uint64_t y) {
+  u128 p = (u128)x * y;
+  u128 s = ((u128)a->w1 << 64 | a->w0) + p;
+  a->w2 += s < p;
+  a->w0 = (uint64_t)s;
+  a->w1 = (uint64_t)(s >> 64);
+}
+
+/* acc += 2·x·y (one product added twice: the symmetric terms of a square) */
+static inline __attribute__((always_inline)) void mac2(acc3 *a, uint64_t x, uint64_t y) {
+  u128 p = (u128)x * y;
+  u128 s = ((u128)a->w1 << 64 | a->w0) + p;
+  a->w2 += s < p;
+  s += p;
+  a->w2 += s < p;
+  a->w0 = (uint64_t)s;
+  a->w1 = (uint64_t)(s >> 64);
+}
+
+/* acc += x */
+static inline __attribute__((always_inline)) void acc_add(acc3 *a, uint64_t x) {
+  u128 s = ((u128)a->w1 << 64 | a->w0) + x;
+  a->w2 += s < x;
+  a->w0 = (uint64_t)s;
+  a->w1 = (uint64_t)(s >> 64);
+}
+
+/* Move to the next column: acc /= 2^64; returns the low word that was shifted out. */
+static inline __attribute__((always_inline)) uint64_t shift(acc3 *a) {
+  uint64_t low = a->w0;
+  a->w0 = a->w1;
+  a->w1 = a->w2;
+  a->w2 = 0;
+  return low;
+}
+
+/*
+ * Reduction part of column c (called after the column's products are in the accumulator):
+ * adds m_j·p_(c-j) for the earlier quotient digits; for c < 4 picks m_c = acc·n0 mod 2^64 and adds
+ * m_c·p_0, which clears the low word; for c >= 4 the shifted-out word is result limb c - 4.
+ */
+static inline __attribute__((always_inline)) void reduce_column(acc3 *a, int c, uint64_t m[4], uint64_t v[4]) {
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++)
+    if (j < c && c - j < 4) mac(a, m[j], P[c - j]);
+  if (c < 4) {
+    m[c] = a->w0 * N0;
+    mac(a, m[c], P[0]);
+    (void)shift(a);
+  } else {
+    v[c - 4] = shift(a);
+  }
+}
+
+/* r = v - p if that does not borrow, else v (branch-free: the borrow is data-dependent). */
+static inline __attribute__((always_inline)) void cond_sub_p(uint64_t v[4]) {
+  uint64_t d[4];
+  uint64_t keep_v = 0 - sub4(d, v, P);
+  for (int i = 0; i < 4; i++) v[i] = (v[i] & keep_v) | (d[i] & ~keep_v);
+}
+
+/*
+ * Dot product r = (pre + Σ a_k·b_k)·2^-256 mod p over n ≤ 12 canonical pairs with one reduction;
+ * `pre` (8 limbs, or NULL for 0) is added first (the window update uses it to add an element
+ * times 2^256). The callers keep pre + Σ a_k·b_k < 12p^2 + p·2^256, so before the
+ * final subtractions r < 12p^2/2^256 + p + p < 3p (p < 2^253): it fits 256 bits and two
+ * conditional subtractions make it canonical. A column sum has at most 53 terms plus the carry-in
+ * (< 2^135): the accumulator cannot overflow.
+ */
+static inline __attribute__((always_inline)) void dot(p8_fe *r, const p8_fe *a, const p8_fe *b, int n,
+                                                      const uint64_t *pre) {
+  acc3 acc = {0, 0, 0};
+  uint64_t m[4], v[4];
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; c++) {
+    if (pre != NULL) acc_add(&acc, pre[c]);
+#pragma GCC unroll 12
+    for (int k = 0; k < n; k++)
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; i++)
+        if (c - i >= 0 && c - i < 4) mac(&acc, a[k].l[i], b[k].l[c - i]);
+    reduce_column(&acc, c, m, v);
+  }
+  cond_sub_p(v);
+  cond_sub_p(v);
+  memcpy(r->l, v, sizeof v);
+}
+
+/*
+ * Montgomery product r = a·b·2^-256 mod p, canonical for a, b < 2p: before the subtraction
+ * r < 4p^2/2^256 + p < 1.5p (p < 2^253), so one subtraction suffices.
+ */
+static inline __attribute__((always_inline)) void mont_mul(p8_fe *r, const p8_fe *a, const p8_fe *b) {
+  acc3 acc = {0, 0, 0};
+  uint64_t m[4], v[4];
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; c++) {
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++)
+      if (c - i >= 0 && c - i < 4) mac(&acc, a->l[i], b->l[c - i]);
+    reduce_column(&acc, c, m, v);
+  }
+  cond_sub_p(v);
+  memcpy(r->l, v, sizeof v);
+}
+
+/*
+ * Montgomery square r = a^2·2^-256 mod p: in column c each product a_i·a_j with i < j is computed
+ * once and added twice, the diagonal a_i^2 once (10 products instead of 16), same reduction.
+ * Lazy: no final subtraction. For a < 2p the result is < 4p^2/2^256 + p < 1.5p (p < 2^253),
+ * so squarings can be chained on values in [0, 2p) and only the last product is made canonical.
+ */
+static inline __attribute__((always_inline)) void mont_sqr(p8_fe *r, const p8_fe *a) {
+  acc3 acc = {0, 0, 0};
+  uint64_t m[4], v[4];
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; c++) {
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+      int j = c - i;
+      if (j > i && j < 4) mac2(&acc, a->l[i], a->l[j]);
+      if (j == i) mac(&acc, a->l[i], a->l[i]);
+    }
+    reduce_column(&acc, c, m, v);
   }
   memcpy(r->l, v, sizeof v);
 }
 
-/* x^17 = x^16 · x (four squarings, one product). */
+/* x^17 = x^16 · x (four lazy squarings, one product); x < 2p in, canonical out. */
 static inline __attribute__((always_inline)) void pow17(p8_fe *x, const p8_consts *k) {
+  (void)k;
   p8_fe y;
-  mont_mul(&y, x, x, k);
-  mont_mul(&y, &y, &y, k);
-  mont_mul(&y, &y, &y, k);
-  mont_mul(&y, &y, &y, k);
-  mont_mul(x, &y, x, k);
+  mont_sqr(&y, x);
+  mont_sqr(&y, &y);
+  mont_sqr(&y, &y);
+  mont_sqr(&y, &y);
+  mont_mul(x, &y, x);
 }
 
 /* Full round: add the round constants, S-box on every element, dense MDS. */
 static void full_round(p8_fe s[P8_WIDTH], const p8_fe ark[P8_WIDTH], const p8_consts *k) {
   p8_fe t[P8_WIDTH];
   for (int i = 0; i < P8_WIDTH; i++) {
-    add_mod(&t[i], &s[i], &ark[i], k);
+    add_lazy(&t[i], &s[i], &ark[i]);
     pow17(&t[i], k);
   }
-  for (int i = 0; i < P8_WIDTH; i++) dot(&s[i], k->mds[i], t, P8_WIDTH);
+  for (int i = 0; i < P8_WIDTH; i++) dot(&s[i], k->mds[i], t, P8_WIDTH, NULL);
 }
 
 /* The permutation on a state in Montgomery form. */
 static void permute(p8_fe s[P8_WIDTH], const p8_consts *k) {
   for (int r = 0; r < P8_HALF_FULL; r++) full_round(s, k->full_ark[r], k);
 
-  /* Sparse partial rounds: x0 = S(s0 + c_r); s0' = row_r · (x0, s1..s8); sj' = sj + col_r[j]·x0. */
-  for (int r = 0; r < P8_PARTIAL; r++) {
-    p8_fe x0, acc, prod;
-    add_mod(&x0, &s[0], &k->partial_const[r], k);
-    pow17(&x0, k);
-    s[0] = x0;
-    dot(&acc, k->partial_row[r], s, P8_WIDTH);
-    for (int j = 1; j < P8_WIDTH; j++) {
-      mont_mul(&prod, &k->partial_col[r][j - 1], &x0, k);
-      add_mod(&s[j], &s[j], &prod, k);
+  /*
+   * Sparse partial rounds: x0 = S(s0 + c_r); s0' = row_r · (x0, s1..s8); sj' = sj + col_r[j]·x0.
+   * The column updates are deferred to the end of each window of P8_WINDOW rounds: within a
+   * window s1..s8 keep their values at the window start, so round r's row also takes the
+   * terms (row_r[1..8]·col_q)·x0_q of the window's earlier rounds q (precomputed constants in
+   * partial_row[r][9..]), and at the window end sj += Σ_q col_q[j]·x0_q is one dot product per
+   * element. u = (s0, s1..s8, the window's x0 values in round order).
+   */
+  p8_fe u[P8_WIDTH + P8_WINDOW];
+  memcpy(u, s, P8_WIDTH * sizeof *s);
+  for (int w = 0; w < P8_WINDOWS; w++) {
+    const int r0 = w * P8_WINDOW;
+    /* Not unrolled: the unrolled copies (one per term count) made the code slower (size). */
+#pragma GCC unroll 1
+    for (int d = 0; d < P8_WINDOW; d++) {
+      if (r0 + d >= P8_PARTIAL) break;
+      const p8_fe *row = k->partial_row[r0 + d];
+      p8_fe x0;
+      add_lazy(&x0, &u[0], &k->partial_const[r0 + d]);
+      pow17(&x0, k);
+      u[0] = x0;
+      dot(&u[0], row, u, P8_WIDTH + d, NULL);
+      u[P8_WIDTH + d] = x0;
     }
-    s[0] = acc;
+    const int len = P8_PARTIAL - r0 < P8_WINDOW ? P8_PARTIAL - r0 : P8_WINDOW;
+    for (int j = 1; j < P8_WIDTH; j++) {
+      const uint64_t high[8] = {0, 0, 0, 0, u[j].l[0], u[j].l[1], u[j].l[2], u[j].l[3]}; /* u[j]·2^256 */
+      dot(&u[j], k->window_col[w][j - 1], &u[P8_WIDTH], len, high);
+    }
   }
+  memcpy(s, u, P8_WIDTH * sizeof *s);
 
   /* The deferred block M̂^31 on elements 1..8 (element 0 is unchanged). */
   p8_fe t[P8_RATE];
-  for (int i = 0; i < P8_RATE; i++) dot(&t[i], k->final_block[i], &s[1], P8_RATE);
+  for (int i = 0; i < P8_RATE; i++) dot(&t[i], k->final_block[i], &s[1], P8_RATE, NULL);
   memcpy(&s[1], t, sizeof t);
 
   for (int r = P8_HALF_FULL; r < 2 * P8_HALF_FULL; r++) full_round(s, k->full_ark[r], k);
 }
 
-static void to_mont(p8_fe *r, const p8_fe *a, const p8_consts *k) { mont_mul(r, a, &k->r2, k); }
+static void to_mont(p8_fe *r, const p8_fe *a, const p8_consts *k) { mont_mul(r, a, &k->r2); }
 
-static void from_mont(p8_fe *r, const p8_fe *a, const p8_consts *k) {
+static void from_mont(p8_fe *r, const p8_fe *a) {
   static const p8_fe one = {{1, 0, 0, 0}};
-  mont_mul(r, a, &one, k);
+  mont_mul(r, a, &one);
 }
 
 int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count) {
@@ -191,9 +300,10 @@ int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count) {
     for (int j = 0; j < P8_WIDTH; j++) TAKE_FE(&k->mds[i][j]);
   for (int r = 0; r < P8_PARTIAL; r++) TAKE_FE(&k->partial_const[r]);
   for (int r = 0; r < P8_PARTIAL; r++)
-    for (int j = 0; j < P8_WIDTH; j++) TAKE_FE(&k->partial_row[r][j]);
-  for (int r = 0; r < P8_PARTIAL; r++)
-    for (int j = 0; j < P8_RATE; j++) TAKE_FE(&k->partial_col[r][j]);
+    for (int j = 0; j < P8_ROW_TERMS; j++) TAKE_FE(&k->partial_row[r][j]);
+  for (int w = 0; w < P8_WINDOWS; w++)
+    for (int j = 0; j < P8_RATE; j++)
+      for (int i = 0; i < P8_WINDOW; i++) TAKE_FE(&k->window_col[w][j][i]);
   for (int i = 0; i < P8_RATE; i++)
     for (int j = 0; j < P8_RATE; j++) TAKE_FE(&k->final_block[i][j]);
 #undef TAKE_FE
@@ -217,14 +327,31 @@ int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count) {
  */
 typedef void (*elem_fn)(const void *ctx, size_t i, p8_fe *x, const p8_consts *k);
 
-static void sponge(const p8_consts *k, const p8_fe *domain, size_t n, elem_fn next, const void *ctx,
-                   p8_fe *out) {
-  p8_fe s[P8_WIDTH];
-  memset(s, 0, sizeof s);
+/* s = the state after the first permutation (of the prefix block), from the memo if it matches. */
+static void first_block(const p8_consts *k, p8_memo *memo, const p8_fe *domain, size_t n, p8_fe s[P8_WIDTH]) {
+  if (memo != NULL && memo->valid && memo->n == n && memcmp(memo->domain.l, domain->l, sizeof domain->l) == 0) {
+    memcpy(s, memo->state, sizeof memo->state);
+    return;
+  }
+  memset(s, 0, P8_WIDTH * sizeof *s);
   p8_fe len = {{(uint64_t)n, 0, 0, 0}}; /* n < 2^64 < p */
   to_mont(&s[1], domain, k);
   to_mont(&s[2], &len, k);
-  size_t filled = P8_RATE;
+  permute(s, k);
+  if (memo != NULL) {
+    memo->valid = 1;
+    memo->domain = *domain;
+    memo->n = n;
+    memcpy(memo->state, s, sizeof memo->state);
+  }
+}
+
+static void sponge(const p8_consts *k, p8_memo *memo, const p8_fe *domain, size_t n, elem_fn next,
+                   const void *ctx, p8_fe *out) {
+  p8_fe s[P8_WIDTH];
+  first_block(k, memo, domain, n, s);
+  /* With no input the first permutation is also the squeeze. */
+  size_t filled = 0;
   for (size_t i = 0; i < n; i++) {
     if (filled == P8_RATE) {
       permute(s, k);
@@ -235,8 +362,8 @@ static void sponge(const p8_consts *k, const p8_fe *domain, size_t n, elem_fn ne
     add_mod(&s[1 + filled], &s[1 + filled], &x, k);
     filled++;
   }
-  permute(s, k);
-  from_mont(out, &s[1], k);
+  if (n > 0) permute(s, k);
+  from_mont(out, &s[1]);
 }
 
 static void elem_from_limbs(const void *ctx, size_t i, p8_fe *x, const p8_consts *k) {
@@ -245,14 +372,14 @@ static void elem_from_limbs(const void *ctx, size_t i, p8_fe *x, const p8_consts
   to_mont(x, &plain, k);
 }
 
-int p8_hash(const p8_consts *k, const p8_fe *domain, const uint64_t *input, size_t n, p8_fe *out) {
+int p8_hash(const p8_consts *k, p8_memo *memo, const p8_fe *domain, const uint64_t *input, size_t n, p8_fe *out) {
   if (!lt_p(domain, k)) return -1;
   for (size_t i = 0; i < n; i++) {
     p8_fe x;
     memcpy(x.l, input + 4 * i, sizeof x.l);
     if (!lt_p(&x, k)) return -1;
   }
-  sponge(k, domain, n, elem_from_limbs, input, out);
+  sponge(k, memo, domain, n, elem_from_limbs, input, out);
   return 0;
 }
 
@@ -286,11 +413,11 @@ static void elem_from_bits(const void *ctx, size_t i, p8_fe *x, const p8_consts 
   to_mont(x, &plain, k);
 }
 
-int p8_hash_bits(const p8_consts *k, const p8_fe *domain, const uint32_t *words, size_t nwords,
+int p8_hash_bits(const p8_consts *k, p8_memo *memo, const p8_fe *domain, const uint32_t *words, size_t nwords,
                  size_t n, p8_fe *out) {
   if (!lt_p(domain, k)) return -1;
   struct bits_ctx b = {words, nwords};
-  sponge(k, domain, n, elem_from_bits, &b, out);
+  sponge(k, memo, domain, n, elem_from_bits, &b, out);
   return 0;
 }
 
@@ -299,6 +426,6 @@ int p8_permute_plain(const p8_consts *k, p8_fe state[P8_WIDTH]) {
     if (!lt_p(&state[i], k)) return -1;
   for (int i = 0; i < P8_WIDTH; i++) to_mont(&state[i], &state[i], k);
   permute(state, k);
-  for (int i = 0; i < P8_WIDTH; i++) from_mont(&state[i], &state[i], k);
+  for (int i = 0; i < P8_WIDTH; i++) from_mont(&state[i], &state[i]);
   return 0;
 }

@@ -13,6 +13,10 @@
 #define P8_RATE 8
 #define P8_HALF_FULL 4
 #define P8_PARTIAL 31
+/* Partial rounds are applied in windows of P8_WINDOW rounds (see poseidon8.c, permute). */
+#define P8_WINDOW 4
+#define P8_WINDOWS ((P8_PARTIAL + P8_WINDOW - 1) / P8_WINDOW)
+#define P8_ROW_TERMS (P8_WIDTH + P8_WINDOW - 1)
 
 /* A field element: 4 little-endian 64-bit limbs. */
 typedef struct { uint64_t l[4]; } p8_fe;
@@ -29,13 +33,28 @@ typedef struct {
   p8_fe full_ark[2 * P8_HALF_FULL][P8_WIDTH]; /* full-round constants (row 4 carries the partial ones) */
   p8_fe mds[P8_WIDTH][P8_WIDTH];              /* dense MDS of the full rounds */
   p8_fe partial_const[P8_PARTIAL];            /* scalar constant on element 0 per partial round */
-  p8_fe partial_row[P8_PARTIAL][P8_WIDTH];    /* first row of each sparse factor */
-  p8_fe partial_col[P8_PARTIAL][P8_RATE];     /* first column (elements 1..8) of each sparse factor */
+  p8_fe partial_row[P8_PARTIAL][P8_ROW_TERMS]; /* first row of each sparse factor, then the
+                                                 window terms row_r[1..8]·col_q for the window's
+                                                 earlier rounds q (0 where unused) */
+  p8_fe window_col[P8_WINDOWS][P8_RATE][P8_WINDOW]; /* per window and element j = 1..8: col_q[j] of
+                                                       the window's rounds q (0 where unused) */
   p8_fe final_block[P8_RATE][P8_RATE];        /* deferred 8x8 block after the partial rounds */
 } p8_consts;
 
+/*
+ * The sponge's first permutation acts on [0, domain, n, 0 × 6] only, so its result depends on
+ * (domain, n) alone: a memo keeps the last one (every struct hash of one size shares it).
+ * Owned by the caller, zero-initialised, used by one thread at a time.
+ */
+typedef struct {
+  int valid;
+  p8_fe domain; /* plain */
+  size_t n;
+  p8_fe state[P8_WIDTH]; /* Montgomery form, after the first permutation */
+} p8_memo;
+
 /* Number of 64-bit words p8_load_consts reads. */
-#define P8_CONST_WORDS (4 + 4 + 1 + 4 * (2 * P8_HALF_FULL * P8_WIDTH + P8_WIDTH * P8_WIDTH + P8_PARTIAL + P8_PARTIAL * P8_WIDTH + P8_PARTIAL * P8_RATE + P8_RATE * P8_RATE))
+#define P8_CONST_WORDS (4 + 4 + 1 + 4 * (2 * P8_HALF_FULL * P8_WIDTH + P8_WIDTH * P8_WIDTH + P8_PARTIAL + P8_PARTIAL * P8_ROW_TERMS + P8_WINDOWS * P8_RATE * P8_WINDOW + P8_RATE * P8_RATE))
 
 /*
  * Fills `k` from `words` (P8_CONST_WORDS words in field order of p8_consts: modulus, r2, n0, …).
@@ -45,17 +64,18 @@ int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count);
 
 /*
  * Poseidon8 sponge hash of `n` canonical elements under `domain` (both plain integers < p;
- * `input` holds 4 limbs per element); writes the canonical output element.
+ * `input` holds 4 limbs per element); writes the canonical output element. `memo`: NULL or the
+ * caller's p8_memo.
  * Returns -1 (and writes nothing) if a value is ≥ p.
  */
-int p8_hash(const p8_consts *k, const p8_fe *domain, const uint64_t *input, size_t n, p8_fe *out);
+int p8_hash(const p8_consts *k, p8_memo *memo, const p8_fe *domain, const uint64_t *input, size_t n, p8_fe *out);
 
 /*
  * Same hash over the elements cut from a bit string: element i is bits [252·i, 252·i + 252) of
  * the little-endian 32-bit words `words` (`nwords` of them; bits past the end read as 0).
  * Returns -1 (and writes nothing) if the domain is ≥ p.
  */
-int p8_hash_bits(const p8_consts *k, const p8_fe *domain, const uint32_t *words, size_t nwords,
+int p8_hash_bits(const p8_consts *k, p8_memo *memo, const p8_fe *domain, const uint32_t *words, size_t nwords,
                  size_t n, p8_fe *out);
 
 /* In-place permutation of 9 canonical elements (plain form; for tests); -1 if one is ≥ p. */

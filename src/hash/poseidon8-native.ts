@@ -44,11 +44,13 @@ export function createPoseidon8Native(addonPath: string = nativeAddonPath()): Po
   const domainLimbs = new BigUint64Array(4);
   const aleoDomain = new BigUint64Array(4);
   writeLimbs64(aleoDomain, 0, ALEO_POSEIDON8_DOMAIN);
+  // Reused while the input length stays the same (no allocation per call in steady state).
+  let limbs = new BigUint64Array(0);
 
   return {
     hash(domain, input) {
       writeLimbs64(domainLimbs, 0, domain);
-      const limbs = new BigUint64Array(4 * input.length);
+      if (limbs.length !== 4 * input.length) limbs = new BigUint64Array(4 * input.length);
       input.forEach((x, i) => writeLimbs64(limbs, 4 * i, x));
       addon.hash(domainLimbs, limbs, out);
       return fromLimbs64(out);

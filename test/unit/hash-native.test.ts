@@ -73,6 +73,17 @@ describe('native kernel equals the BigInt reference', () => {
     }
   });
 
+  it('the first-permutation memo is keyed by domain and length (alternating domains and lengths)', () => {
+    const domains = [ALEO_POSEIDON8_DOMAIN, 12345n, P - 1n];
+    for (let i = 0; i < 12; i++) {
+      const domain = domains[i % 3] as bigint;
+      const input = Array.from({ length: i % 2 === 0 ? 3 : 9 }, (_, j) => BigInt(j + 1));
+      expect(native.hash(domain, input)).toBe(poseidon8(domain, input));
+    }
+    expect(native.hash(12345n, [])).toBe(poseidon8(12345n, []));
+    expect(native.hash(ALEO_POSEIDON8_DOMAIN, [])).toBe(poseidon8(ALEO_POSEIDON8_DOMAIN, []));
+  });
+
   it('rejects non-canonical values with a RangeError instead of hashing them', () => {
     expect(() => native.hash(ALEO_POSEIDON8_DOMAIN, [P])).toThrow(RangeError);
     expect(() => native.hash(P, [])).toThrow(RangeError);
