@@ -70,6 +70,8 @@ export const verifyRoute = (verify: ReportVerifier, opts: VerifyRouteOptions = {
             },
           },
           400: {
+            description:
+              'The body is not readable or an entry is not an AttestationResponse (HTTP_INVALID_BODY, …, naming the entry: `field "reports/6" must be an object, got a string`), no reports (HTTP_NO_REPORTS) or more than the limit (HTTP_TOO_MANY_REPORTS)',
             type: 'object',
             properties: { success: { type: 'boolean' }, validReports: { type: 'array', items: { type: 'integer' } }, errorMessage: { type: 'string' }, errorCode: { type: 'string' } },
           },
