@@ -11,8 +11,8 @@
  * verifications are in flight, leaving the pool's queue to HTTP requests.
  */
 import { VerifierError } from '../errors.js';
-import { Semaphore } from '../cli/rateLimit.js';
-import { itemsOfTransaction } from '../cli/ledger.js';
+import { Semaphore } from '../rateLimit.js';
+import { itemsOfTransaction } from '../ledger-records/transitions.js';
 import type { BlockScanner } from '../ledger-node/blockScanner.js';
 import type { StoredUpdate, UpdateStore } from '../store/updates.js';
 import { toFailure } from '../verify/failure.js';
