@@ -132,7 +132,7 @@ function reportBytes(r: AttestationResponse): Uint8Array | ReportCheck {
   return report ?? failure('REPORT_MISSING', 'neither oracleData.report nor attestationReport is present');
 }
 
-/** Checks one AttestationResponse (see the module comment). Never throws. */
+/** Checks one AttestationResponse (see the module comment). Never throws on an entry of the schema's shape. */
 export async function checkAttestationResponse(r: AttestationResponse, verify: ReportVerifier): Promise<ReportCheck> {
   const kind = wireKind(r.reportType);
   const report = reportBytes(r);

@@ -10,6 +10,8 @@ import { attestationResponseSchema, type AttestationRequestEcho, type Attestatio
 import type { JsonSchemaType } from '../../src/jsonSchemaType.js';
 import type { WireReportType } from '../../src/verify/kinds/index.js';
 import type { AttestationResponse as ClientResponse, MultiAttestationResponse as ClientMultiResponse, VerifyRequestBody } from '../../src/client/types.js';
+import fc from 'fast-check';
+import { checkAttestationResponse } from '../../src/verify/attestationResponse.js';
 import { realResponses } from '../support/era-vectors.js';
 import { readVectorJson } from '../support/paths.js';
 
@@ -46,6 +48,47 @@ describe('the AttestationResponse schema', () => {
   it('leaves presence to the per-entry checks: a bare reportType is a valid shape', () => {
     expect(validate({ reportType: 'sgx' })).toBe(true);
     expect(validate({ reportType: 'nitro', oracleData: null, attestationResults: null })).toBe(true);
+  });
+});
+
+describe('the checks of an entry of the schema\'s shape', () => {
+  it('never throw: a real response with fields dropped, nulled or replaced by values of their type', async () => {
+    const bases = realResponses().map((r) => r.response);
+    const paths = (v: unknown, at: string[] = []): string[][] =>
+      typeof v === 'object' && v !== null ? Object.entries(v).flatMap(([k, x]) => [[...at, k], ...paths(x, [...at, k])]) : [];
+    const swap = (v: unknown) =>
+      typeof v === 'string' ? fc.constantFrom('', 'x', '{ c0: { f0: 1u128 } }', 'AAAA', '00'.repeat(32)) : typeof v === 'number' ? fc.constantFrom(0, -1, 2 ** 53, 200) : fc.constantFrom(null, undefined, [], {});
+    const mutated = fc.integer({ min: 0, max: bases.length - 1 }).chain((b) => {
+      const base = bases[b]!;
+      const all = paths(base);
+      return fc.array(fc.integer({ min: 0, max: all.length - 1 }).chain((i) => {
+        const path = all[i]!;
+        const old = path.reduce<any>((o, k) => o?.[k], base);
+        return swap(old).map((value) => ({ path, value }));
+      }), { maxLength: 4 }).map((edits) => {
+        const r = clone(base);
+        for (const { path, value } of edits) {
+          const parent = path.slice(0, -1).reduce<any>((o, k) => o?.[k], r);
+          if (parent && typeof parent === 'object') {
+            if (value === undefined) delete parent[path.at(-1)!];
+            else parent[path.at(-1)!] = value;
+          }
+        }
+        return r;
+      });
+    });
+    let checked = 0;
+    await fc.assert(
+      fc.asyncProperty(mutated, async (r) => {
+        if (!validate(r)) return;
+        checked++;
+        const c = await checkAttestationResponse(r as AttestationResponse, async () => ({ reportValid: false, error: { code: 'USERDATA_HASH_MISMATCH', message: 'stub' } }));
+        expect(c.valid).toBe(false);
+        expect(typeof c.error?.code).toBe('string');
+      }),
+      { numRuns: 150, seed: 14 },
+    );
+    expect(checked).toBeGreaterThan(30);
   });
 });
 
