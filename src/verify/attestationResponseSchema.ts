@@ -39,18 +39,20 @@ export const attestationRequestSchema = {
   },
 } as const;
 
+/** The fields of one attested request: at the top level, or per result of a multi-request response. */
+const requestFields = {
+  attestationRequest: attestationRequestSchema,
+  attestationData: { type: 'string', description: 'The extracted value as the notarizer attested it' },
+  responseStatusCode: int,
+  timestamp: { type: 'integer', description: 'Unix seconds' },
+  responseBody: str,
+} as const;
+
 /** One request of a second-generation multi-request response (one userData chunk each). */
 export const attestationResultSchema = {
   type: 'object',
   required: ['attestationRequest', 'attestationData', 'responseStatusCode', 'timestamp'],
-  properties: {
-    attestationRequest: attestationRequestSchema,
-    attestationData: str,
-    responseStatusCode: int,
-    timestamp: { type: 'integer', description: 'Unix seconds' },
-    requestHash: str,
-    responseBody: str,
-  },
+  properties: { ...requestFields, requestHash: str },
 } as const;
 
 /** The ledger-side data of the attestation. */
@@ -81,11 +83,7 @@ export const attestationResponseSchema = {
     attestationReport: { type: 'string', description: 'base64: the SGX remote report or the Nitro COSE document' },
     nonce: { type: 'string', description: 'Nitro: the document nonce (hex)' },
     enclaveUrl: str,
-    attestationRequest: attestationRequestSchema,
-    attestationData: str,
-    responseStatusCode: int,
-    timestamp: { type: 'integer', description: 'Unix seconds' },
-    responseBody: str,
+    ...requestFields,
     attestationResults: { type: 'array', nullable: true, items: attestationResultSchema },
     oracleData: oracleDataSchema,
   },
