@@ -11,7 +11,7 @@ import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../src/ledg
 import { createCliVerifier } from '../src/cli/context.js';
 import { runReverify } from '../src/cli/reverify.js';
 import { jsonlSource } from '../src/cli/sources.js';
-import { Semaphore } from '../src/cli/rateLimit.js';
+import { Semaphore } from '../src/rateLimit.js';
 import { AT, offlineUpdates } from './offlineUpdates.js';
 
 const N = Number(process.argv[2] ?? 300);

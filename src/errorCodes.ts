@@ -21,6 +21,7 @@ import { ResponseCodes, VerifyCodes } from './verify/errors.js';
 import { HttpCodes } from './server/httpErrors.js';
 import { CliCodes } from './cli/errors.js';
 import { LedgerNodeCodes } from './ledger-node/errors.js';
+import { LedgerRecordCodes } from './ledger-records/errors.js';
 import { LedgerWatchCodes } from './ledger-watch/errors.js';
 import { StoreCodes } from './store/errors.js';
 
@@ -47,6 +48,7 @@ export const ERROR_CODES_BY_DOMAIN = {
   http: HttpCodes,
   cli: CliCodes,
   ledgerNode: LedgerNodeCodes,
+  ledgerRecords: LedgerRecordCodes,
   ledgerWatch: LedgerWatchCodes,
   store: StoreCodes,
 } as const;

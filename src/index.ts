@@ -16,6 +16,8 @@ export {
   ERAS, USER_DATA_CHUNK_COUNTS, detectEras, decodeUserDataBytes, encodingCandidates, parseUserData, requestHashes,
   type Era, type DecodedRequest,
 } from './encoding/index.js';
-export { checkAttestationResponse, responseRequests, type ReportCheck, type ReportVerifier } from './verify/attestationResponse.js';
+export { checkAttestationResponse, responseRequests, type ReportCheck, type ReportVerifier, type RequestFields } from './verify/attestationResponse.js';
+// The client library exports its own AttestationResponse (what a notarizer answers); this is a /verify entry.
+export { attestationResponseSchema, type AttestationResponse as VerifyReportEntry } from './verify/attestationResponseSchema.js';
 export { hashReportData } from './hash/index.js';
 export * from './client/index.js';

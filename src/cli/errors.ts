@@ -11,7 +11,6 @@ export const CliCodes = [
   'CLI_CHECKPOINT_MISMATCH',
   'CLI_CHECKPOINT_INVALID',
   'CLI_COLLATERAL_DIR_INVALID',
-  'LEDGER_TRANSITION_MALFORMED',
 ] as const;
 export type CliCode = (typeof CliCodes)[number];
 

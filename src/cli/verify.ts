@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { intOption, parseArgs, timeOption } from './args.js';
 import { createCliVerifier, decodeReportBody } from './context.js';
 import { cliError, EXIT } from './errors.js';
-import { measurementsOf, isUnverifiable } from './records.js';
+import { measurementsOf, isUnverifiable } from '../ledger-records/records.js';
 import type { VerifyOutcome } from '../verify/types.js';
 
 export const VERIFY_USAGE = `usage: oracle-verifier verify --user-data FILE --report FILE [--nonce HEX|BASE64] [--at ISO-TIME]

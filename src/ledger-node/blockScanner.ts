@@ -8,7 +8,7 @@
  */
 import { VerifierError } from '../errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from '../startup/ledgerNodeClient.js';
-import { RateLimiter } from '../cli/rateLimit.js';
+import { RateLimiter } from '../rateLimit.js';
 import type { LedgerNodeCode } from './errors.js';
 
 export const MAX_BLOCKS_PER_CALL = 50;

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config/load.js';
 import { VerifierError } from '../errors.js';
-import { itemsOfTransaction, programsToFollow } from '../cli/ledger.js';
+import { itemsOfTransaction, programsToFollow } from '../ledger-records/transitions.js';
 import { createBlockScanner, fetchTransaction } from '../ledger-node/blockScanner.js';
 import { normaliseProgramId, oracleProgram } from '../ledger/programs.js';
 import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/updates.js';

@@ -4,8 +4,8 @@
  * policy) and becomes a LedgerRecord (src/store/updates.ts); owner transitions are not updates
  * and are left out. Shared by the watcher, GET /ledger/transactions/{id} and `reverify --store`.
  */
-import { outcomeOf, updateRecord, type OutputRecord } from '../cli/records.js';
-import type { LedgerItem } from '../cli/ledger.js';
+import { outcomeOf, updateRecord, type OutputRecord } from '../ledger-records/records.js';
+import type { LedgerItem } from '../ledger-records/transitions.js';
 import type { LedgerRecord, StoredUpdate } from '../store/updates.js';
 import type { VerifyOutcome } from '../verify/types.js';
 

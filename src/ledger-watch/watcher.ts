@@ -17,9 +17,9 @@
  * `retry.intervalMs`, doubling with each attempt up to 64 × `retry.intervalMs`.
  */
 import { VerifierError } from '../errors.js';
-import { Semaphore } from '../cli/rateLimit.js';
-import { itemsOfTransaction, type LedgerItem } from '../cli/ledger.js';
-import type { OutputRecord } from '../cli/records.js';
+import { Semaphore } from '../rateLimit.js';
+import { itemsOfTransaction, type LedgerItem } from '../ledger-records/transitions.js';
+import type { OutputRecord } from '../ledger-records/records.js';
 import type { BlockScanner } from '../ledger-node/blockScanner.js';
 import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updates.js';
 import { toFailure } from '../verify/failure.js';

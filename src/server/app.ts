@@ -53,6 +53,9 @@ const ALLOWED: Record<string, string> = {
   ...Object.fromEntries(PAGE_PATHS.map((p) => [p, 'GET, HEAD'])),
 };
 
+/** Strict schema validation: no coercion, no removal; `verbose` puts the offending value into the error messages. */
+export const AJV_OPTIONS = { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true } } as const;
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const base: FastifyServerOptions = {
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
@@ -60,7 +63,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     requestTimeout: 60_000,
     connectionTimeout: 60_000,
     return503OnClosing: true,
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true } },
+    ajv: AJV_OPTIONS,
   };
   const app: FastifyInstance = opts.https
     ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2' } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)

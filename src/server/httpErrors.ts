@@ -18,12 +18,15 @@ export interface HttpFailure {
 }
 
 export function classifyHttpError(err: FastifyError): HttpFailure {
+  const schemaFailure = err.validation !== undefined;
   if (isVerifierError(err)) {
     // Capacity problems of the verification pool: the request itself may be fine.
     if (err.code === 'POOL_OVERLOADED' || err.code === 'POOL_TASK_TIMEOUT' || err.code === 'POOL_CLOSED') {
       return { status: 503, code: err.code, message: err.message, retryAfter: 1 };
     }
     if (err.code === 'POOL_WORKER_FAILED') return { status: 500, code: err.code, message: err.message };
+    // A schema error a route names with its own code (POST /verify's report count).
+    if (schemaFailure) return { status: 400, code: err.code, message: err.message };
   }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -49,13 +52,19 @@ export function classifyHttpError(err: FastifyError): HttpFailure {
 function describeValidation(err: FastifyError): string {
   const v = err.validation?.[0];
   if (!v) return `invalid request body: ${err.message}`;
-  const params = v.params as { missingProperty?: string; type?: unknown };
-  const path = v.instancePath.slice(1).replace(/\//g, '.');
+  const params = v.params as { missingProperty?: string; type?: unknown; allowedValues?: unknown[] };
+  // The JSON pointer of the field without its leading slash: `reports/6/oracleData/userData`.
+  const path = v.instancePath.slice(1);
   // The offending value (Ajv's `verbose` option, set in app.ts).
   const got = jsonKind((v as { data?: unknown }).data);
   if (v.keyword === 'type' && path === '') return `request body must be a JSON object, got ${got}`;
-  if (v.keyword === 'required') return `missing field "${path ? `${path}.` : ''}${params.missingProperty}"`;
+  if (v.keyword === 'required') return `missing field "${path ? `${path}/` : ''}${params.missingProperty}"`;
   if (v.keyword === 'type') return `field "${path}" must be ${aTypeName(params.type)}, got ${got}`;
+  if (v.keyword === 'enum' && params.allowedValues) {
+    const data = (v as { data?: unknown }).data;
+    const value = typeof data === 'string' ? JSON.stringify(data.length > 40 ? `${data.slice(0, 40)}…` : data) : got;
+    return `field "${path}" must be ${params.allowedValues.map((a) => JSON.stringify(a)).join(' or ')}, got ${value}`;
+  }
   return `invalid request body: ${path ? `field "${path}" ` : ''}${v.message ?? err.message}`;
 }
 

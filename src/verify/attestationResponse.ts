@@ -15,13 +15,17 @@
  * chunk. Without `oracleData.userData` the re-encodings of every era are tried in registry order
  * (the next one only when the binding hash does not match). `reportType` must match the
  * detected kind; a Nitro `nonce` must match the document's.
+ *
+ * The entry's shape (field types, reportType a wire name of the kinds registry) is the route
+ * schema's (src/verify/attestationResponseSchema.ts): what reaches this module is typed.
  */
 import { encodingCandidates, detectEras, USER_DATA_CHUNK_COUNTS, parseUserData } from '../encoding/eras/index.js';
 import type { ProofDataInput } from '../encoding/types.js';
 import { CHUNK_BYTES, parseChunkedStruct, REPORT_CHUNKS } from '../ledger/struct.js';
 import type { ResponseCode } from './errors.js';
 import { toFailure } from './failure.js';
-import { kindOfWireName, WIRE_REPORT_TYPES } from './kinds/index.js';
+import { wireKind } from './kinds/index.js';
+import type { AttestationResponse, AttestationResult } from './attestationResponseSchema.js';
 import { decodeNonce } from './nonce.js';
 import type { FailureInfo, VerifyOutcome } from './types.js';
 import { equalBytes } from '../bytes.js';
@@ -42,48 +46,36 @@ function failure(code: ResponseCode, message: string): ReportCheck {
   return { valid: false, error: { code, message } };
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-
 function decodeBase64Report(s: string): Uint8Array | undefined {
   const t = s.trim();
   if (t === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(t) || t.length % 4 !== 0) return undefined;
   return Uint8Array.from(Buffer.from(t, 'base64'));
 }
 
+/** The request fields of a single-request response, or of one result of a multi-request one. */
+export type RequestFields = Pick<AttestationResponse, 'attestationRequest' | 'attestationData' | 'responseStatusCode' | 'timestamp' | 'attestationResults'>;
+
 /**
- * One request's fields as the encoder's input; undefined when they are not all present. A value
- * longer than the largest userData cannot be in it: refusing it here keeps a hostile request from
- * making the encoder parse a multi-kilobyte float.
+ * One request's fields as the encoder's input. A value longer than the largest userData cannot be
+ * in it: tooLong refuses it before encoding, which keeps a hostile request from making the encoder
+ * parse a multi-kilobyte float.
  */
-function proofInput(r: Record<string, unknown>): ProofDataInput | undefined {
+function proofInput(r: AttestationResult): ProofDataInput {
   const q = r.attestationRequest;
-  if (!isObj(q) || typeof r.attestationData !== 'string' || typeof r.responseStatusCode !== 'number' || typeof r.timestamp !== 'number') return undefined;
-  const eo = q.encodingOptions;
-  if (typeof q.url !== 'string' || typeof q.requestMethod !== 'string' || typeof q.responseFormat !== 'string' || !isObj(eo) || typeof eo.value !== 'string') return undefined;
   const input: ProofDataInput = {
     url: q.url,
     requestMethod: q.requestMethod,
-    selector: typeof q.selector === 'string' ? q.selector : '',
+    selector: q.selector ?? '',
     responseFormat: q.responseFormat,
-    encodingOptions: { value: eo.value, precision: typeof eo.precision === 'number' ? eo.precision : 0 },
+    encodingOptions: { value: q.encodingOptions.value, precision: q.encodingOptions.precision ?? 0 },
     attestationData: r.attestationData,
     responseStatusCode: r.responseStatusCode,
     timestamp: r.timestamp,
   };
-  if (typeof q.htmlResultType === 'string' && q.htmlResultType !== '') input.htmlResultType = q.htmlResultType;
-  if (typeof q.requestBody === 'string' && q.requestBody !== '') input.requestBody = q.requestBody;
-  if (typeof q.requestContentType === 'string' && q.requestContentType !== '') input.requestContentType = q.requestContentType;
-  if (isObj(q.requestHeaders)) {
-    const h: Record<string, string> = {};
-    for (const [k, v] of Object.entries(q.requestHeaders)) {
-      if (typeof v !== 'string') return undefined;
-      h[k] = v;
-    }
-    input.requestHeaders = h;
-  }
+  if (q.htmlResultType) input.htmlResultType = q.htmlResultType;
+  if (q.requestBody) input.requestBody = q.requestBody;
+  if (q.requestContentType) input.requestContentType = q.requestContentType;
+  if (q.requestHeaders) input.requestHeaders = { ...q.requestHeaders };
   return input;
 }
 
@@ -91,20 +83,16 @@ function proofInput(r: Record<string, unknown>): ProofDataInput | undefined {
  * The response's requests in order: `attestationResults[]` (second-generation multi-request
  * responses) or the top-level fields. A string: what is missing.
  */
-export function responseRequests(r: Record<string, unknown>): ProofDataInput[] | string {
-  if (Array.isArray(r.attestationResults)) {
-    const list = r.attestationResults as unknown[];
-    if (list.length === 0) return 'attestationResults is empty';
-    const inputs: ProofDataInput[] = [];
-    for (const [i, item] of list.entries()) {
-      const input = isObj(item) ? proofInput(item) : undefined;
-      if (!input) return `attestationResults[${i}] needs attestationRequest, attestationData, responseStatusCode and timestamp`;
-      inputs.push(input);
-    }
-    return inputs;
+export function responseRequests(r: RequestFields): ProofDataInput[] | string {
+  if (r.attestationResults) {
+    if (r.attestationResults.length === 0) return 'attestationResults is empty';
+    return r.attestationResults.map(proofInput);
   }
-  const input = proofInput(r);
-  return input ? [input] : 'attestationRequest, attestationData, responseStatusCode and timestamp are required';
+  const { attestationRequest, attestationData, responseStatusCode, timestamp } = r;
+  if (attestationRequest === undefined || attestationData === undefined || responseStatusCode === undefined || timestamp === undefined) {
+    return 'attestationRequest, attestationData, responseStatusCode and timestamp are required';
+  }
+  return [proofInput({ attestationRequest, attestationData, responseStatusCode, timestamp })];
 }
 
 function tooLong(inputs: readonly ProofDataInput[]): boolean {
@@ -124,14 +112,15 @@ function mismatchMessage(userData: Uint8Array, candidates: readonly Uint8Array[]
   return base;
 }
 
-function reportBytes(r: Record<string, unknown>, od: Record<string, unknown> | undefined): Uint8Array | ReportCheck {
+function reportBytes(r: AttestationResponse): Uint8Array | ReportCheck {
+  const text = r.oracleData?.report;
   let report: Uint8Array | undefined;
   try {
-    if (od && typeof od.report === 'string') report = parseChunkedStruct(od.report, REPORT_CHUNKS, 'report');
+    if (text !== undefined) report = parseChunkedStruct(text, REPORT_CHUNKS, 'report');
   } catch (e) {
     return { valid: false, error: toFailure(e) };
   }
-  if (typeof r.attestationReport === 'string') {
+  if (r.attestationReport !== undefined) {
     const raw = decodeBase64Report(r.attestationReport);
     if (!raw) return failure('BAD_ATTESTATION_REPORT', 'attestationReport is not base64');
     if (raw.length > REPORT_BYTES) return failure('BAD_ATTESTATION_REPORT', `attestationReport is ${raw.length} bytes, more than the ${REPORT_BYTES} bytes of a ledger report`);
@@ -143,19 +132,15 @@ function reportBytes(r: Record<string, unknown>, od: Record<string, unknown> | u
   return report ?? failure('REPORT_MISSING', 'neither oracleData.report nor attestationReport is present');
 }
 
-/** Checks one AttestationResponse (see the module comment). Never throws. */
-export async function checkAttestationResponse(r: unknown, verify: ReportVerifier): Promise<ReportCheck> {
-  if (!isObj(r)) return failure('BAD_REPORT_ENTRY', 'report entry is not an object');
-  const reportType = r.reportType;
-  const kind = kindOfWireName(reportType);
-  if (!kind) return failure('BAD_REPORT_TYPE', `reportType must be ${WIRE_REPORT_TYPES.join(' or ')}, got ${JSON.stringify(reportType)}`);
-  const od = isObj(r.oracleData) ? r.oracleData : undefined;
-  const report = reportBytes(r, od);
+/** Checks one AttestationResponse (see the module comment). Never throws on an entry of the schema's shape. */
+export async function checkAttestationResponse(r: AttestationResponse, verify: ReportVerifier): Promise<ReportCheck> {
+  const kind = wireKind(r.reportType);
+  const report = reportBytes(r);
   if (!(report instanceof Uint8Array)) return report;
 
   // nonce (Nitro documents carry the notarizer's nonce)
   let nonce: Uint8Array | undefined;
-  if (kind.acceptsNonce && typeof r.nonce === 'string' && r.nonce !== '') {
+  if (kind.acceptsNonce && r.nonce) {
     try {
       nonce = decodeNonce(r.nonce);
     } catch (e) {
@@ -173,11 +158,12 @@ export async function checkAttestationResponse(r: unknown, verify: ReportVerifie
   // attested data
   const requests = responseRequests(r);
   let outcome: VerifyOutcome;
-  if (od && typeof od.userData === 'string') {
+  const userDataText = r.oracleData?.userData;
+  if (userDataText !== undefined) {
     let userData: Uint8Array;
     let eras;
     try {
-      userData = parseUserData(od.userData);
+      userData = parseUserData(userDataText);
       eras = detectEras(userData).eras;
     } catch (e) {
       return { valid: false, error: toFailure(e) };

@@ -18,8 +18,6 @@ export type VerifyCode = (typeof VerifyCodes)[number];
 
 /** Codes of POST /verify's checks of one notarizer response (src/verify/attestationResponse.ts). */
 export const ResponseCodes = [
-  'BAD_REPORT_ENTRY',
-  'BAD_REPORT_TYPE',
   'BAD_ATTESTATION_REPORT',
   'REPORT_MISMATCH',
   'REPORT_MISSING',

@@ -132,6 +132,14 @@ describe('notarize', () => {
     expect(e2.message).toMatch(new RegExp(`${simB.url} \\(nitro\\): \\w+`));
   });
 
+  it('an attestation of the wrong shape: the verifier refuses the whole request and the client says why', async () => {
+    const [a, b] = await client.notarize(req);
+    const e = await rejection(client.verifyAttestations([a!, { ...b!, timestamp: String(b!.timestamp) as unknown as number }]));
+    expect(e).toBeInstanceOf(AttestationIntegrityError);
+    expect(e.code).toBe('VERIFICATION_FAILED');
+    expect(e.message).toBe('verification backend answered HTTP 400: field "reports/1/timestamp" must be an integer, got a string');
+  });
+
   it('a notarizer attesting another request than the one sent is refused', async () => {
     simA.tamper = (a) => {
       a.attestationRequest.selector = 'list.[0].v';

@@ -11,7 +11,7 @@ import { buildApp } from '../../src/server/app.js';
 import { buildInfoRecord, liveCheckProgramName } from '../../src/server/info.js';
 import { createInProcessService } from '../../src/verify/service.js';
 import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
-import { reportKind } from '../../src/verify/kinds/index.js';
+import { reportKind, WIRE_REPORT_TYPES } from '../../src/verify/kinds/index.js';
 import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { VerifierError } from '../../src/errors.js';
@@ -139,7 +139,21 @@ describe('the server answers what /docs/json documents', () => {
   it('POST 200 answers validate too', async () => {
     expect((await answer(url, '/decode', post(JSON.stringify(decodeReq)), 200)).success).toBe(true);
     expect((await answer(url, '/decodeReport', post(JSON.stringify({ userData: decodeReq.userData, report: decodeReq.userData })), 200)).reportValid).toBe(false);
-    expect((await answer(url, '/verify', post(JSON.stringify({ reports: [{}] })), 200)).success).toBe(false);
+    const missing = await answer(url, '/verify', post(JSON.stringify({ reports: [{ reportType: 'nitro' }] })), 200);
+    expect(missing.reportErrors.map((e: any) => e.errorCode)).toEqual(['REPORT_MISSING']);
+  });
+
+  it('/verify documents its report entries and answers an entry of the wrong shape with the documented 400', async () => {
+    const body = doc.paths['/verify'].post.requestBody.content['application/json'].schema;
+    const reports = body.properties.reports;
+    expect([reports.minItems, reports.maxItems]).toEqual([1, 16]);
+    expect(reports.items.title).toBe('AttestationResponse');
+    expect(reports.items.properties.reportType.enum).toEqual([...WIRE_REPORT_TYPES]);
+    expect(Object.keys(reports.items.properties.oracleData.properties)).toEqual(expect.arrayContaining(['userData', 'report']));
+    expect(reports.items.properties.attestationResults.items.required).toContain('attestationRequest');
+    const b = await answer(url, '/verify', post(JSON.stringify({ reports: [{ reportType: 'tdx' }] })), 400);
+    expect(b).toEqual({ success: false, validReports: [], errorMessage: 'field "reports/0/reportType" must be "sgx" or "nitro", got "tdx"', errorCode: 'HTTP_INVALID_BODY' });
+    expect((await answer(url, '/verify', post(JSON.stringify({ reports: [] })), 400)).errorCode).toBe('HTTP_NO_REPORTS');
   });
 
   it('500 for an internal error and 503 for a full pool, in the route shape', async () => {

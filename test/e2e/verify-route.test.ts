@@ -70,7 +70,7 @@ describe('POST /verify with the real Nitro attestation', () => {
     nonce.nonce = '00'.repeat(32);
     const report = clone(real);
     report.oracleData.report = report.oracleData.report.replace(/f3: (\d+)u128/, (_: string, n: string) => `f3: ${BigInt(n) ^ 1n}u128`);
-    const r = await postJson(`${realBackend.url}/verify`, { reports: [data, real, bareData, kind, nonce, report, 'x'] });
+    const r = await postJson(`${realBackend.url}/verify`, { reports: [data, real, bareData, kind, nonce, report] });
     expect(r.status).toBe(200);
     expect(r.body.success).toBe(false);
     expect(r.body.validReports).toEqual([1]);
@@ -80,9 +80,56 @@ describe('POST /verify with the real Nitro attestation', () => {
       [3, 'REPORT_TYPE_MISMATCH'],
       [4, 'TYPEB_NONCE_MISMATCH'],
       [5, 'REPORT_MISMATCH'],
-      [6, 'BAD_REPORT_ENTRY'],
     ]);
     expect(r.body.errorMessage).toMatch(/^report 0: .*; report 2: /);
+  });
+
+  it('refuses the whole request, naming the entry, when an entry has the wrong shape (nothing is verified)', async () => {
+    const calls = realBackend.calls();
+    const refused = async (reports: unknown[]) => {
+      const r = await postJson(`${realBackend.url}/verify`, { reports });
+      expect(r.status).toBe(400);
+      expect(r.body.success).toBe(false);
+      expect(r.body.validReports).toEqual([]);
+      expect(r.body.errorCode).toBe('HTTP_INVALID_BODY');
+      return r.body.errorMessage as string;
+    };
+    const six = Array.from({ length: 6 }, () => clone(real));
+    expect(await refused([...six, 'x'])).toBe('field "reports/6" must be an object, got a string');
+    expect(await refused([{ ...clone(real), reportType: 'foo' }])).toBe('field "reports/0/reportType" must be "sgx" or "nitro", got "foo"');
+    const { reportType: _t, ...untyped } = clone(real);
+    expect(await refused([clone(real), untyped])).toBe('missing field "reports/1/reportType"');
+    const numeric = clone(real);
+    numeric.oracleData.userData = 42;
+    expect(await refused([clone(real), numeric])).toBe('field "reports/1/oracleData/userData" must be a string, got a number');
+    const header = clone(real);
+    header.attestationRequest.requestHeaders = { Accept: 1 };
+    expect(await refused([header])).toBe('field "reports/0/attestationRequest/requestHeaders/Accept" must be a string, got a number');
+    const results = clone(real);
+    results.attestationResults = [{ attestationData: '1', responseStatusCode: 200, timestamp: 1 }];
+    expect(await refused([results])).toBe('missing field "reports/0/attestationResults/0/attestationRequest"');
+    expect(realBackend.calls()).toBe(calls);
+  });
+
+  it('reads null objects of a Go client (oracleData, attestationResults, requestHeaders) as absent', async () => {
+    const nulls = clone(real);
+    nulls.oracleData = null;
+    nulls.attestationResults = null;
+    nulls.attestationRequest.requestHeaders = null;
+    const r = await postJson(`${realBackend.url}/verify`, { reports: [nulls] });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ success: true, validReports: [0] });
+  });
+
+  it('answers HTTP_NO_REPORTS and HTTP_TOO_MANY_REPORTS (before looking at the entries)', async () => {
+    const none = await postJson(`${realBackend.url}/verify`, { reports: [] });
+    expect(none.status).toBe(400);
+    expect(none.body).toEqual({ success: false, validReports: [], errorMessage: 'no reports to verify', errorCode: 'HTTP_NO_REPORTS' });
+    const many = await postJson(`${realBackend.url}/verify`, { reports: Array.from({ length: 17 }, () => 'x') });
+    expect(many.status).toBe(400);
+    expect(many.body).toEqual({ success: false, validReports: [], errorMessage: 'at most 16 reports per request, got 17', errorCode: 'HTTP_TOO_MANY_REPORTS' });
+    const sixteen = await postJson(`${realBackend.url}/verify`, { reports: Array.from({ length: 16 }, () => clone(real)) });
+    expect(sixteen.body).toEqual({ success: true, validReports: [...Array(16).keys()] });
   });
 
   it('does not re-encode a value longer than the userData (a price-feed float the encoder would accept)', async () => {

@@ -44,6 +44,7 @@ import { verifyCollateral } from '../../src/attestation/typeA/verify.js';
 import { verifyReportBytes, type VerifyDeps } from '../../src/verify/verifyReport.js';
 import type { Policy } from '../../src/verify/types.js';
 import { verifyRoute, type ReportVerifier } from '../../src/server/routes/verify.js';
+import { AJV_OPTIONS } from '../../src/server/app.js';
 import { httpErrorHandler } from '../../src/server/errorResponses.js';
 
 export interface SimTarget {
@@ -400,7 +401,7 @@ export async function startVerificationBackend(o: {
     calls++;
     return verifyReportBytes(userData, report, policy, deps, opts?.nonce ? { nonce: opts.nonce } : {});
   };
-  const app = Fastify({ logger: false, ajv: { customOptions: { coerceTypes: false } } });
+  const app = Fastify({ logger: false, ajv: AJV_OPTIONS });
   app.setErrorHandler(httpErrorHandler);
   await app.register(verifyRoute(verifier));
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,11 +1,13 @@
 /** CLI building blocks: arguments, transition extraction, shards, merge, summary, rate limit, progress. */
 import { describe, expect, it, vi } from 'vitest';
 import { parseArgs, timeOption } from '../../src/cli/args.js';
-import { itemsOfTransaction } from '../../src/cli/ledger.js';
+import { itemsOfTransaction } from '../../src/ledger-records/transitions.js';
 import type { BlockScanner } from '../../src/ledger-node/blockScanner.js';
 import { mergeRecords } from '../../src/cli/merge.js';
-import { MeasurementState, Summary, updateRecord, type OutputRecord } from '../../src/cli/records.js';
-import { RateLimiter } from '../../src/cli/rateLimit.js';
+import { updateRecord, type OutputRecord } from '../../src/ledger-records/records.js';
+import { MeasurementState } from '../../src/ledger-records/measurementState.js';
+import { Summary } from '../../src/cli/summary.js';
+import { RateLimiter } from '../../src/rateLimit.js';
 import { blockSource, parseShard } from '../../src/cli/sources.js';
 import { Progress } from '../../src/cli/progress.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';

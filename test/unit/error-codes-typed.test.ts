@@ -24,7 +24,7 @@ describe('closed error set', () => {
     expect(declared.filter((c) => (ERROR_CODES as readonly string[]).includes(c))).toEqual([]);
   });
 
-  it.each(['HTTP_NO_REPORTS', 'HTTP_TOO_MANY_REPORTS', 'BAD_REPORT_TYPE', 'RESPONSE_FIELDS_MISMATCH', 'REPORT_MISMATCH', 'RESPONSE_FIELDS_MISSING', 'HTTP_NOT_FOUND', 'INTERNAL_ERROR'])(
+  it.each(['HTTP_NO_REPORTS', 'HTTP_TOO_MANY_REPORTS', 'RESPONSE_FIELDS_MISMATCH', 'REPORT_MISMATCH', 'RESPONSE_FIELDS_MISSING', 'HTTP_NOT_FOUND', 'INTERNAL_ERROR'])(
     '/verify and the HTTP front end answer %s, a declared code',
     (code) => {
       expect(ERROR_CODES).toContain(code);

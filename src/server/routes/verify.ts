@@ -6,12 +6,20 @@
  * (no stop at the first bad one). The per-report checks (single- and multi-request responses,
  * every userData era) are in src/verify/attestationResponse.ts.
  *
- * Status: 400 unreadable body or no reports, 200 otherwise (failures are in the body).
+ * Every entry is checked against the AttestationResponse schema first
+ * (src/verify/attestationResponseSchema.ts): an entry of the wrong shape (not an object, an
+ * unknown reportType, a field of the wrong type) makes the whole request a 400 naming the entry
+ * (`field "reports/6" must be an object, got a string`), as the reference backend, which decodes
+ * the whole request into typed structs, refuses it.
+ *
+ * Status: 400 unreadable body, an entry of the wrong shape, no reports (HTTP_NO_REPORTS) or more
+ * than maxReports (HTTP_TOO_MANY_REPORTS); 200 otherwise (failures are in the body).
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifySchemaValidationError } from 'fastify';
 import type { ErrorCode } from '../../errorCodes.js';
+import { VerifierError } from '../../errors.js';
 import { checkAttestationResponse, type ReportVerifier } from '../../verify/attestationResponse.js';
-import { failureBody } from '../errorResponses.js';
+import { attestationResponseSchema, type AttestationResponse } from '../../verify/attestationResponseSchema.js';
 
 export { checkAttestationResponse, type ReportCheck, type ReportVerifier } from '../../verify/attestationResponse.js';
 
@@ -20,9 +28,19 @@ export interface VerifyRouteOptions {
   maxReports?: number;
 }
 
-/** A request-level 400 in the route's body shape (the app's error handler answers the others). */
-function answer400(message: string, code: ErrorCode): Record<string, unknown> {
-  return failureBody('/verify', code, message);
+/**
+ * The schema error of a request body. The report count outside the schema's bounds keeps its own
+ * codes; the app's error handler (src/server/errorResponses.ts) answers both kinds in the route's
+ * body shape and describes the other schema errors itself.
+ */
+function schemaError(errors: FastifySchemaValidationError[], maxReports: number): Error {
+  const e = errors[0];
+  if (e?.instancePath === '/reports' && (e.keyword === 'minItems' || e.keyword === 'maxItems')) {
+    if (e.keyword === 'minItems') return new VerifierError<ErrorCode>('HTTP_NO_REPORTS', 'no reports to verify');
+    const data = (e as { data?: unknown }).data; // Ajv's `verbose` option (app.ts)
+    return new VerifierError<ErrorCode>('HTTP_TOO_MANY_REPORTS', `at most ${maxReports} reports per request${Array.isArray(data) ? `, got ${data.length}` : ''}`);
+  }
+  return new Error(e?.message ?? 'invalid request body');
 }
 
 export const verifyRoute = (verify: ReportVerifier, opts: VerifyRouteOptions = {}): FastifyPluginAsync => async (app) => {
@@ -30,9 +48,14 @@ export const verifyRoute = (verify: ReportVerifier, opts: VerifyRouteOptions = {
   app.post(
     '/verify',
     {
+      schemaErrorFormatter: (errors) => schemaError(errors, maxReports),
       schema: {
         summary: 'Verify notarizer attestations (official SDK wire format): every report is checked',
-        body: { type: 'object', required: ['reports'], properties: { reports: { type: 'array', items: {} } } },
+        body: {
+          type: 'object',
+          required: ['reports'],
+          properties: { reports: { type: 'array', minItems: 1, maxItems: maxReports, items: attestationResponseSchema } },
+        },
         response: {
           200: {
             type: 'object',
@@ -47,16 +70,16 @@ export const verifyRoute = (verify: ReportVerifier, opts: VerifyRouteOptions = {
             },
           },
           400: {
+            description:
+              'The body is not readable or an entry is not an AttestationResponse (HTTP_INVALID_BODY, …, naming the entry: `field "reports/6" must be an object, got a string`), no reports (HTTP_NO_REPORTS) or more than the limit (HTTP_TOO_MANY_REPORTS)',
             type: 'object',
             properties: { success: { type: 'boolean' }, validReports: { type: 'array', items: { type: 'integer' } }, errorMessage: { type: 'string' }, errorCode: { type: 'string' } },
           },
         },
       },
     },
-    async (req, reply) => {
-      const reports = (req.body as { reports: unknown[] }).reports;
-      if (reports.length === 0) return reply.code(400).send(answer400('no reports to verify', 'HTTP_NO_REPORTS'));
-      if (reports.length > maxReports) return reply.code(400).send(answer400(`at most ${maxReports} reports per request, got ${reports.length}`, 'HTTP_TOO_MANY_REPORTS'));
+    async (req) => {
+      const reports = (req.body as { reports: AttestationResponse[] }).reports;
       const checks = await Promise.all(reports.map((r) => checkAttestationResponse(r, verify)));
       const validReports: number[] = [];
       const reportErrors: { index: number; errorCode: ErrorCode; errorMessage: string }[] = [];

@@ -46,6 +46,11 @@ export function kindOfWireName(wire: unknown): AnyReportKind | undefined {
   return KINDS.find((k) => k.wireName === wire);
 }
 
+/** The kind of a wire name (`reportType` of a schema-checked /verify entry). */
+export function wireKind(wire: WireReportType): AnyReportKind {
+  return KINDS.find((k) => k.wireName === wire)!;
+}
+
 /** Whether `id` names a kind of the registry. */
 export function isReportType(id: unknown): id is ReportType {
   return KINDS.some((k) => k.id === id);

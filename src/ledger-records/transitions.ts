@@ -1,15 +1,17 @@
 /**
- * Ledger side of `reverify` and of the server's ledger watcher: block scans through a snarkOS node
- * (src/ledger-node/blockScanner.ts), saved transaction JSON, and the extraction of the followed
- * oracle programs' transitions from transactions (the programs and their transitions come from the
- * registry, src/ledger/programs.ts). A transaction lists every transition it executed, those of
+ * Ledger items of `reverify` and of the server's ledger watcher (their transactions come from
+ * src/ledger-node/blockScanner.ts or saved transaction JSON): the programs to follow, and the
+ * followed oracle programs' transitions of a transaction (the programs and their transitions come
+ * from the registry, src/ledger/programs.ts). A transaction lists every transition it executed, those of
  * programs called by another program's transition included, so wrapped oracle calls are found too.
  */
 import { pcrsFromLeo, uniqueIdFromLeo } from '../ledger/leoValue.js';
 import { KNOWN_PROGRAM_IDS, normaliseProgramId, oracleProgram, OWNER_INPUT, ownerKindOf, UPDATE_INPUTS, updateKindOf } from '../ledger/programs.js';
 import { toFailure } from '../verify/failure.js';
-import { cliError } from './errors.js';
+import { VerifierError } from '../errors.js';
+import type { ErrorCode } from '../errorCodes.js';
 import { canonical, type OutputRecord } from './records.js';
+import type { LedgerRecordCode } from './errors.js';
 import { hex } from '../bytes.js';
 
 /** One thing found on the ledger: an update to verify, or an owner record ready to write. */
@@ -25,13 +27,14 @@ const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && 
 
 /**
  * The programs to follow: the given names (`.aleo` optional), else all known programs. Every name
- * must be a known oracle program.
+ * must be a known oracle program: an unknown one is a usage error of whoever named it (a CLI
+ * option or a config key), CLI_USAGE for both.
  */
 export function programsToFollow(names: readonly string[] | undefined, where: string): string[] {
   if (names === undefined || names.length === 0) return [...KNOWN_PROGRAM_IDS];
   const ids = [...new Set(names.map(normaliseProgramId))];
   const unknown = ids.filter((id) => !oracleProgram(id));
-  if (unknown.length) throw cliError('CLI_USAGE', `${where}: unknown oracle program ${unknown.join(', ')} (known: ${KNOWN_PROGRAM_IDS.join(', ')})`);
+  if (unknown.length) throw new VerifierError<ErrorCode>('CLI_USAGE', `${where}: unknown oracle program ${unknown.join(', ')} (known: ${KNOWN_PROGRAM_IDS.join(', ')})`);
   return ids;
 }
 
@@ -99,7 +102,7 @@ export function itemsOfTransaction(txv: unknown, programs: readonly string[], he
       const value = publicValue(t.inputs, OWNER_INPUT);
       const rec: OutputRecord = { ...base, kind: 'measurement' };
       try {
-        if (value === undefined) throw cliError('LEDGER_TRANSITION_MALFORMED', `${program}/${fn}: input ${OWNER_INPUT} is not a public value`);
+        if (value === undefined) throw new VerifierError<LedgerRecordCode>('LEDGER_TRANSITION_MALFORMED', `${program}/${fn}: input ${OWNER_INPUT} is not a public value`);
         rec.measurement = sets === 'uniqueId' ? { uniqueId: hex(uniqueIdFromLeo(value)) } : { pcrs: pcrsFromLeo(value).map(hex) };
       } catch (e) {
         const f = toFailure(e);

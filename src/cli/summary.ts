@@ -1,0 +1,47 @@
+/** The summary of `reverify`, `verify` and `merge`: counts by kind × outcome × failure code, and the exit code. */
+import { isOwnerRecord, outcomeOf, type OutputRecord } from '../ledger-records/records.js';
+
+export class Summary {
+  readonly counts = new Map<string, number>();
+  updates = 0;
+  owner = 0;
+  valid = 0;
+  invalid = 0;
+  unverifiable = 0;
+  mismatchInForce = 0;
+
+  add(r: OutputRecord): void {
+    if (isOwnerRecord(r)) {
+      this.owner++;
+      return;
+    }
+    this.updates++;
+    const o = outcomeOf(r);
+    this[o]++;
+    if (r.measurementInForce && !r.measurementInForce.matches) this.mismatchInForce++;
+    const key = `${r.kind}\u0000${o}\u0000${r.errorCode ?? '-'}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  /** 0 all valid, 1 some invalid, 2 some could not be verified. */
+  exitCode(): 0 | 1 | 2 {
+    if (this.unverifiable > 0) return 2;
+    return this.invalid > 0 ? 1 : 0;
+  }
+
+  table(): string {
+    const rows = [...this.counts.entries()]
+      .map(([k, n]) => [...k.split('\u0000'), String(n)] as [string, string, string, string])
+      .sort((a, b) => a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]) || a[2].localeCompare(b[2]));
+    const head: [string, string, string, string] = ['kind', 'outcome', 'code', 'count'];
+    const all = [head, ...rows];
+    const w = [0, 1, 2, 3].map((i) => Math.max(...all.map((r) => r[i]!.length)));
+    const line = (r: readonly string[]) => r.map((c, i) => (i === 3 ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join('  ');
+    const out = [line(head), w.map((n) => '-'.repeat(n)).join('  '), ...rows.map(line)];
+    out.push(
+      `updates ${this.updates}: valid ${this.valid}, invalid ${this.invalid}, unverifiable ${this.unverifiable}` +
+        (this.owner ? `; measurement transitions ${this.owner}, updates not matching the measurement in force ${this.mismatchInForce}` : ''),
+    );
+    return `${out.join('\n')}\n`;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Output records of ledger updates: one JSON line each in `reverify` and `merge`, and the source of
+ * the server's stored updates (src/ledger-watch/records.ts), and their outcome.
+ *
+ * Update record (an update transition of a followed program — see src/ledger/programs.ts — or one
+ * JSONL input line):
+ *   { transactionId?, transitionId?, blockHeight?, id?, program?, function?, kind, reportValid,
+ *     errorCode?, errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
+ *     decodedRequests? (every request of the userData, as POST /decodeReport answers it),
+ *     checks? (the ordered check trace, as POST /decodeReport answers it), measurementInForce?: { matches, sourceHeight } }
+ * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
+ *   { transactionId, transitionId, blockHeight, program, function, kind: "measurement",
+ *     measurement?: { uniqueId } | { pcrs }, errorCode?, errorString? }
+ * measurementInForce: src/ledger-records/measurementState.ts.
+ * Hex is lower case. Fields are written in this order, so runs are byte-for-byte comparable.
+ */
+import type { CheckResult } from '../verify/checks.js';
+import { updateKindOf } from '../ledger/programs.js';
+import { reportKind, type Measurement } from '../verify/kinds/index.js';
+import type { VerifyOutcome } from '../verify/types.js';
+
+export type { Measurement };
+
+export interface OutputRecord {
+  transactionId?: string;
+  transitionId?: string;
+  blockHeight?: number;
+  id?: string;
+  program?: string;
+  function?: string;
+  kind: string;
+  reportValid?: boolean;
+  errorCode?: string;
+  errorString?: string;
+  tcbStatus?: string;
+  measurements?: Measurement | Record<string, never>;
+  measurement?: Measurement;
+  decodedData?: unknown;
+  decodedRequests?: unknown[];
+  /** The ordered check trace of the verification (src/verify/checks.ts). */
+  checks?: CheckResult[];
+  measurementInForce?: { matches: boolean; sourceHeight: number };
+}
+
+const ORDER: readonly (keyof OutputRecord)[] = [
+  'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'reportValid', 'errorCode', 'errorString',
+  'tcbStatus', 'measurements', 'measurement', 'decodedData', 'decodedRequests', 'checks', 'measurementInForce',
+];
+
+/** The record with its keys in the documented order and undefined fields dropped. */
+export function canonical(r: OutputRecord): OutputRecord {
+  const out: Record<string, unknown> = {};
+  for (const k of ORDER) if (r[k] !== undefined) out[k] = r[k];
+  return out as unknown as OutputRecord;
+}
+
+export function isOwnerRecord(r: OutputRecord): boolean {
+  return r.kind === 'measurement';
+}
+
+/** The measurements a verified (or at least parsed) report carries (read by its kind). */
+export function measurementsOf(out: VerifyOutcome): Measurement | Record<string, never> {
+  const v = out.decodedReport;
+  if (!v || !out.reportType) return {};
+  return reportKind(out.reportType).measurements(v);
+}
+
+export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function'>, out: VerifyOutcome): OutputRecord {
+  const r: OutputRecord = { ...base, kind: out.reportType ?? updateKindOf(base.program, base.function) ?? 'unknown', reportValid: out.reportValid };
+  if (out.error) {
+    r.errorCode = out.error.code;
+    r.errorString = out.error.message;
+  }
+  const tcb = out.decodedReport?.tcbStatusName;
+  if (typeof tcb === 'string') r.tcbStatus = tcb;
+  r.measurements = measurementsOf(out);
+  if (out.decodedData) r.decodedData = out.decodedData;
+  if (out.decodedRequests) r.decodedRequests = out.decodedRequests;
+  if (out.checks) r.checks = out.checks;
+  return canonical(r);
+}
+
+/** Codes meaning "the verifier could not decide" (environment), not "the report is invalid". */
+export function isUnverifiable(code: string | undefined): boolean {
+  return code !== undefined && (/^(PCCS_|POOL_)/.test(code) || code === 'TYPEA_COLLATERAL_UNAVAILABLE' || code === 'INTERNAL_ERROR');
+}
+
+export type Outcome = 'valid' | 'invalid' | 'unverifiable';
+
+export function outcomeOf(r: OutputRecord): Outcome {
+  if (r.reportValid) return 'valid';
+  return isUnverifiable(r.errorCode) ? 'unverifiable' : 'invalid';
+}
