@@ -10,7 +10,7 @@ import type { Certificate } from '../attestation/x509/certificate.js';
 import { splitSignedBody, type Collateral } from '../attestation/typeA/collateral.js';
 import { verifyCollateral, type VerifiedCollateral } from '../attestation/typeA/verify.js';
 import type { Quote } from '../attestation/typeA/quote.js';
-import type { TypeACollateralSource } from '../verify/kinds/typeA/verify.js';
+import type { TypeACollateralSource } from '../attestation/typeA/verify.js';
 import type { PckCa } from './pccsClient.js';
 import { PlatformCache } from './platform.js';
 

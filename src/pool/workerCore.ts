@@ -9,7 +9,7 @@ import { parseCertificate, type Certificate } from '../attestation/x509/certific
 import { ChainCache } from '../attestation/x509/chainCache.js';
 import { verifyCollateral, type VerifiedCollateral } from '../attestation/typeA/verify.js';
 import { verifyReportBytes } from '../verify/verifyReport.js';
-import type { TypeACollateralSource } from '../verify/kinds/typeA/verify.js';
+import type { TypeACollateralSource } from '../attestation/typeA/verify.js';
 import { REPORT_TYPES } from '../verify/kinds/index.js';
 import type { Policy, ReportType, VerifyOutcome } from '../verify/types.js';
 import type { VerifyTask, WorkerSetup } from './task.js';

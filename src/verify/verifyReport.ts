@@ -13,7 +13,7 @@ import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
 import { detectReportKind, type ReportType } from './kinds/index.js';
-import type { TypeACollateralSource } from './kinds/typeA/verify.js';
+import type { TypeACollateralSource } from '../attestation/typeA/verify.js';
 import { toFailure } from './failure.js';
 import { decodeNonce } from './nonce.js';
 import { CheckTrace } from './checks.js';

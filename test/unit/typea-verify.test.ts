@@ -11,7 +11,7 @@ import {
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 import { VerifierError } from '../../src/errors.js';
 import { typeA } from '../../src/verify/kinds/typeA/index.js';
-import type { TypeACollateralSource } from '../../src/verify/kinds/typeA/verify.js';
+import type { TypeACollateralSource } from '../../src/attestation/typeA/verify.js';
 import type { Policy } from '../../src/verify/policy.js';
 import { verifyReportBytes } from '../../src/verify/verifyReport.js';
 import { issue, mintTypeAPki, newKey, signBody, tcbInfoBody, type TestPki, type TestPkiOptions } from '../support/typea-pki.js';

@@ -83,6 +83,11 @@ export interface VerifiedCollateral {
   readonly validUntil: number;
 }
 
+/** Supplies verified collateral (TCB info, QE identity, CRLs) for a quote at a time. */
+export interface TypeACollateralSource {
+  forQuote(quote: Quote, time: number): Promise<VerifiedCollateral>;
+}
+
 export interface TypeAVerdict {
   readonly tcbStatus: TcbStatus;
   /** EGo numbering: UpToDate=0, OutOfDate=1, Revoked=2, ConfigurationNeeded=3, OutOfDateConfigurationNeeded=4, SWHardeningNeeded=5, ConfigurationAndSWHardeningNeeded=6. */

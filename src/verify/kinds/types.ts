@@ -11,7 +11,7 @@ import type { Certificate } from '../../attestation/x509/certificate.js';
 import type { ChainCache } from '../../attestation/x509/chainCache.js';
 import type { Policy } from '../policy.js';
 import type { Quote } from '../../attestation/typeA/quote.js';
-import type { TypeACollateralSource } from './typeA/verify.js';
+import type { TypeACollateralSource } from '../../attestation/typeA/verify.js';
 import type { CheckDef, CheckTrace } from '../checks.js';
 
 /** What a collateral source needs to find a report's collateral. */

@@ -8,18 +8,12 @@ import {
   TYPEA_QUOTE_CHECKS,
   verifyQuoteSignatures,
   verifyQuoteWithCollateral,
-  type VerifiedCollateral,
 } from '../../../attestation/typeA/verify.js';
 import { BINDING_CHECK, type CheckDef } from '../../checks.js';
 import type { Policy } from '../../policy.js';
 import { checkDebugEnclave, checkTcbStatus, checkUniqueId, checkUserDataBinding, fail } from '../../policy.js';
 import type { KindContext, KindDeps } from '../types.js';
 import type { TypeAView } from './view.js';
-
-/** Supplies verified collateral (TCB info, QE identity, CRLs) for a quote at a time. */
-export interface TypeACollateralSource {
-  forQuote(quote: Quote, time: number): Promise<VerifiedCollateral>;
-}
 
 /** Every check of a typeA report after kind detection, in the order they run. */
 export const TYPEA_KIND_CHECKS: readonly CheckDef[] = [
