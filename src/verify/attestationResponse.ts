@@ -12,8 +12,9 @@
  * Attested data: `oracleData.userData` (8 or 10 chunks) when present; its encoding eras are
  * detected (src/encoding/eras) and the response's requests, re-encoded as those eras'
  * notarizers did, must give exactly these bytes — so every result's data is checked against its
- * chunk. Without `oracleData.userData` the re-encodings of every era are tried in registry order
- * (the next one only when the binding hash does not match). `reportType` must match the
+ * chunk. Without `oracleData.userData` the re-encodings of every era are candidates: the one
+ * whose Poseidon8 hash equals the bytes the report binds (read from its structure) is verified,
+ * once; when none does, the first is, and the binding check names the mismatch. `reportType` must match the
  * detected kind; a Nitro `nonce` must match the document's.
  *
  * The entry's shape (field types, reportType a wire name of the kinds registry) is the route
@@ -24,7 +25,8 @@ import type { ProofDataInput } from '../encoding/types.js';
 import { CHUNK_BYTES, parseChunkedStruct, REPORT_CHUNKS } from '../ledger/struct.js';
 import type { ResponseCode } from './errors.js';
 import { toFailure } from './failure.js';
-import { wireKind } from './kinds/index.js';
+import { unverifiedBoundBytes, wireKind } from './kinds/index.js';
+import { hashReportData } from '../hash/index.js';
 import type { AttestationResponse, AttestationResult } from './attestationResponseSchema.js';
 import { decodeNonce } from './nonce.js';
 import type { FailureInfo, VerifyOutcome } from './types.js';
@@ -178,11 +180,11 @@ export async function checkAttestationResponse(r: AttestationResponse, verify: R
     if (typeof requests === 'string') return failure('RESPONSE_FIELDS_MISSING', `no oracleData.userData, and to re-encode it ${requests}`);
     const candidates = tooLong(requests) ? [] : encodingCandidates(requests);
     if (!candidates.length) return failure('RESPONSE_FIELDS_NOT_ENCODABLE', 'the response fields cannot be encoded as oracle userData');
-    outcome = { reportValid: false };
-    for (const c of candidates) {
-      outcome = await run(c);
-      if (outcome.reportValid || outcome.error?.code !== 'USERDATA_HASH_MISMATCH') break;
-    }
+    // One verification: the candidate the report is bound to (only a choice: the verification
+    // checks the binding again, after the report's signatures).
+    const bound = unverifiedBoundBytes(report);
+    const chosen = (bound && candidates.find((c) => equalBytes(hashReportData(c), bound))) ?? candidates[0]!;
+    outcome = await run(chosen);
   }
   if (outcome.reportType && outcome.reportType !== kind.id) {
     return failure('REPORT_TYPE_MISMATCH', `reportType is ${kind.wireName} but the report is ${outcome.reportType}`);

@@ -72,6 +72,12 @@ export interface ReportKind<Id extends string = string, Wire extends string = st
   parse(report: Uint8Array): Parsed;
   /** The decodedReport view (shown even when a later check fails). */
   view(parsed: Parsed): View;
+  /**
+   * The bytes the report binds userData to (the Poseidon8 hash's 16 bytes), read from the parsed
+   * structure alone — no signature is checked, so this only chooses among candidates; undefined
+   * when the report carries no such field.
+   */
+  boundBytes(parsed: Parsed): Uint8Array | undefined;
   /** Every cryptographic and policy check, in order; the first failure throws a VerifierError. */
   verify(parsed: Parsed, view: View, userData: Uint8Array, policy: Policy, deps: KindDeps, ctx: KindContext): void | Promise<void>;
   /** Which measurement the kind's reports carry (the ledger mapping its owner sets). */

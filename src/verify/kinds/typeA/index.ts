@@ -18,6 +18,7 @@ export const typeA: ReportKind<'typeA', 'sgx', Quote, TypeAView> = {
   usesVerificationTime: true,
   parse: (report) => parseQuote(cutTypeAReport(report)),
   view: typeAView,
+  boundBytes: (quote) => quote.isvReport.reportData.subarray(0, 16),
   checks: TYPEA_KIND_CHECKS,
   verify: verifyTypeA,
   measures: 'uniqueId',

@@ -18,6 +18,7 @@ export const typeB: ReportKind<'typeB', 'nitro', ParsedTypeB, TypeBView> = {
   usesVerificationTime: false,
   parse: (report) => parseTypeB(cutTypeBReport(report)),
   view: typeBView,
+  boundBytes: (parsed) => parsed.document.userData ?? undefined,
   checks: TYPEB_KIND_CHECKS,
   verify: verifyTypeB,
   measures: 'pcrs',
