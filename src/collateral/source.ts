@@ -29,12 +29,15 @@ export interface CollateralSetup {
 }
 
 export function createCollateralSource(s: CollateralSettings): CollateralSetup {
-  const client = s.pccsUrl === undefined ? undefined : new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}) });
-  const pccs = client ? new PccsCollateralSource(client, { root: s.root, now: s.now }) : undefined;
-  if (s.collateralDir === undefined) {
-    if (!pccs || !client) throw new Error('createCollateralSource: neither a collateral directory nor a PCCS');
-    return { source: pccs, pccs, client };
+  let remote: { pccs: PccsCollateralSource; client: PccsClient } | undefined;
+  if (s.pccsUrl !== undefined) {
+    const client = new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}) });
+    remote = { client, pccs: new PccsCollateralSource(client, { root: s.root, now: s.now }) };
   }
-  const source = new DirCollateralSource(s.collateralDir, s.root, { ...(s.dirSetting ? { what: s.dirSetting } : {}), ...(pccs ? { fallback: pccs } : {}) });
-  return { source, ...(pccs && client ? { pccs, client } : {}) };
+  if (s.collateralDir === undefined) {
+    if (!remote) throw new Error('createCollateralSource: neither a collateral directory nor a PCCS');
+    return { source: remote.pccs, ...remote };
+  }
+  const source = new DirCollateralSource(s.collateralDir, s.root, { ...(s.dirSetting ? { what: s.dirSetting } : {}), ...(remote ? { fallback: remote.pccs } : {}) });
+  return { source, ...remote };
 }

@@ -180,7 +180,11 @@ export class LedgerWatcher {
     if (!retry) return;
     const due = this.o.store.dueForRetry(this.now(), retry.batch);
     const byHeight = new Map<number, DueUpdate[]>();
-    for (const d of due) byHeight.set(d.blockHeight, [...(byHeight.get(d.blockHeight) ?? []), d]);
+    for (const d of due) {
+      const list = byHeight.get(d.blockHeight);
+      if (list) list.push(d);
+      else byHeight.set(d.blockHeight, [d]);
+    }
     for (const [height, list] of byHeight) {
       const blocks = await this.race(this.o.scanner.fetchRange(height, height + 1));
       if (blocks === STOPPED || this.stopped) return;

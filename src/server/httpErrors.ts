@@ -56,12 +56,12 @@ function describeValidation(err: FastifyError): string {
   // The JSON pointer of the field without its leading slash: `reports/6/oracleData/userData`.
   const path = v.instancePath.slice(1);
   // The offending value (Ajv's `verbose` option, set in app.ts).
-  const got = jsonKind((v as { data?: unknown }).data);
+  const data = (v as { data?: unknown }).data;
+  const got = jsonKind(data);
   if (v.keyword === 'type' && path === '') return `request body must be a JSON object, got ${got}`;
   if (v.keyword === 'required') return `missing field "${path ? `${path}/` : ''}${params.missingProperty}"`;
   if (v.keyword === 'type') return `field "${path}" must be ${aTypeName(params.type)}, got ${got}`;
   if (v.keyword === 'enum' && params.allowedValues) {
-    const data = (v as { data?: unknown }).data;
     const value = typeof data === 'string' ? JSON.stringify(data.length > 40 ? `${data.slice(0, 40)}…` : data) : got;
     return `field "${path}" must be ${params.allowedValues.map((a) => JSON.stringify(a)).join(' or ')}, got ${value}`;
   }

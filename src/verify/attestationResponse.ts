@@ -134,6 +134,17 @@ function reportBytes(r: AttestationResponse): Uint8Array | ReportCheck {
   return report ?? failure('REPORT_MISSING', 'neither oracleData.report nor attestationReport is present');
 }
 
+/**
+ * The one candidate userData to verify: the one the report is bound to (read from its structure,
+ * so only a choice: verification checks the binding again, after the report's signatures), else
+ * the first. A single candidate is taken as is (its hash is computed by verification anyway).
+ */
+function boundCandidate(candidates: readonly Uint8Array[], report: Uint8Array): Uint8Array {
+  if (candidates.length === 1) return candidates[0]!;
+  const bound = unverifiedBoundBytes(report);
+  return (bound && candidates.find((c) => equalBytes(hashReportData(c), bound))) ?? candidates[0]!;
+}
+
 /** Checks one AttestationResponse (see the module comment). Never throws on an entry of the schema's shape. */
 export async function checkAttestationResponse(r: AttestationResponse, verify: ReportVerifier): Promise<ReportCheck> {
   const kind = wireKind(r.reportType);
@@ -180,11 +191,7 @@ export async function checkAttestationResponse(r: AttestationResponse, verify: R
     if (typeof requests === 'string') return failure('RESPONSE_FIELDS_MISSING', `no oracleData.userData, and to re-encode it ${requests}`);
     const candidates = tooLong(requests) ? [] : encodingCandidates(requests);
     if (!candidates.length) return failure('RESPONSE_FIELDS_NOT_ENCODABLE', 'the response fields cannot be encoded as oracle userData');
-    // One verification: the candidate the report is bound to (only a choice: the verification
-    // checks the binding again, after the report's signatures).
-    const bound = unverifiedBoundBytes(report);
-    const chosen = (bound && candidates.find((c) => equalBytes(hashReportData(c), bound))) ?? candidates[0]!;
-    outcome = await run(chosen);
+    outcome = await run(boundCandidate(candidates, report));
   }
   if (outcome.reportType && outcome.reportType !== kind.id) {
     return failure('REPORT_TYPE_MISMATCH', `reportType is ${kind.wireName} but the report is ${outcome.reportType}`);

@@ -62,7 +62,7 @@ export function kindOfWireName(wire: unknown): AnyReportKind | undefined {
 
 /** The kind of a wire name (`reportType` of a schema-checked /verify entry). */
 export function wireKind(wire: WireReportType): AnyReportKind {
-  return KINDS.find((k) => k.wireName === wire)!;
+  return kindOfWireName(wire)!;
 }
 
 /** Whether `id` names a kind of the registry. */
