@@ -7,21 +7,33 @@
  * valid) and not on the request's own content; the answer is a fixed body of typical size. The
  * difference between this and the service prices our own front end; the gap between this and
  * workers ÷ core prices the machine (HTTP on loopback, thread hand-over, the load generator).
- * Usage (by http-load.ts): node --import tsx bench/floorServer.ts <port> <workers> <core-input.v8>
+ * With `parse` as the fourth argument it is the next rung up: the body is also `JSON.parse`d and its
+ * two texts turned into bytes by the service's own struct parse (`parseReportTexts` of
+ * dist/src/verify/verifyReport.js, see modules.ts; as the service does before its pool), and those bytes are what is transferred.
+ * With `piscina` it parses the same way and hands the bytes to a Piscina pool configured as the
+ * service's (bench/floorPiscinaEntry.mjs; fixed thread count, one abort signal per task), so the
+ * step from `parse` prices Piscina's hand-over against raw worker_threads.
+ * Usage (by http-load.ts): node --import tsx bench/floorServer.ts <port> <workers> <core-input.v8> [parse|piscina]
  */
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { serviceModule } from './modules.js';
 
-const [port, count, inputFile] = process.argv.slice(2);
+const [port, count, inputFile, mode] = process.argv.slice(2);
 const input = deserialize(readFileSync(inputFile!));
+const parseTexts =
+  mode === 'parse' || mode === 'piscina'
+    ? (await serviceModule<typeof import('../src/verify/verifyReport.js')>('verify/verifyReport')).parseReportTexts
+    : undefined;
 
 // Typical answer size (a typeB answer carries its certificates): reportValid true, padded to ≈ 3 KB.
 const ANSWER = Buffer.from(JSON.stringify({ reportType: 'floor', reportValid: true, pad: 'x'.repeat(3000) }));
 
 interface Job {
-  body: Uint8Array;
+  body: Uint8Array[];
   done: (ok: boolean) => void;
 }
 interface Slot {
@@ -29,17 +41,29 @@ interface Slot {
   job: Job | undefined;
 }
 
+const piscina =
+  mode === 'piscina'
+    ? new Piscina({
+        filename: new URL('./floorPiscinaEntry.mjs', import.meta.url).href,
+        minThreads: Number(count),
+        maxThreads: Number(count),
+        idleTimeout: 60_000,
+        workerData: input,
+      })
+    : undefined;
+
 const queue: Job[] = [];
 let k = 0;
 const slots: Slot[] = [];
 
 function dispatch(slot: Slot, job: Job): void {
   slot.job = job;
-  slot.w.postMessage({ k: k++, body: job.body }, [job.body.buffer as ArrayBuffer]);
+  const buffers = [...new Set(job.body.map((b) => b.buffer as ArrayBuffer))];
+  slot.w.postMessage({ k: k++, body: job.body }, buffers);
 }
 
 await Promise.all(
-  Array.from({ length: Number(count) }, () =>
+  Array.from({ length: piscina ? 0 : Number(count) }, () =>
     new Promise<void>((ready) => {
       const slot: Slot = { w: new Worker(new URL('./floorWorkerEntry.mjs', import.meta.url), { workerData: input }), job: undefined };
       slots.push(slot);
@@ -66,8 +90,26 @@ http
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const all = Buffer.concat(chunks);
-      const body = new Uint8Array(all.length);
-      body.set(all);
+      let body: Uint8Array[];
+      if (parseTexts) {
+        let parsed: ReturnType<typeof parseTexts> | undefined;
+        try {
+          const texts = JSON.parse(all.toString('utf8')) as { userData: string; report: string };
+          parsed = parseTexts(texts.userData, texts.report);
+        } catch {
+          /* not JSON */
+        }
+        if (!parsed || 'error' in parsed) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ reportValid: false, errorString: parsed ? parsed.error.message : 'body is not JSON' }));
+          return;
+        }
+        body = [parsed.userData, parsed.report];
+      } else {
+        const copy = new Uint8Array(all.length);
+        copy.set(all);
+        body = [copy];
+      }
       const job: Job = {
         body,
         done: (ok) => {
@@ -75,10 +117,23 @@ http
           res.end(ANSWER);
         },
       };
+      if (piscina) {
+        const buffers = [...new Set(job.body.map((b) => b.buffer as ArrayBuffer))];
+        (piscina.run({ k: k++, body: job.body }, { transferList: buffers, signal: new AbortController().signal }) as Promise<boolean>).then(
+          (ok) => job.done(ok),
+          (e: unknown) => {
+            console.error('floor: verification failed:', e);
+            job.done(false);
+          },
+        );
+        return;
+      }
       const free = slots.find((s) => s.job === undefined);
       if (free) dispatch(free, job);
       else queue.push(job);
     });
   })
-  .listen(Number(port), '127.0.0.1', () => process.send?.('listening'));
+  .listen(Number(port), '127.0.0.1', function (this: http.Server) {
+    process.send?.({ port: (this.address() as { port: number }).port });
+  });
 process.on('SIGTERM', () => process.exit(0));

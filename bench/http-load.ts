@@ -2,11 +2,13 @@
  * HTTP load run of POST /decodeReport with a realistic typeA/typeB mix minted by the test PKIs:
  * the built service (dist/src/main.js) runs as its own process with 1 and then 2 verification
  * workers, a PCCS-compatible server serves the minted typeA collateral, and autocannon drives
- * the load from this process. Prints sustained throughput and p50/p99 latency, then latency at
- * 80% of the measured maximum rate, with the server's own latency histograms for that run. Each
- * service is first loaded for LOAD_WARM_SECONDS (default 10) so that its JIT reaches steady state.
- * After each service run the same load goes to the floor peer (bench/floorServer.ts: node:http and
- * raw worker_threads running the same core path) unless LOAD_FLOOR=0.
+ * the load from this process. Each peer (PEERS below: the service, the service without Fastify,
+ * the node:http floor with Piscina, with the parse, and bare) is warmed for LOAD_WARM_SECONDS
+ * (default 10) and loaded at its maximum rate, one after the other. Then all of them are paced at
+ * the same rate, LOAD_PACED_SHARE (0.6) of the service's maximum, in turns of LOAD_SLICE_SECONDS,
+ * so that the host's drift falls on all alike. Prints throughput, p50/p99 latency, the server's own
+ * latency histograms, and the HTTP thread's CPU per request of each peer read from /proc: the
+ * differences between rungs price the layers. LOAD_FLOOR=0 runs the service alone.
  * Usage: npm run build && npx tsx bench/http-load.ts
  */
 import { spawn } from 'node:child_process';
@@ -32,9 +34,11 @@ const WARM_SECONDS = Number(process.env.LOAD_WARM_SECONDS ?? 10);
 /** Worker counts to run (LOAD_WORKERS=2 for one of them) and extra node flags for the service (e.g. --cpu-prof). */
 const WORKER_COUNTS = (process.env.LOAD_WORKERS ?? '1,2').split(',').map(Number);
 const NODE_ARGS = (process.env.LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** Extra node flags for the other peers (e.g. --cpu-prof --cpu-prof-dir=DIR). */
+const PEER_NODE_ARGS = (process.env.LOAD_PEER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /** Repetitions of each worker count (the machine's speed drifts; every repetition is printed). */
 const REPEAT = Number(process.env.LOAD_REPEAT ?? 1);
-/** LOAD_FLOOR=0 skips the floor peer (bench/floorServer.ts) after each service run. */
+/** LOAD_FLOOR=0 runs the service alone; LOAD_PEERS=service,floor (say) chooses the peers (see PEERS). */
 const FLOOR = process.env.LOAD_FLOOR !== '0';
 const dir = mkdtempSync(join(tmpdir(), 'http-load-'));
 
@@ -59,8 +63,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startService(workers: number): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const port = await freePort();
+/** The service's config for a worker count (the frameworkless peer reads the same file). */
+function writeConfig(workers: number, port: number): string {
   const cfg = join(dir, `config-${workers}.json`);
   writeFileSync(
     cfg,
@@ -79,6 +83,26 @@ async function startService(workers: number): Promise<{ url: string; pid: number
       logLevel: 'warn',
     }),
   );
+  return cfg;
+}
+
+interface Peer {
+  url: string;
+  pid: number;
+  stop: () => Promise<void>;
+}
+
+function stopper(child: ReturnType<typeof spawn>): () => Promise<void> {
+  return () =>
+    new Promise<void>((r) => {
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+    });
+}
+
+async function startService(workers: number): Promise<Peer> {
+  const port = await freePort();
+  const cfg = writeConfig(workers, port);
   const child = spawn(process.execPath, [...NODE_ARGS, resolve('dist/src/main.js'), '--config', cfg], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
@@ -86,39 +110,45 @@ async function startService(workers: number): Promise<{ url: string; pid: number
     if (i > 200) throw new Error('service did not become ready');
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    url,
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((r) => {
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-      }),
-  };
+  return { url, pid: child.pid!, stop: stopper(child) };
 }
 
-/** The floor peer: node:http + raw worker_threads running the same core path (bench/floorServer.ts). */
-async function startFloor(workers: number): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const port = await freePort();
+/** A bench peer run through tsx that reports its port over IPC once listening: bench/<file> 0 ...args. */
+async function startBenchPeer(file: string, args: string[]): Promise<Peer> {
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const child = spawn(process.execPath, ['--import', tsx, resolve('bench/floorServer.ts'), String(port), String(workers), join(dir, 'core-input.v8')], {
+  const child = spawn(process.execPath, [...PEER_NODE_ARGS, '--import', tsx, resolve('bench', file), '0', ...args], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  await new Promise<void>((ok, fail) => {
-    child.once('message', () => ok());
-    child.once('exit', (code) => fail(new Error(`floor server exited with ${code}`)));
+  const port = await new Promise<number>((ok, fail) => {
+    child.once('message', (m: { port: number }) => ok(m.port));
+    child.once('exit', (code) => fail(new Error(`${file} exited with ${code}`)));
   });
   child.removeAllListeners('exit');
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((r) => {
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-      }),
-  };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
 }
+
+/**
+ * The peers, from the service down to the floor; each rung drops one layer of the service, so
+ * the differences between rungs price the layers (same load, same run):
+ * - service: the built service (Fastify: routing, schema, hooks, logger, metrics, serialiser);
+ * - frameworkless: the same composed verifier (struct parse, collateral prefetch, Piscina pool,
+ *   verification metrics) behind bare node:http with JSON.parse/JSON.stringify;
+ * - floor+piscina: node:http + JSON.parse + the service's struct parse, bytes to a Piscina pool
+ *   set up as the service's (one abort signal per task) running the core path;
+ * - floor+parse: the same with raw worker_threads instead of Piscina;
+ * - floor: node:http, the body's bytes to raw workers (bench/floorServer.ts).
+ */
+const PEERS = {
+  service: (workers: number) => startService(workers),
+  frameworkless: async (workers: number) => startBenchPeer('frameworklessServer.ts', [writeConfig(workers, 0)]),
+  'floor+piscina': (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8'), 'piscina']),
+  'floor+parse': (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8'), 'parse']),
+  floor: (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8')]),
+} as const;
+type PeerName = keyof typeof PEERS;
+const PEER_NAMES = (process.env.LOAD_PEERS ?? (FLOOR ? Object.keys(PEERS).join(',') : 'service')).split(',') as PeerName[];
+for (const p of PEER_NAMES) if (!(p in PEERS)) throw new Error(`LOAD_PEERS: unknown peer ${p} (known: ${Object.keys(PEERS).join(', ')})`);
+if (PEER_NAMES[0] !== 'service') throw new Error('LOAD_PEERS: the service comes first (the others are paced at its rate)');
 
 interface Run {
   rps: number;
@@ -150,7 +180,24 @@ async function load(url: string, opts: { connections: number; overallRate?: numb
  * Open-loop run at a fixed rate: one request every 1/rate s on a keep-alive agent, whatever the
  * answers (autocannon's overallRate refills once a second and sends bursts, which inflates p99).
  */
-async function paced(url: string, rate: number, seconds: number): Promise<Run> {
+interface PacedRaw {
+  lat: number[];
+  elapsed: number;
+  non2xx: number;
+  errors: number;
+  invalid: number;
+}
+
+/** Latency percentiles and rate of one or more paced slices taken together. */
+function summarise(slices: PacedRaw[]): Run {
+  const lat = slices.flatMap((x) => x.lat).sort((x, y) => x - y);
+  const elapsed = slices.reduce((a, x) => a + x.elapsed, 0);
+  const sum = (k: 'non2xx' | 'errors' | 'invalid') => slices.reduce((a, x) => a + x[k], 0);
+  const pct = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] ?? NaN;
+  return { rps: lat.length / elapsed, p50: Math.round(pct(0.5) * 10) / 10, p99: Math.round(pct(0.99) * 10) / 10, non2xx: sum('non2xx'), errors: sum('errors'), invalid: sum('invalid') };
+}
+
+async function paced(url: string, rate: number, seconds: number): Promise<PacedRaw> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const target = new URL(`${url}/decodeReport`);
   const lat: number[] = [];
@@ -191,9 +238,7 @@ async function paced(url: string, rate: number, seconds: number): Promise<Run> {
   await Promise.all(pending);
   const elapsed = (performance.now() - t0) / 1000;
   agent.destroy();
-  lat.sort((x, y) => x - y);
-  const pct = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] ?? NaN;
-  return { rps: lat.length / elapsed, p50: Math.round(pct(0.5) * 10) / 10, p99: Math.round(pct(0.99) * 10) / 10, non2xx, errors, invalid };
+  return { lat, elapsed, non2xx, errors, invalid };
 }
 
 /** CPU seconds (user + system) used so far by a process (or, with tid, one of its threads), from /proc. */
@@ -209,6 +254,19 @@ function threadSeconds(pid: number): Map<number, number> {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       out.set(Number(tid), cpuSeconds(pid, Number(tid)));
+    } catch {
+      /* thread ended */
+    }
+  }
+  return out;
+}
+
+/** Voluntary context switches (the thread went to sleep and was woken) of every thread, by thread id. */
+function threadSleeps(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(Number(tid), Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'))?.[1]));
     } catch {
       /* thread ended */
     }
@@ -262,15 +320,33 @@ function serverHistograms(before: string, after: string): Record<string, string>
 }
 
 const results: Record<string, Run> = {};
-const cpu: Record<string, { server: number; main: number; workers: number; rest: number; restByThread: Record<string, number>; client: number; requests: number }> = {};
+const cpu: Record<
+  string,
+  { server: number; main: number; workers: number; rest: number; restByThread: Record<string, number>; sleeps: { main: number; workers: number }; client: number; requests: number }
+> = {};
 const serverSide: Record<string, Record<string, string>> = {};
 const capacity: Record<string, { coreMs: number; workers: number; rps: number; ratio: number; paced: number }> = {};
+/** HTTP-thread CPU per answered request (ms) of each peer, at its maximum and at the common paced rate. */
+const ladder: Record<string, { rate: number; peers: Partial<Record<PeerName, { max: number; paced: number }>> }> = {};
+/** The paced phase runs the peers in turn, SLICE_SECONDS each, until each has had DURATION seconds. */
+const SLICE_SECONDS = Number(process.env.LOAD_SLICE_SECONDS ?? 2);
+/**
+ * The paced rate as a share of the service's maximum. 0.6 by default: at 0.8 the service's own
+ * maximum, measured seconds earlier on this shared host, is often no longer there and the paced
+ * run turns into an overload (queues, then batching that lowers the CPU per request).
+ */
+const PACED_SHARE = Number(process.env.LOAD_PACED_SHARE ?? 0.6);
 for (const workers of WORKER_COUNTS) {
   for (let rep = 1; rep <= REPEAT; rep++) {
     const tag = `${workers} worker(s)${REPEAT > 1 ? ` #${rep}` : ''}`;
-    for (const kind of FLOOR ? (['service', 'floor'] as const) : (['service'] as const)) {
-      const name = kind === 'service' ? tag : `${tag} floor`;
-      const svc = kind === 'service' ? await startService(workers) : await startFloor(workers);
+    const nameOf = (peer: PeerName) => (peer === 'service' ? tag : `${tag} ${peer}`);
+    ladder[tag] = { rate: 0, peers: {} };
+    const running = new Map<PeerName, Peer>();
+    // Maximum rate: each peer alone, one after the other (they stay up, idle, for the paced phase).
+    for (const peer of PEER_NAMES) {
+      const name = nameOf(peer);
+      const svc = await PEERS[peer](workers);
+      running.set(peer, svc);
       // Warm caches and JIT until steady state: three isolates tier up their code, and V8's
       // background compiler still costs ~0.3 ms of CPU per request after 2 s of load.
       await load(svc.url, { connections: 8 * workers, seconds: WARM_SECONDS });
@@ -278,31 +354,64 @@ for (const workers of WORKER_COUNTS) {
       const core = await corePath.measure({ timeMs: 2000, warmupMs: 300 });
       const s0 = cpuSeconds(svc.pid);
       const t0 = threadSeconds(svc.pid);
+      const z0 = threadSleeps(svc.pid);
       const c0 = process.cpuUsage();
       const max = await load(svc.url, { connections: 8 * workers, seconds: DURATION });
       const c1 = process.cpuUsage(c0);
-      const split = splitThreads(svc.pid, t0, threadSeconds(svc.pid), workers);
-      cpu[`${name}, max`] = { server: cpuSeconds(svc.pid) - s0, ...split, client: (c1.user + c1.system) / 1e6, requests: max.rps * DURATION };
+      const t1 = threadSeconds(svc.pid);
+      const split = splitThreads(svc.pid, t0, t1, workers);
+      const z1 = threadSleeps(svc.pid);
+      // the worker threads are the `workers` busiest threads other than the main one, as in splitThreads
+      const workerTids = [...t1].filter(([tid]) => tid !== svc.pid).sort((x, y) => y[1] - (t0.get(y[0]) ?? 0) - (x[1] - (t0.get(x[0]) ?? 0))).slice(0, workers).map(([tid]) => tid);
+      const slept = (tid: number) => (z1.get(tid) ?? 0) - (z0.get(tid) ?? 0);
+      const requests = max.rps * DURATION;
+      const sleeps = { main: slept(svc.pid) / requests, workers: workerTids.reduce((a, tid) => a + slept(tid), 0) / requests };
+      cpu[`${name}, max`] = { server: cpuSeconds(svc.pid) - s0, ...split, sleeps, client: (c1.user + c1.system) / 1e6, requests };
       results[`${name}, max`] = max;
-      const m0 = kind === 'service' ? await scrape(svc.url) : '';
-      const ps0 = cpuSeconds(svc.pid);
-      const pc0 = process.cpuUsage();
-      const at80 = await paced(svc.url, Math.max(1, Math.floor(max.rps * 0.8)), DURATION);
-      const pc1 = process.cpuUsage(pc0);
-      serverSide[name] = {
-        ...(kind === 'service' ? serverHistograms(m0, await scrape(svc.url)) : {}),
-        'CPU (2 cores = 2 CPU-s per s)': `server ${((cpuSeconds(svc.pid) - ps0) / DURATION).toFixed(2)} CPU-s/s, load generator ${((pc1.user + pc1.system) / 1e6 / DURATION).toFixed(2)} CPU-s/s`,
-      };
-      results[`${name}, 80% of max (paced)`] = at80;
-      capacity[name] = { coreMs: core.mixMs, workers, rps: max.rps, ratio: (max.rps * core.mixMs) / (1000 * workers), paced: at80.p99 / Math.max(1e-9, at80.p50) };
-      await svc.stop();
+      ladder[tag].peers[peer] = { max: (1000 * split.main) / (max.rps * DURATION), paced: NaN };
+      capacity[name] = { coreMs: core.mixMs, workers, rps: max.rps, ratio: (max.rps * core.mixMs) / (1000 * workers), paced: NaN };
     }
+    // Same load: every peer paced at PACED_SHARE of the service's maximum, in turns of
+    // SLICE_SECONDS, so that the host's drift over the run falls on all of them alike.
+    const rate = (ladder[tag].rate = Math.max(1, Math.floor(results[`${tag}, max`]!.rps * PACED_SHARE)));
+    const acc = new Map(PEER_NAMES.map((p) => [p, { slices: [] as PacedRaw[], main: 0, server: 0, client: 0 }]));
+    const service = running.get('service')!;
+    const m0 = await scrape(service.url);
+    for (let done = 0; done < DURATION; done += SLICE_SECONDS) {
+      for (const peer of PEER_NAMES) {
+        const svc = running.get(peer)!;
+        const a = acc.get(peer)!;
+        const s0 = cpuSeconds(svc.pid);
+        const t0 = threadSeconds(svc.pid);
+        const c0 = process.cpuUsage();
+        a.slices.push(await paced(svc.url, rate, SLICE_SECONDS));
+        const c1 = process.cpuUsage(c0);
+        a.main += splitThreads(svc.pid, t0, threadSeconds(svc.pid), workers).main;
+        a.server += cpuSeconds(svc.pid) - s0;
+        a.client += (c1.user + c1.system) / 1e6;
+      }
+    }
+    const m1 = await scrape(service.url);
+    for (const peer of PEER_NAMES) {
+      const name = nameOf(peer);
+      const a = acc.get(peer)!;
+      const run = summarise(a.slices);
+      const seconds = a.slices.reduce((t, x) => t + x.elapsed, 0);
+      results[`${name}, paced at ${rate}/s`] = run;
+      serverSide[name] = {
+        ...(peer === 'service' ? serverHistograms(m0, m1) : {}),
+        'CPU (2 cores = 2 CPU-s per s)': `server ${(a.server / seconds).toFixed(2)} CPU-s/s, load generator ${(a.client / seconds).toFixed(2)} CPU-s/s`,
+      };
+      ladder[tag].peers[peer]!.paced = (1000 * a.main) / a.slices.reduce((n, x) => n + x.lat.length, 0);
+      capacity[name]!.paced = run.p99 / Math.max(1e-9, run.p50);
+    }
+    for (const svc of running.values()) await svc.stop();
   }
 }
 await pccs.close();
 
 console.log('\nPOST /decodeReport, 50% typeA / 50% typeB, 64 distinct minted updates');
-console.log('("floor": node:http + raw worker_threads running the same core path, bench/floorServer.ts)');
+console.log('(peers: "frameworkless" = the composed verifier behind bare node:http, bench/frameworklessServer.ts; "floor+parse" and "floor" = node:http + raw worker_threads running the same core path, with and without the JSON and struct parse, bench/floorServer.ts)');
 console.log('run'.padEnd(28), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'p99/p50'.padStart(8), 'non-2xx'.padStart(8), 'invalid'.padStart(8));
 for (const [k, v] of Object.entries(results)) {
   console.log(k.padEnd(28), v.rps.toFixed(1).padStart(8), String(v.p50).padStart(8), String(v.p99).padStart(8), (v.p99 / Math.max(1, v.p50)).toFixed(2).padStart(8), String(v.non2xx).padStart(8), String(v.invalid).padStart(8));
@@ -317,14 +426,31 @@ for (const [k, v] of Object.entries(cpu)) {
   );
   const named = Object.entries(v.restByThread).filter(([, s]) => s > 0).sort((x, y) => y[1] - x[1]);
   console.log(`${''.padEnd(28)} other threads (V8 platform, libuv) by thread id offset: ${named.map(([n, s]) => `${n} ${perReq(s)}`).join(', ')}`);
+  console.log(`${''.padEnd(28)} sleeps (voluntary context switches) per request: HTTP thread ${v.sleeps.main.toFixed(2)}, worker threads together ${v.sleeps.workers.toFixed(2)}`);
 }
 console.log('\nThe server\'s own latency histograms during the paced runs (share of requests within each bound):');
 for (const [k, v] of Object.entries(serverSide)) for (const [what, line] of Object.entries(v)) console.log(`${k.padEnd(20)} ${what.padEnd(40)} ${line}`);
-console.log('\nThroughput against the core path measured just before each run (target ≥ 0.85) and p99/p50 at 80 % (target ≤ 3):');
+console.log(`\nThroughput against the core path measured just before each run (target ≥ 0.85) and p99/p50 paced at ${100 * PACED_SHARE} % of the service's maximum (target ≤ 3 at 80 %):`);
 for (const [k, v] of Object.entries(capacity)) {
   console.log(
     `${k.padEnd(20)} core ${v.coreMs.toFixed(3)} ms/report → ${v.workers} ÷ core = ${((1000 * v.workers) / v.coreMs).toFixed(0)} req/s; ` +
       `measured ${v.rps.toFixed(1)} = ${(100 * v.ratio).toFixed(1)} %; paced p99/p50 ${v.paced.toFixed(2)}`,
   );
 }
-console.log(JSON.stringify({ results, cpu, capacity, serverSide }));
+console.log('\nHTTP-thread CPU per request, ms (issue 13 item 11: service ÷ floor ≤ 1.3; each step is what one layer adds):');
+for (const [tag, { rate, peers }] of Object.entries(ladder)) {
+  for (const when of ['paced', 'max'] as const) {
+    const v = (p: PeerName) => peers[p]?.[when];
+    const line = PEER_NAMES.map((p) => `${p} ${v(p)?.toFixed(3)}`).join(', ');
+    const ratio = v('floor') ? ` → service ÷ floor ${(v('service')! / v('floor')!).toFixed(2)}` : '';
+    const steps: string[] = [];
+    for (let i = 0; i + 1 < PEER_NAMES.length; i++) {
+      const upper = v(PEER_NAMES[i]!);
+      const lower = v(PEER_NAMES[i + 1]!);
+      if (upper !== undefined && lower !== undefined) steps.push(`${PEER_NAMES[i]} − ${PEER_NAMES[i + 1]} ${(1000 * (upper - lower)).toFixed(0)} µs`);
+    }
+    console.log(`${tag.padEnd(16)} ${when === 'paced' ? `paced at ${rate}/s` : 'at each maximum'}: ${line}${ratio}`);
+    if (steps.length) console.log(`${''.padEnd(16)} steps: ${steps.join(', ')}`);
+  }
+}
+console.log(JSON.stringify({ results, cpu, capacity, serverSide, ladder }));

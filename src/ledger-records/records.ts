@@ -85,6 +85,7 @@ export function isUnverifiable(code: string | undefined): boolean {
   return code !== undefined && (/^(PCCS_|POOL_)/.test(code) || code === 'TYPEA_COLLATERAL_UNAVAILABLE' || code === 'INTERNAL_ERROR');
 }
 
+/** How an update ended: the vocabulary of the CLI's records, the watcher's store and /ledger/updates. */
 export type Outcome = 'valid' | 'invalid' | 'unverifiable';
 
 export function outcomeOf(r: OutputRecord): Outcome {

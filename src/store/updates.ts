@@ -19,9 +19,10 @@
  */
 import Database from 'better-sqlite3';
 import { VerifierError } from '../errors.js';
+import type { Outcome } from '../ledger-records/records.js';
 import type { StoreCode } from './errors.js';
 
-export type Outcome = 'valid' | 'invalid' | 'unverifiable';
+export type { Outcome };
 
 /** The record of one oracle update found on the ledger (issue 16, item 3). */
 export interface LedgerRecord {

@@ -1,0 +1,94 @@
+/**
+ * The HTTP thread's own pieces of one POST /decodeReport, priced one by one with tinybench on the
+ * minted typeA/typeB mix of bench/http-load.ts (the ladder there measures the layers under load;
+ * this says what is inside them): the body's JSON parse as Fastify does it (secure-json-parse)
+ * against plain JSON.parse, the text → bytes struct parse, the typeA collateral prefetch from a
+ * warm PCCS source, the outcome's trip back from a worker (structured clone: serialised in the
+ * worker, deserialised on the HTTP thread) and the answer's body as JSON.
+ * Usage: npx tsx bench/frontend.bench.ts
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import sjson from 'secure-json-parse';
+import { Bench } from 'tinybench';
+import { resolveConfig } from '../src/config/load.js';
+import { composeVerifier } from '../src/compose.js';
+import { createCollateralSource } from '../src/collateral/source.js';
+import { collateralPrefetch } from '../src/pool/collateralPrefetch.js';
+import { decodeReportBody } from '../src/server/decodeReportBody.js';
+import { parseReportTexts } from '../src/verify/verifyReport.js';
+import type { VerifyOutcome } from '../src/verify/types.js';
+import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
+import { reportText } from '../test/support/ledger-reports.js';
+import { defaultPcrs } from '../test/support/typeb-pki.js';
+import { mintMix } from './mix.js';
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const mix = mintMix(2);
+const dir = mkdtempSync(join(tmpdir(), 'frontend-bench-'));
+const pccs = await startPccsServer(bundleFromCollateral(mix.a.collateral));
+writeFileSync(join(dir, 'a.pem'), mix.a.root.pem);
+writeFileSync(join(dir, 'b.pem'), mix.b.rootPem);
+const config = resolveConfig(
+  {
+    port: 0,
+    liveCheck: { skip: true },
+    uniqueIdTarget: hex(mix.mrEnclave),
+    pcrValuesTarget: defaultPcrs().slice(0, 3).map(hex),
+    acceptedTcbStatuses: ['UpToDate'],
+    trustedRoots: { typeA: join(dir, 'a.pem'), typeB: join(dir, 'b.pem') },
+    verificationTime: new Date(mix.a.time).toISOString(),
+    pccsUrl: pccs.url,
+    workers: 0,
+  },
+  process.cwd(),
+);
+const composed = composeVerifier(config, { targets: { uniqueId: config.uniqueIdTarget!, pcrs: config.pcrValuesTarget! } });
+
+const kinds = ['typeA', 'typeB'] as const;
+const body = (k: number) => JSON.stringify({ userData: mix.updates[k]!.userData.text, report: reportText(k === 0 ? mix.updates[k]!.typeA : mix.updates[k]!.typeB) });
+const bodies = kinds.map((_, k) => Buffer.from(body(k)));
+const texts = bodies.map((b) => JSON.parse(b.toString('utf8')) as { userData: string; report: string });
+const outcomes: VerifyOutcome[] = [];
+for (const t of texts) {
+  const out = await composed.service.decodeReport(t.userData, t.report);
+  if (!out.reportValid) throw new Error(`the minted mix does not verify: ${out.error?.message}`);
+  outcomes.push(out);
+}
+const clones = outcomes.map((o) => serialize(o));
+// the prefetch as the pool runs it, on a source whose caches are warm
+const { source } = createCollateralSource({ root: composed.roots.typeA, now: () => mix.a.time, pccsUrl: pccs.url });
+const prefetch = collateralPrefetch(source as Parameters<typeof collateralPrefetch>[0]);
+const typeABytes = parseReportTexts(texts[0]!.userData, texts[0]!.report);
+if ('error' in typeABytes) throw new Error(typeABytes.error.message);
+await prefetch({ ...typeABytes });
+
+const bench = new Bench({ time: 1000, warmupTime: 200 });
+kinds.forEach((kind, k) => {
+  const raw = bodies[k]!;
+  const t = texts[k]!;
+  bench
+    .add(`${kind}: body JSON, secure-json-parse (as Fastify)`, () => sjson.parse(raw.toString('utf8')))
+    .add(`${kind}: body JSON, JSON.parse`, () => JSON.parse(raw.toString('utf8')))
+    .add(`${kind}: struct parse (parseReportTexts)`, () => parseReportTexts(t.userData, t.report))
+    .add(`${kind}: outcome clone, worker side (serialize)`, () => serialize(outcomes[k]!))
+    .add(`${kind}: outcome clone, HTTP thread (deserialize)`, () => deserialize(clones[k]!))
+    .add(`${kind}: answer body (decodeReportBody + JSON.stringify)`, () => JSON.stringify(decodeReportBody(outcomes[k]!)));
+});
+bench.add('typeA: collateral prefetch, warm caches', async () => {
+  await prefetch({ userData: typeABytes.userData, report: typeABytes.report });
+});
+await bench.run();
+await composed.close();
+await pccs.close();
+
+// medians: the host is shared, and a median is less moved by other processes than a mean
+console.log(`node ${process.version}; bodies ${bodies.map((b) => b.length).join(' / ')} B, answers ${outcomes.map((o) => JSON.stringify(decodeReportBody(o)).length).join(' / ')} B (typeA / typeB)`);
+console.log('piece'.padEnd(60), 'µs p50'.padStart(8), 'µs mean'.padStart(8));
+for (const t of bench.tasks) {
+  const r = t.result as unknown as { latency: { p50: number; mean: number } } | undefined;
+  if (!r?.latency) throw new Error(`${t.name}: no result`);
+  console.log(t.name.padEnd(60), (r.latency.p50 * 1000).toFixed(1).padStart(8), (r.latency.mean * 1000).toFixed(1).padStart(8));
+}

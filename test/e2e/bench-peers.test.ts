@@ -1,0 +1,106 @@
+/**
+ * The peers of bench/http-load.ts price the service's layers only if each does the work it claims:
+ * the frameworkless peer answers POST /decodeReport with the same body as the service for the
+ * same minted requests, and the floor rungs (raw workers with and without the parse, Piscina)
+ * answer valid. A failing parse in the `parse` rungs, a peer that verifies nothing, or a changed
+ * answer would make the ladder's differences meaningless; here each peer runs as its own process
+ * (sources through tsx), the way the benchmark starts it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { serialize } from 'node:v8';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintMix } from '../../bench/mix.js';
+import { coreInputOf } from '../../bench/corePath.js';
+import { bundleFromCollateral, startPccsServer } from '../support/pccs-server.js';
+import { reportText } from '../support/ledger-reports.js';
+import { defaultPcrs } from '../support/typeb-pki.js';
+import { postJson, startServer, type RunningServer } from '../support/server.js';
+import { TSX } from '../support/process.js';
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const mix = mintMix(4);
+const requests = mix.updates.map((u, i) => ({ userData: u.userData.text, report: reportText(i % 2 === 0 ? u.typeA : u.typeB) }));
+const dir = mkdtempSync(join(tmpdir(), 'bench-peers-'));
+let pccs: Awaited<ReturnType<typeof startPccsServer>>;
+let service: RunningServer;
+let config: Record<string, unknown>;
+const children: ChildProcess[] = [];
+
+/** Starts bench/<file> as http-load.ts does and resolves with its URL once it reports its port. */
+function startPeer(file: string, args: string[]): Promise<string> {
+  const child = spawn(process.execPath, ['--import', TSX, resolve('bench', file), '0', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    env: { ...process.env, BENCH_MODULES: 'src' },
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((ok, fail) => {
+    child.once('message', (m: { port: number }) => ok(`http://127.0.0.1:${m.port}`));
+    child.once('exit', (code) => fail(new Error(`${file} exited with ${code}: ${stderr}`)));
+  });
+}
+
+beforeAll(async () => {
+  pccs = await startPccsServer(bundleFromCollateral(mix.a.collateral));
+  writeFileSync(join(dir, 'a.pem'), mix.a.root.pem);
+  writeFileSync(join(dir, 'b.pem'), mix.b.rootPem);
+  writeFileSync(join(dir, 'core-input.v8'), serialize(coreInputOf(mix)));
+  config = {
+    uniqueIdTarget: hex(mix.mrEnclave),
+    pcrValuesTarget: defaultPcrs().slice(0, 3).map(hex),
+    acceptedTcbStatuses: ['UpToDate'],
+    trustedRoots: { typeA: join(dir, 'a.pem'), typeB: join(dir, 'b.pem') },
+    verificationTime: new Date(mix.a.time).toISOString(),
+    pccsUrl: pccs.url,
+    workers: 1,
+    logLevel: 'warn',
+  };
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ port: 0, host: '127.0.0.1', liveCheck: { skip: true }, ...config }));
+  service = await startServer(config);
+});
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  await service?.close();
+  await pccs?.close();
+});
+
+describe('bench/http-load.ts peers', () => {
+  it('frameworkless: the same answer as the service for every request of the mix', async () => {
+    const url = await startPeer('frameworklessServer.ts', [join(dir, 'config.json')]);
+    for (const body of requests) {
+      const expected = await postJson(`${service.url}/decodeReport`, body);
+      expect(expected.status).toBe(200);
+      expect(expected.body.reportValid).toBe(true);
+      const got = await postJson(`${url}/decodeReport`, body);
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual(expected.body);
+    }
+  });
+
+  it.each([
+    ['floor', []],
+    ['floor+parse', ['parse']],
+    ['floor+piscina', ['piscina']],
+  ])('%s: every request of the mix is answered valid', async (_name, mode) => {
+    const url = await startPeer('floorServer.ts', ['1', join(dir, 'core-input.v8'), ...mode]);
+    for (const body of requests) {
+      const got = await postJson(`${url}/decodeReport`, body);
+      expect(got.status).toBe(200);
+      expect(got.body.reportValid).toBe(true);
+    }
+  });
+
+  it('floor+parse: texts that do not parse are refused, so the rung really parses', async () => {
+    const url = await startPeer('floorServer.ts', ['1', join(dir, 'core-input.v8'), 'parse']);
+    const bad = await postJson(`${url}/decodeReport`, { ...requests[0], report: '{ c0: 1u128 }' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errorString).toMatch(/report/);
+    const good = await postJson(`${url}/decodeReport`, requests[1]);
+    expect(good.body.reportValid).toBe(true);
+  });
+});
