@@ -7,7 +7,7 @@
  * worker, deserialised on the HTTP thread) and the answer's body as JSON.
  * Usage: npx tsx bench/frontend.bench.ts
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
@@ -22,29 +22,11 @@ import { parseReportTexts } from '../src/verify/verifyReport.js';
 import type { VerifyOutcome } from '../src/verify/types.js';
 import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
 import { reportText } from '../test/support/ledger-reports.js';
-import { defaultPcrs } from '../test/support/typeb-pki.js';
-import { mintMix } from './mix.js';
+import { mintMix, mixConfig } from './mix.js';
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const mix = mintMix(2);
-const dir = mkdtempSync(join(tmpdir(), 'frontend-bench-'));
 const pccs = await startPccsServer(bundleFromCollateral(mix.a.collateral));
-writeFileSync(join(dir, 'a.pem'), mix.a.root.pem);
-writeFileSync(join(dir, 'b.pem'), mix.b.rootPem);
-const config = resolveConfig(
-  {
-    port: 0,
-    liveCheck: { skip: true },
-    uniqueIdTarget: hex(mix.mrEnclave),
-    pcrValuesTarget: defaultPcrs().slice(0, 3).map(hex),
-    acceptedTcbStatuses: ['UpToDate'],
-    trustedRoots: { typeA: join(dir, 'a.pem'), typeB: join(dir, 'b.pem') },
-    verificationTime: new Date(mix.a.time).toISOString(),
-    pccsUrl: pccs.url,
-    workers: 0,
-  },
-  process.cwd(),
-);
+const config = resolveConfig({ port: 0, workers: 0, ...mixConfig(mix, mkdtempSync(join(tmpdir(), 'frontend-bench-')), pccs.url) }, process.cwd());
 const composed = composeVerifier(config, { targets: { uniqueId: config.uniqueIdTarget!, pcrs: config.pcrValuesTarget! } });
 
 const kinds = ['typeA', 'typeB'] as const;

@@ -21,13 +21,11 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { defaultPcrs } from '../test/support/typeb-pki.js';
 import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
 import { reportText } from '../test/support/ledger-reports.js';
 import { coreInputOf, createCorePath } from './corePath.js';
-import { mintMix } from './mix.js';
+import { mintMix, mixConfig } from './mix.js';
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
 /** Load before the measured runs, for the JIT to reach steady state. */
 const WARM_SECONDS = Number(process.env.LOAD_WARM_SECONDS ?? 10);
@@ -44,13 +42,10 @@ const dir = mkdtempSync(join(tmpdir(), 'http-load-'));
 
 // Test PKIs and the request mix: 64 distinct updates, half typeA, half typeB.
 const mix = mintMix(64);
-const { a, b, mrEnclave: MRENCLAVE } = mix;
 const bodies = mix.updates.map((u, i) => JSON.stringify({ userData: u.userData.text, report: reportText(i % 2 === 0 ? u.typeA : u.typeB) }));
 const coreInput = coreInputOf(mix);
 const corePath = await createCorePath(coreInput);
-const pccs = await startPccsServer(bundleFromCollateral(a.collateral));
-writeFileSync(join(dir, 'a.pem'), a.root.pem);
-writeFileSync(join(dir, 'b.pem'), b.rootPem);
+const pccs = await startPccsServer(bundleFromCollateral(mix.a.collateral));
 writeFileSync(join(dir, 'core-input.v8'), serialize(coreInput));
 
 function freePort(): Promise<number> {
@@ -66,23 +61,7 @@ function freePort(): Promise<number> {
 /** The service's config for a worker count (the frameworkless peer reads the same file). */
 function writeConfig(workers: number, port: number): string {
   const cfg = join(dir, `config-${workers}.json`);
-  writeFileSync(
-    cfg,
-    JSON.stringify({
-      port,
-      host: '127.0.0.1',
-      liveCheck: { skip: true },
-      uniqueIdTarget: hex(MRENCLAVE),
-      pcrValuesTarget: defaultPcrs().slice(0, 3).map(hex),
-      acceptedTcbStatuses: ['UpToDate'],
-      trustedRoots: { typeA: join(dir, 'a.pem'), typeB: join(dir, 'b.pem') },
-      verificationTime: new Date(a.time).toISOString(),
-      pccsUrl: pccs.url,
-      workers,
-      maxQueue: 4096,
-      logLevel: 'warn',
-    }),
-  );
+  writeFileSync(cfg, JSON.stringify({ port, host: '127.0.0.1', ...mixConfig(mix, dir, pccs.url), workers, maxQueue: 4096, logLevel: 'warn' }));
   return cfg;
 }
 

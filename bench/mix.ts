@@ -3,7 +3,9 @@
  * (an UpToDate platform), one typeB test PKI, and `count` distinct oracle updates, each with its
  * userData and both a typeA report (Open Enclave envelope + quote) and a typeB document binding it.
  */
-import { createTypeBPki, type TypeBPki } from '../test/support/typeb-pki.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTypeBPki, defaultPcrs, type TypeBPki } from '../test/support/typeb-pki.js';
 import { mintTypeAPki, type TestPki } from '../test/support/typea-pki.js';
 import { makeUserData, openEnclaveReport, type UserData } from '../test/support/ledger-reports.js';
 
@@ -34,4 +36,25 @@ export function mintMix(count: number): MintedMix {
     updates.push({ userData, typeA: openEnclaveReport(a.quote({ reportData: rd, mrEnclave })), typeB: b.mintDocument({ userData: userData.hash }) });
   }
   return { a, b, mrEnclave, updates };
+}
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+/**
+ * The verifier's config settings for a mix (targets, the test PKIs' roots written into `dir`, the
+ * typeA verification time, the PCCS serving the minted collateral): what every bench peer and the
+ * tests of the peers verify the mix with. Port, host, workers and the rest are the caller's.
+ */
+export function mixConfig(mix: MintedMix, dir: string, pccsUrl: string): Record<string, unknown> {
+  writeFileSync(join(dir, 'a.pem'), mix.a.root.pem);
+  writeFileSync(join(dir, 'b.pem'), mix.b.rootPem);
+  return {
+    liveCheck: { skip: true },
+    uniqueIdTarget: hex(mix.mrEnclave),
+    pcrValuesTarget: defaultPcrs().slice(0, 3).map(hex),
+    acceptedTcbStatuses: ['UpToDate'],
+    trustedRoots: { typeA: join(dir, 'a.pem'), typeB: join(dir, 'b.pem') },
+    verificationTime: new Date(mix.a.time).toISOString(),
+    pccsUrl,
+  };
 }

@@ -12,15 +12,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { serialize } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintMix } from '../../bench/mix.js';
+import { mintMix, mixConfig } from '../../bench/mix.js';
 import { coreInputOf } from '../../bench/corePath.js';
 import { bundleFromCollateral, startPccsServer } from '../support/pccs-server.js';
 import { reportText } from '../support/ledger-reports.js';
-import { defaultPcrs } from '../support/typeb-pki.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
 import { TSX } from '../support/process.js';
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const mix = mintMix(4);
 const requests = mix.updates.map((u, i) => ({ userData: u.userData.text, report: reportText(i % 2 === 0 ? u.typeA : u.typeB) }));
 const dir = mkdtempSync(join(tmpdir(), 'bench-peers-'));
@@ -46,20 +44,9 @@ function startPeer(file: string, args: string[]): Promise<string> {
 
 beforeAll(async () => {
   pccs = await startPccsServer(bundleFromCollateral(mix.a.collateral));
-  writeFileSync(join(dir, 'a.pem'), mix.a.root.pem);
-  writeFileSync(join(dir, 'b.pem'), mix.b.rootPem);
   writeFileSync(join(dir, 'core-input.v8'), serialize(coreInputOf(mix)));
-  config = {
-    uniqueIdTarget: hex(mix.mrEnclave),
-    pcrValuesTarget: defaultPcrs().slice(0, 3).map(hex),
-    acceptedTcbStatuses: ['UpToDate'],
-    trustedRoots: { typeA: join(dir, 'a.pem'), typeB: join(dir, 'b.pem') },
-    verificationTime: new Date(mix.a.time).toISOString(),
-    pccsUrl: pccs.url,
-    workers: 1,
-    logLevel: 'warn',
-  };
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ port: 0, host: '127.0.0.1', liveCheck: { skip: true }, ...config }));
+  config = { ...mixConfig(mix, dir, pccs.url), workers: 1, logLevel: 'warn' };
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ port: 0, host: '127.0.0.1', ...config }));
   service = await startServer(config);
 });
 
