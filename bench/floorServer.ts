@@ -56,10 +56,12 @@ const queue: Job[] = [];
 let k = 0;
 const slots: Slot[] = [];
 
+/** The distinct buffers under a job's byte arrays, to transfer (a buffer may appear only once). */
+const transferables = (body: Uint8Array[]) => [...new Set(body.map((b) => b.buffer as ArrayBuffer))];
+
 function dispatch(slot: Slot, job: Job): void {
   slot.job = job;
-  const buffers = [...new Set(job.body.map((b) => b.buffer as ArrayBuffer))];
-  slot.w.postMessage({ k: k++, body: job.body }, buffers);
+  slot.w.postMessage({ k: k++, body: job.body }, transferables(job.body));
 }
 
 await Promise.all(
@@ -118,8 +120,7 @@ http
         },
       };
       if (piscina) {
-        const buffers = [...new Set(job.body.map((b) => b.buffer as ArrayBuffer))];
-        (piscina.run({ k: k++, body: job.body }, { transferList: buffers, signal: new AbortController().signal }) as Promise<boolean>).then(
+        (piscina.run({ k: k++, body: job.body }, { transferList: transferables(job.body), signal: new AbortController().signal }) as Promise<boolean>).then(
           (ok) => job.done(ok),
           (e: unknown) => {
             console.error('floor: verification failed:', e);

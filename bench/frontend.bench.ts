@@ -42,7 +42,7 @@ for (const t of texts) {
 const clones = outcomes.map((o) => serialize(o));
 // the prefetch as the pool runs it, on a source whose caches are warm
 const { source } = createCollateralSource({ root: composed.roots.typeA, now: () => mix.a.time, pccsUrl: pccs.url });
-const prefetch = collateralPrefetch(source as Parameters<typeof collateralPrefetch>[0]);
+const prefetch = collateralPrefetch(source);
 const typeABytes = parseReportTexts(texts[0]!.userData, texts[0]!.report);
 if ('error' in typeABytes) throw new Error(typeABytes.error.message);
 await prefetch({ ...typeABytes });

@@ -14,8 +14,6 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { serialize } from 'node:v8';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -25,6 +23,7 @@ import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-serv
 import { reportText } from '../test/support/ledger-reports.js';
 import { coreInputOf, createCorePath } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
+import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
 
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
 /** Load before the measured runs, for the JIT to reach steady state. */
@@ -65,21 +64,7 @@ function writeConfig(workers: number, port: number): string {
   return cfg;
 }
 
-interface Peer {
-  url: string;
-  pid: number;
-  stop: () => Promise<void>;
-}
-
-function stopper(child: ReturnType<typeof spawn>): () => Promise<void> {
-  return () =>
-    new Promise<void>((r) => {
-      child.once('exit', () => r());
-      child.kill('SIGTERM');
-    });
-}
-
-async function startService(workers: number): Promise<Peer> {
+async function startService(workers: number): Promise<PeerProcess> {
   const port = await freePort();
   const cfg = writeConfig(workers, port);
   const child = spawn(process.execPath, [...NODE_ARGS, resolve('dist/src/main.js'), '--config', cfg], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -89,21 +74,7 @@ async function startService(workers: number): Promise<Peer> {
     if (i > 200) throw new Error('service did not become ready');
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, pid: child.pid!, stop: stopper(child) };
-}
-
-/** A bench peer run through tsx that reports its port over IPC once listening: bench/<file> 0 ...args. */
-async function startBenchPeer(file: string, args: string[]): Promise<Peer> {
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const child = spawn(process.execPath, [...PEER_NODE_ARGS, '--import', tsx, resolve('bench', file), '0', ...args], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((ok, fail) => {
-    child.once('message', (m: { port: number }) => ok(m.port));
-    child.once('exit', (code) => fail(new Error(`${file} exited with ${code}`)));
-  });
-  child.removeAllListeners('exit');
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
+  return { url, pid: child.pid!, stop: stopOf(child) };
 }
 
 /**
@@ -119,10 +90,10 @@ async function startBenchPeer(file: string, args: string[]): Promise<Peer> {
  */
 const PEERS = {
   service: (workers: number) => startService(workers),
-  frameworkless: async (workers: number) => startBenchPeer('frameworklessServer.ts', [writeConfig(workers, 0)]),
-  'floor+piscina': (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8'), 'piscina']),
-  'floor+parse': (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8'), 'parse']),
-  floor: (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8')]),
+  frameworkless: (workers: number) => startBenchPeer('frameworklessServer.ts', [writeConfig(workers, 0)], { nodeArgs: PEER_NODE_ARGS }),
+  'floor+piscina': (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8'), 'piscina'], { nodeArgs: PEER_NODE_ARGS }),
+  'floor+parse': (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8'), 'parse'], { nodeArgs: PEER_NODE_ARGS }),
+  floor: (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8')], { nodeArgs: PEER_NODE_ARGS }),
 } as const;
 type PeerName = keyof typeof PEERS;
 const PEER_NAMES = (process.env.LOAD_PEERS ?? (FLOOR ? Object.keys(PEERS).join(',') : 'service')).split(',') as PeerName[];
@@ -155,10 +126,7 @@ async function load(url: string, opts: { connections: number; overallRate?: numb
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, invalid };
 }
 
-/**
- * Open-loop run at a fixed rate: one request every 1/rate s on a keep-alive agent, whatever the
- * answers (autocannon's overallRate refills once a second and sends bursts, which inflates p99).
- */
+/** What one paced slice saw: each answer's latency (ms), the slice's length (s) and the failures. */
 interface PacedRaw {
   lat: number[];
   elapsed: number;
@@ -176,6 +144,10 @@ function summarise(slices: PacedRaw[]): Run {
   return { rps: lat.length / elapsed, p50: Math.round(pct(0.5) * 10) / 10, p99: Math.round(pct(0.99) * 10) / 10, non2xx: sum('non2xx'), errors: sum('errors'), invalid: sum('invalid') };
 }
 
+/**
+ * Open-loop run at a fixed rate: one request every 1/rate s on a keep-alive agent, whatever the
+ * answers (autocannon's overallRate refills once a second and sends bursts, which inflates p99).
+ */
 async function paced(url: string, rate: number, seconds: number): Promise<PacedRaw> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const target = new URL(`${url}/decodeReport`);
@@ -227,33 +199,30 @@ function cpuSeconds(pid: number, tid?: number): number {
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
-/** CPU seconds of every thread of a process, by thread id. */
-function threadSeconds(pid: number): Map<number, number> {
+/** One figure of every thread of a process, by thread id (a thread that ends while read is left out). */
+function perThread(pid: number, read: (tid: number) => number): Map<number, number> {
   const out = new Map<number, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      out.set(Number(tid), cpuSeconds(pid, Number(tid)));
+      out.set(Number(tid), read(Number(tid)));
     } catch {
       /* thread ended */
     }
   }
   return out;
 }
+
+/** CPU seconds of every thread of a process, by thread id. */
+const threadSeconds = (pid: number) => perThread(pid, (tid) => cpuSeconds(pid, tid));
 
 /** Voluntary context switches (the thread went to sleep and was woken) of every thread, by thread id. */
-function threadSleeps(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      out.set(Number(tid), Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'))?.[1]));
-    } catch {
-      /* thread ended */
-    }
-  }
-  return out;
-}
+const threadSleeps = (pid: number) =>
+  perThread(pid, (tid) => Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'))?.[1]));
 
-/** Splits a process's CPU over an interval: the main thread, the `workers` busiest other threads, the rest. */
+/**
+ * Splits a process's CPU over an interval: the main thread, the `workers` busiest other threads
+ * (the worker threads; their ids in `workerTids`), the rest.
+ */
 function splitThreads(pid: number, before: Map<number, number>, after: Map<number, number>, workers: number) {
   const used = [...after].map(([tid, s]) => ({ tid, s: s - (before.get(tid) ?? 0) }));
   const main = used.find((t) => t.tid === pid)?.s ?? 0;
@@ -264,7 +233,7 @@ function splitThreads(pid: number, before: Map<number, number>, after: Map<numbe
   // are created right after the main thread, libuv's pool on first use).
   const restByThread: Record<string, number> = {};
   for (const t of others.slice(workers)) if (t.s > 0) restByThread[`+${t.tid - pid}`] = t.s;
-  return { main, workers: busiest, rest, restByThread };
+  return { main, workers: busiest, rest, restByThread, workerTids: others.slice(0, workers).map((t) => t.tid) };
 }
 
 /** The service's Prometheus text. */
@@ -320,7 +289,7 @@ for (const workers of WORKER_COUNTS) {
     const tag = `${workers} worker(s)${REPEAT > 1 ? ` #${rep}` : ''}`;
     const nameOf = (peer: PeerName) => (peer === 'service' ? tag : `${tag} ${peer}`);
     ladder[tag] = { rate: 0, peers: {} };
-    const running = new Map<PeerName, Peer>();
+    const running = new Map<PeerName, PeerProcess>();
     // Maximum rate: each peer alone, one after the other (they stay up, idle, for the paced phase).
     for (const peer of PEER_NAMES) {
       const name = nameOf(peer);
@@ -337,17 +306,14 @@ for (const workers of WORKER_COUNTS) {
       const c0 = process.cpuUsage();
       const max = await load(svc.url, { connections: 8 * workers, seconds: DURATION });
       const c1 = process.cpuUsage(c0);
-      const t1 = threadSeconds(svc.pid);
-      const split = splitThreads(svc.pid, t0, t1, workers);
+      const { workerTids, ...split } = splitThreads(svc.pid, t0, threadSeconds(svc.pid), workers);
       const z1 = threadSleeps(svc.pid);
-      // the worker threads are the `workers` busiest threads other than the main one, as in splitThreads
-      const workerTids = [...t1].filter(([tid]) => tid !== svc.pid).sort((x, y) => y[1] - (t0.get(y[0]) ?? 0) - (x[1] - (t0.get(x[0]) ?? 0))).slice(0, workers).map(([tid]) => tid);
       const slept = (tid: number) => (z1.get(tid) ?? 0) - (z0.get(tid) ?? 0);
       const requests = max.rps * DURATION;
       const sleeps = { main: slept(svc.pid) / requests, workers: workerTids.reduce((a, tid) => a + slept(tid), 0) / requests };
       cpu[`${name}, max`] = { server: cpuSeconds(svc.pid) - s0, ...split, sleeps, client: (c1.user + c1.system) / 1e6, requests };
       results[`${name}, max`] = max;
-      ladder[tag].peers[peer] = { max: (1000 * split.main) / (max.rps * DURATION), paced: NaN };
+      ladder[tag].peers[peer] = { max: (1000 * split.main) / requests, paced: NaN };
       capacity[name] = { coreMs: core.mixMs, workers, rps: max.rps, ratio: (max.rps * core.mixMs) / (1000 * workers), paced: NaN };
     }
     // Same load: every peer paced at PACED_SHARE of the service's maximum, in turns of

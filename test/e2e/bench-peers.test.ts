@@ -6,18 +6,17 @@
  * answer would make the ladder's differences meaningless; here each peer runs as its own process
  * (sources through tsx), the way the benchmark starts it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { serialize } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintMix, mixConfig } from '../../bench/mix.js';
 import { coreInputOf } from '../../bench/corePath.js';
+import { startBenchPeer, type PeerProcess } from '../../bench/peerProcess.js';
 import { bundleFromCollateral, startPccsServer } from '../support/pccs-server.js';
 import { reportText } from '../support/ledger-reports.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
-import { TSX } from '../support/process.js';
 
 const mix = mintMix(4);
 const requests = mix.updates.map((u, i) => ({ userData: u.userData.text, report: reportText(i % 2 === 0 ? u.typeA : u.typeB) }));
@@ -25,21 +24,13 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-peers-'));
 let pccs: Awaited<ReturnType<typeof startPccsServer>>;
 let service: RunningServer;
 let config: Record<string, unknown>;
-const children: ChildProcess[] = [];
+const peers: PeerProcess[] = [];
 
-/** Starts bench/<file> as http-load.ts does and resolves with its URL once it reports its port. */
-function startPeer(file: string, args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ['--import', TSX, resolve('bench', file), '0', ...args], {
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    env: { ...process.env, BENCH_MODULES: 'src' },
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  return new Promise((ok, fail) => {
-    child.once('message', (m: { port: number }) => ok(`http://127.0.0.1:${m.port}`));
-    child.once('exit', (code) => fail(new Error(`${file} exited with ${code}: ${stderr}`)));
-  });
+/** Starts bench/<file> as http-load.ts does (bench/peerProcess.ts), from the sources; returns its URL. */
+async function startPeer(file: string, args: string[]): Promise<string> {
+  const peer = await startBenchPeer(file, args, { env: { ...process.env, BENCH_MODULES: 'src' } });
+  peers.push(peer);
+  return peer.url;
 }
 
 beforeAll(async () => {
@@ -51,7 +42,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const p of peers) await p.stop();
   await service?.close();
   await pccs?.close();
 });
