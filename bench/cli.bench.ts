@@ -7,7 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../src/ledger/struct.js';
+import { parseChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../src/aleo/struct.js';
 import { createCliVerifier } from '../src/cli/context.js';
 import { runReverify } from '../src/cli/reverify.js';
 import { jsonlSource } from '../src/cli/sources.js';

@@ -18,8 +18,8 @@ const [port, configFile] = process.argv.slice(2);
 // The compiled build by default, as the service runs it (so the pool starts dist/workers/verifyWorker.js).
 const { loadConfig } = await serviceModule<typeof import('../src/config/load.js')>('config/load');
 const { composeVerifier } = await serviceModule<typeof import('../src/compose.js')>('compose');
-const { createMetrics } = await serviceModule<typeof import('../src/server/metrics.js')>('server/metrics');
-const { decodeReportBody } = await serviceModule<typeof import('../src/server/decodeReportBody.js')>('server/decodeReportBody');
+const { createMetrics } = await serviceModule<typeof import('../src/observability/metrics.js')>('observability/metrics');
+const { decodeReportBody } = await serviceModule<typeof import('../src/verify/decodeReportBody.js')>('verify/decodeReportBody');
 
 const config = loadConfig(configFile!);
 if (!config.uniqueIdTarget || !config.pcrValuesTarget) throw new Error('frameworklessServer: the config must give both targets');

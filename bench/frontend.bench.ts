@@ -17,7 +17,7 @@ import { resolveConfig } from '../src/config/load.js';
 import { composeVerifier } from '../src/compose.js';
 import { createCollateralSource } from '../src/collateral/source.js';
 import { collateralPrefetch } from '../src/pool/collateralPrefetch.js';
-import { decodeReportBody } from '../src/server/decodeReportBody.js';
+import { decodeReportBody } from '../src/verify/decodeReportBody.js';
 import { parseReportTexts } from '../src/verify/verifyReport.js';
 import type { VerifyOutcome } from '../src/verify/types.js';
 import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';

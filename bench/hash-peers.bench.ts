@@ -26,7 +26,7 @@ import { createPoseidon8Native } from '../src/hash/poseidon8-native.js';
 import { createPoseidon8Wasm } from '../src/hash/poseidon8-wasm.js';
 import { poseidon8Fast } from '../src/hash/poseidon8-fast.js';
 import { structFieldElements } from '../src/hash/structFields.js';
-import { parseChunkedStruct } from '../src/ledger/struct.js';
+import { parseChunkedStruct } from '../src/aleo/struct.js';
 
 // The package's ESM entry fetch()es its .wasm (fails on file: URLs in Node); the CJS build reads it.
 const { Plaintext, Poseidon8 } = createRequire(import.meta.url)('@provablehq/wasm/mainnet.js') as typeof import('@provablehq/wasm/mainnet.js');

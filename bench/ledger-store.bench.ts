@@ -15,7 +15,7 @@ import Fastify from 'fastify';
 import { createCliVerifier } from '../src/cli/context.js';
 import { runReverify } from '../src/cli/reverify.js';
 import { jsonlSource, txDirSource } from '../src/cli/sources.js';
-import { openUpdateStore, type StoredUpdate } from '../src/store/updates.js';
+import { openUpdateStore, type StoredUpdate } from '../src/ledger/store/updateStore.js';
 import { encodeCursor, ledgerRoutes } from '../src/server/routes/ledger.js';
 import { fakeId } from '../test/support/ledger-chain.js';
 import { AT, offlineUpdates } from './offlineUpdates.js';
@@ -77,7 +77,7 @@ const synthetic = (i: number): StoredUpdate => {
     record: {
       transactionId: fakeId('at', `s${i}`), transitionId: fakeId('au', `s${i}`), blockHeight: 1_000_000 + Math.floor(i / 2),
       program: 'official_oracle.aleo', function: typeA ? 'set_data_sgx' : 'set_data_nitro', reportType: typeA ? 'typeA' : 'typeB', reportValid: valid,
-      ...(valid ? {} : { errorCode: 'TYPEA_BINDING_MISMATCH', errorString: 'the report binds other data' }),
+      ...(valid ? {} : { errorCode: 'USERDATA_HASH_MISMATCH', errorString: 'the report binds other data' }),
       decodedData, decodedRequests: [decodedData], ...(typeA ? { tcbStatus: 'UpToDate' } : {}),
       measurements: typeA ? { uniqueId: 'ab'.repeat(32) } : { pcrs: ['cd'.repeat(48), 'ef'.repeat(48), '01'.repeat(48)] },
       verifiedAt: new Date(1_780_000_000_000 + i * 1000).toISOString(),

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Bench } from 'tinybench';
-import { REPORT_CHUNKS, USER_DATA_CHUNKS, formatChunkedStruct, parseChunkedStruct } from '../src/ledger/struct.js';
+import { REPORT_CHUNKS, USER_DATA_CHUNKS, formatChunkedStruct, parseChunkedStruct } from '../src/aleo/struct.js';
 
 const examples = JSON.parse(
   readFileSync(path.resolve(process.cwd(), '../shared/vectors/aleo/e2e/readme-decodeReport-examples.json'), 'utf8'),

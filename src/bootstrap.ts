@@ -14,10 +14,10 @@ import { liveCheck } from './startup/liveCheck.js';
 import { buildApp } from './server/app.js';
 import { buildInfoRecord, liveCheckProgramName } from './server/info.js';
 import { VerifierPool } from './pool/pool.js';
-import { createMetrics } from './server/metrics.js';
+import { createMetrics } from './observability/metrics.js';
 import { composeVerifier } from './compose.js';
 import { hex } from './bytes.js';
-import { createLedgerFeature } from './ledger-watch/feature.js';
+import { createLedgerFeature } from './ledger/watch/feature.js';
 
 export interface Targets {
   uniqueId: Uint8Array;

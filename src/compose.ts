@@ -7,7 +7,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Config } from './config/load.js';
-import { DEFAULT_TRUST_ROOTS } from './config/packageRoot.js';
+import { DEFAULT_TRUST_ROOTS } from './config/defaultTrustRoots.js';
 import { loadTrustRoot } from './attestation/trustRoots.js';
 import type { Certificate } from './attestation/x509/certificate.js';
 import { ChainCache } from './attestation/x509/chainCache.js';
@@ -15,7 +15,7 @@ import { createCollateralSource } from './collateral/source.js';
 import { PccsStatus, pccsStatusReport, type PccsStatusReport } from './collateral/pccsStatus.js';
 import { publicUrl } from './collateral/pccsClient.js';
 import { VerifierPool } from './pool/pool.js';
-import { createMetrics, instrumentService, type Metrics } from './server/metrics.js';
+import { createMetrics, instrumentService, type Metrics } from './observability/metrics.js';
 import { REPORT_KINDS, type ReportType } from './verify/kinds/index.js';
 import { createInProcessService } from './verify/service.js';
 import type { Policy, VerifierService } from './verify/types.js';

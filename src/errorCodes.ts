@@ -1,58 +1,383 @@
 /**
- * The closed set of stable error codes the verifier reports (`errorCode` in responses, the `code`
- * label of failure metrics). Each domain declares its own list next to its code; this module
- * gathers them so that clients and the tests can see the whole set.
+ * The ground floor of the verifier's failures: every stable error code (`errorCode` in answers,
+ * the `code` label of failure metrics, stored records) with its traits, in one table. This module
+ * imports nothing; each domain takes its closed list from here (`codesOf`) and every decision
+ * about a code (HTTP status, verdict, retry) reads its traits (`traitsOf`), never its spelling.
+ *
+ * Traits:
+ * - `status`: the HTTP status of an answer that fails with this code. 200: the code is a verdict
+ *   on the evidence, answered in the body of a 200 (`reportValid: false`, `success: false`).
+ *   Codes that never travel over HTTP (configuration, start-up, CLI, store) say 500: if one ever
+ *   reached a client it would be an internal error.
+ * - `outcome`: the verdict a report gets when this code is why it is not `valid`: `invalid` (a
+ *   check failed on the evidence, or the input is malformed) or `unverifiable` (the verifier could
+ *   not decide: a dependency is missing, down or overloaded, or its own set-up is wrong).
+ * - `retryable`: the same request, unchanged, may succeed later (a transient condition).
+ * - `refused`: the verifier refused or dropped the work before deciding anything (its pool's
+ *   capacity): never a verdict; HTTP answers 503/500 and the watcher rescans instead of storing.
  */
-import { ConfigCodes } from './config/errors.js';
-import { StartupCodes } from './startup/errors.js';
-import { LedgerCodes } from './ledger/errors.js';
-import { ProofDataCodes, ProofDataEncodeCodes } from './encoding/errors.js';
-import { EraCodes } from './encoding/eras/errors.js';
-import { HashCodes } from './hash/errors.js';
-import { CborCodes } from './attestation/cbor.js';
-import { DerCodes } from './attestation/x509/der.js';
-import { X509Codes } from './attestation/x509/errors.js';
-import { CrlCodes } from './attestation/x509/crl.js';
-import { QuoteCodes, TypeACodes } from './attestation/typeA/errors.js';
-import { TypeBCodes } from './attestation/typeB/errors.js';
-import { CollateralDirCodes, PccsCodes } from './collateral/errors.js';
-import { PoolCodes } from './pool/errors.js';
-import { ResponseCodes, VerifyCodes } from './verify/errors.js';
-import { HttpCodes } from './server/httpErrors.js';
-import { CliCodes } from './cli/errors.js';
-import { LedgerNodeCodes } from './ledger-node/errors.js';
-import { LedgerRecordCodes } from './ledger-records/errors.js';
-import { LedgerWatchCodes } from './ledger-watch/errors.js';
-import { StoreCodes } from './store/errors.js';
 
-export const ERROR_CODES_BY_DOMAIN = {
-  config: ConfigCodes,
-  startup: StartupCodes,
-  ledger: LedgerCodes,
-  proofData: ProofDataCodes,
-  proofDataEncode: ProofDataEncodeCodes,
-  era: EraCodes,
-  hash: HashCodes,
-  cbor: CborCodes,
-  der: DerCodes,
-  x509: X509Codes,
-  crl: CrlCodes,
-  quote: QuoteCodes,
-  typeA: TypeACodes,
-  typeB: TypeBCodes,
-  pccs: PccsCodes,
-  collateralDir: CollateralDirCodes,
-  pool: PoolCodes,
-  verify: VerifyCodes,
-  response: ResponseCodes,
-  http: HttpCodes,
-  cli: CliCodes,
-  ledgerNode: LedgerNodeCodes,
-  ledgerRecords: LedgerRecordCodes,
-  ledgerWatch: LedgerWatchCodes,
-  store: StoreCodes,
-} as const;
+/** How a verification ended: the one vocabulary of answers, records, the store and metrics. */
+export type Outcome = 'valid' | 'invalid' | 'unverifiable';
+export const OUTCOMES: readonly Outcome[] = ['valid', 'invalid', 'unverifiable'];
 
-export type ErrorCode = (typeof ERROR_CODES_BY_DOMAIN)[keyof typeof ERROR_CODES_BY_DOMAIN][number];
+export interface CodeTraits {
+  readonly status: number;
+  readonly outcome: Exclude<Outcome, 'valid'>;
+  readonly retryable: boolean;
+  readonly refused?: true;
+}
 
-export const ERROR_CODES: readonly ErrorCode[] = Object.values(ERROR_CODES_BY_DOMAIN).flat() as ErrorCode[];
+/** A check failed on the evidence (or the evidence is malformed): a verdict in a 200 body. */
+const EVIDENCE: CodeTraits = { status: 200, outcome: 'invalid', retryable: false };
+/** A dependency of the verification could not be had (PCCS, collateral): no verdict, try later. */
+const DEPENDENCY: CodeTraits = { status: 200, outcome: 'unverifiable', retryable: true };
+/** The verifier's own set-up (configuration, start-up, CLI, store): never answered over HTTP. */
+const SETUP: CodeTraits = { status: 500, outcome: 'unverifiable', retryable: false };
+/** The caller's command or request is wrong. */
+const BAD_REQUEST: CodeTraits = { status: 400, outcome: 'invalid', retryable: false };
+/** The pool refused the work for capacity: a 503 with Retry-After, never a verdict. */
+const REFUSED: CodeTraits = { status: 503, outcome: 'unverifiable', retryable: true, refused: true };
+/** The ledger node could not be asked or answered wrongly: 502 on the lookup route. */
+const NODE_DOWN: CodeTraits = { status: 502, outcome: 'unverifiable', retryable: true };
+const NODE_WRONG: CodeTraits = { status: 502, outcome: 'unverifiable', retryable: false };
+const NOT_CONFIGURED: CodeTraits = { status: 503, outcome: 'unverifiable', retryable: false };
+const http = (status: number): CodeTraits => ({ status, outcome: 'invalid', retryable: false });
+
+export const ERROR_TRAITS = {
+  config: {
+    CONFIG_NOT_FOUND: SETUP,
+    CONFIG_NOT_JSON: SETUP,
+    CONFIG_INVALID: SETUP,
+    CONFIG_BAD_TARGET: SETUP,
+    CONFIG_BAD_TRUST_ROOT: SETUP,
+    CONFIG_BAD_TLS: SETUP,
+  },
+  /** Start-up trust steps: reproducible build (get-enclave-id.sh), live check. */
+  startup: {
+    REPRO_BUILD_SCRIPT_NOT_FOUND: SETUP,
+    REPRO_BUILD_SPAWN_FAILED: SETUP,
+    REPRO_BUILD_FAILED: SETUP,
+    REPRO_BUILD_TIMEOUT: SETUP,
+    REPRO_BUILD_OUTPUT_TOO_LARGE: SETUP,
+    REPRO_BUILD_MISSING_MARKER: SETUP,
+    REPRO_BUILD_DUPLICATE_MARKER: SETUP,
+    REPRO_BUILD_BAD_VALUE: SETUP,
+    LIVECHECK_BAD_TARGET: SETUP,
+    LIVECHECK_VALUE_ABSENT: SETUP,
+    LIVECHECK_BAD_VALUE: SETUP,
+    LIVECHECK_MISMATCH: SETUP,
+  },
+  /** The Aleo struct and Leo value codecs (u128, chunked structs, ids, Leo values). */
+  aleo: {
+    STRUCT_INVALID_ARGUMENT: EVIDENCE,
+    STRUCT_TOO_LONG: EVIDENCE,
+    STRUCT_SYNTAX: EVIDENCE,
+    STRUCT_VALUE_OUT_OF_RANGE: EVIDENCE,
+    STRUCT_KEY_ORDER: EVIDENCE,
+    STRUCT_CHUNK_COUNT: EVIDENCE,
+    STRUCT_FIELD_COUNT: EVIDENCE,
+    STRUCT_TRAILING_DATA: EVIDENCE,
+    STRUCT_BYTES_TOO_LONG: EVIDENCE,
+    U128_OUT_OF_RANGE: EVIDENCE,
+    U128_OUT_OF_BOUNDS: EVIDENCE,
+  },
+  /** The notarizer's proof data (decoder side). */
+  proofData: {
+    PROOF_DATA_TOO_SHORT: EVIDENCE,
+    PROOF_DATA_SECTION_OVERRUN: EVIDENCE,
+    PROOF_DATA_BAD_SECTION_LENGTH: EVIDENCE,
+    PROOF_DATA_BAD_FORMAT: EVIDENCE,
+    PROOF_DATA_BAD_ENCODING_OPTIONS: EVIDENCE,
+    PROOF_DATA_BAD_ATTESTATION_DATA: EVIDENCE,
+    PROOF_DATA_BAD_HEADERS: EVIDENCE,
+    PROOF_DATA_BAD_OPTIONAL_FIELDS: EVIDENCE,
+    PROOF_DATA_NONZERO_PADDING: EVIDENCE,
+    PROOF_DATA_VALUE_OUT_OF_RANGE: EVIDENCE,
+    PROOF_DATA_TOO_LONG: EVIDENCE,
+  },
+  /** The encoder side: values the notarizer would refuse to encode. */
+  proofDataEncode: {
+    ENCODE_UNKNOWN_VALUE_TYPE: EVIDENCE,
+    ENCODE_PRECISION_TOO_BIG: EVIDENCE,
+    ENCODE_BAD_PRECISION: EVIDENCE,
+    ENCODE_TOO_PRECISE: EVIDENCE,
+    ENCODE_SCIENTIFIC_NOTATION: EVIDENCE,
+    ENCODE_DECIMALLESS_SCIENTIFIC: EVIDENCE,
+    ENCODE_NEGATIVE_FLOAT: EVIDENCE,
+    ENCODE_FLOAT_PARSE: EVIDENCE,
+    ENCODE_FLOAT_LOSSY: EVIDENCE,
+    ENCODE_INT_PARSE: EVIDENCE,
+    ENCODE_VALUE_TOO_LONG: EVIDENCE,
+    ENCODE_BAD_RESPONSE_FORMAT: EVIDENCE,
+    ENCODE_BAD_HTML_RESULT_TYPE: EVIDENCE,
+    ENCODE_FIELD_TOO_LONG: EVIDENCE,
+    ENCODE_BAD_INPUT: EVIDENCE,
+  },
+  /** Era detection of userData. */
+  era: {
+    USERDATA_ERA_UNKNOWN: EVIDENCE,
+    USERDATA_NO_REQUEST: EVIDENCE,
+    USERDATA_CHUNK_AFTER_EMPTY: EVIDENCE,
+  },
+  hash: {
+    HASH_INPUT_EMPTY: EVIDENCE,
+    HASH_INPUT_LENGTH: EVIDENCE,
+    HASH_INPUT_TOO_LARGE: EVIDENCE,
+    HASH_FIELD_OUT_OF_RANGE: EVIDENCE,
+    HASH_STRUCT_MEMBER: EVIDENCE,
+    HASH_U128_OUT_OF_RANGE: EVIDENCE,
+  },
+  cbor: {
+    CBOR_TRUNCATED: EVIDENCE,
+    CBOR_MALFORMED: EVIDENCE,
+    CBOR_LIMIT: EVIDENCE,
+    CBOR_TRAILING_BYTES: EVIDENCE,
+    CBOR_TAG_NOT_ALLOWED: EVIDENCE,
+  },
+  der: {
+    DER_MALFORMED: EVIDENCE,
+  },
+  x509: {
+    X509_MALFORMED: EVIDENCE,
+    X509_UNSUPPORTED_KEY: EVIDENCE,
+    X509_NEGATIVE_SERIAL: EVIDENCE,
+    X509_PEM_MALFORMED: EVIDENCE,
+    X509_CHAIN_TOO_SHORT: EVIDENCE,
+    X509_CHAIN_UNTRUSTED_ROOT: EVIDENCE,
+    X509_CHAIN_NAME_MISMATCH: EVIDENCE,
+    X509_CHAIN_EXPIRED: EVIDENCE,
+    X509_CHAIN_NOT_YET_VALID: EVIDENCE,
+    X509_CHAIN_NOT_CA: EVIDENCE,
+    X509_CHAIN_KEY_USAGE: EVIDENCE,
+    X509_CHAIN_PATH_LEN: EVIDENCE,
+    X509_CHAIN_UNKNOWN_CRITICAL_EXTENSION: EVIDENCE,
+    X509_CHAIN_UNSUPPORTED_ALGORITHM: EVIDENCE,
+    X509_CHAIN_BAD_SIGNATURE: EVIDENCE,
+    X509_CHAIN_BAD_LEAF_KEY: EVIDENCE,
+    X509_CHAIN_BAD_LEAF_ALGORITHM: EVIDENCE,
+  },
+  crl: {
+    CRL_MALFORMED: EVIDENCE,
+    CRL_UNSUPPORTED_ALGORITHM: EVIDENCE,
+    CRL_UNKNOWN_CRITICAL_EXTENSION: EVIDENCE,
+    CRL_ISSUER_MISMATCH: EVIDENCE,
+    CRL_ISSUER_NOT_CRL_SIGNER: EVIDENCE,
+    CRL_BAD_SIGNATURE: EVIDENCE,
+    CRL_NOT_YET_VALID: EVIDENCE,
+    CRL_EXPIRED: EVIDENCE,
+  },
+  /** The SGX quote bytes themselves (envelope, layout). */
+  quote: {
+    QUOTE_NOT_BYTES: EVIDENCE,
+    QUOTE_BAD_ENVELOPE: EVIDENCE,
+    QUOTE_TRUNCATED: EVIDENCE,
+    QUOTE_TRAILING_BYTES: EVIDENCE,
+    QUOTE_UNSUPPORTED_VERSION: EVIDENCE,
+    QUOTE_TDX_NOT_SUPPORTED: EVIDENCE,
+    QUOTE_UNSUPPORTED_TEE_TYPE: EVIDENCE,
+    QUOTE_UNSUPPORTED_KEY_TYPE: EVIDENCE,
+    QUOTE_BAD_QE_VENDOR: EVIDENCE,
+    QUOTE_BAD_CERT_DATA_TYPE: EVIDENCE,
+    QUOTE_BAD_PCK_CHAIN: EVIDENCE,
+  },
+  /** typeA collateral and verification (CRL_* and X509_* keep their own codes). */
+  typeA: {
+    TYPEA_COLLATERAL_MALFORMED: EVIDENCE,
+    TYPEA_TCB_INFO_MALFORMED: EVIDENCE,
+    TYPEA_TCB_INFO_UNSUPPORTED_VERSION: EVIDENCE,
+    TYPEA_TCB_INFO_BAD_SIGNATURE: EVIDENCE,
+    TYPEA_TCB_INFO_NOT_YET_VALID: EVIDENCE,
+    TYPEA_TCB_INFO_EXPIRED: EVIDENCE,
+    TYPEA_QE_IDENTITY_MALFORMED: EVIDENCE,
+    TYPEA_QE_IDENTITY_UNSUPPORTED_VERSION: EVIDENCE,
+    TYPEA_QE_IDENTITY_BAD_SIGNATURE: EVIDENCE,
+    TYPEA_QE_IDENTITY_NOT_YET_VALID: EVIDENCE,
+    TYPEA_QE_IDENTITY_EXPIRED: EVIDENCE,
+    TYPEA_TCB_SIGNING_CHAIN_INVALID: EVIDENCE,
+    TYPEA_TCB_SIGNING_CERT_REVOKED: EVIDENCE,
+    TYPEA_PCK_CHAIN_INVALID: EVIDENCE,
+    TYPEA_PCK_CRL_ISSUER_MISMATCH: EVIDENCE,
+    TYPEA_PCK_CA_REVOKED: EVIDENCE,
+    TYPEA_PCK_CERT_REVOKED: EVIDENCE,
+    TYPEA_PCK_EXTENSION_MISSING: EVIDENCE,
+    TYPEA_PCK_EXTENSION_MALFORMED: EVIDENCE,
+    TYPEA_FMSPC_MISMATCH: EVIDENCE,
+    TYPEA_PCE_ID_MISMATCH: EVIDENCE,
+    TYPEA_QE_REPORT_BAD_SIGNATURE: EVIDENCE,
+    TYPEA_QE_REPORT_DATA_MISMATCH: EVIDENCE,
+    TYPEA_QE_MISCSELECT_MISMATCH: EVIDENCE,
+    TYPEA_QE_ATTRIBUTES_MISMATCH: EVIDENCE,
+    TYPEA_QE_MRSIGNER_MISMATCH: EVIDENCE,
+    TYPEA_QE_ISVPRODID_MISMATCH: EVIDENCE,
+    TYPEA_QE_TCB_LEVEL_NOT_FOUND: EVIDENCE,
+    TYPEA_BAD_ATTESTATION_KEY: EVIDENCE,
+    TYPEA_ISV_REPORT_BAD_SIGNATURE: EVIDENCE,
+    TYPEA_TCB_LEVEL_NOT_FOUND: EVIDENCE,
+  },
+  typeB: {
+    TYPEB_REPORT_TOO_SHORT: EVIDENCE,
+    TYPEB_REPORT_PREFIX: EVIDENCE,
+    TYPEB_REPORT_NONZERO_PADDING: EVIDENCE,
+    TYPEB_COSE_TAGGED: EVIDENCE,
+    TYPEB_COSE_STRUCTURE: EVIDENCE,
+    TYPEB_COSE_PROTECTED_HEADER: EVIDENCE,
+    TYPEB_COSE_ALGORITHM: EVIDENCE,
+    TYPEB_COSE_UNPROTECTED_HEADER: EVIDENCE,
+    TYPEB_COSE_SIGNATURE_LENGTH: EVIDENCE,
+    TYPEB_DOC_NOT_A_MAP: EVIDENCE,
+    TYPEB_DOC_MISSING_FIELD: EVIDENCE,
+    TYPEB_DOC_UNKNOWN_FIELD: EVIDENCE,
+    TYPEB_DOC_BAD_FIELD: EVIDENCE,
+    TYPEB_DOC_DIGEST: EVIDENCE,
+    TYPEB_DEBUG_MODE: EVIDENCE,
+    TYPEB_SIGNATURE_INVALID: EVIDENCE,
+  },
+  /** The PCCS client (collateral over HTTP). */
+  pccs: {
+    PCCS_UNAVAILABLE: DEPENDENCY,
+    PCCS_HTTP_ERROR: DEPENDENCY,
+    PCCS_NOT_FOUND: DEPENDENCY,
+    PCCS_BAD_RESPONSE: DEPENDENCY,
+  },
+  collateralDir: {
+    COLLATERAL_DIR_INVALID: SETUP,
+  },
+  pool: {
+    POOL_OVERLOADED: REFUSED,
+    POOL_TASK_TIMEOUT: REFUSED,
+    POOL_WORKER_FAILED: { ...REFUSED, status: 500 },
+    POOL_CLOSED: REFUSED,
+  },
+  /** The verification's own checks (policy, binding, kind dispatch). */
+  verify: {
+    REPORT_UNKNOWN_KIND: EVIDENCE,
+    USERDATA_HASH_MISMATCH: EVIDENCE,
+    TYPEA_TCB_STATUS_REJECTED: EVIDENCE,
+    TYPEA_TCB_ADVISORY_REJECTED: EVIDENCE,
+    TYPEA_DEBUG_ENCLAVE: EVIDENCE,
+    TYPEA_UNIQUE_ID_MISMATCH: EVIDENCE,
+    TYPEA_REPORT_DATA_NOT_ZERO: EVIDENCE,
+    TYPEA_COLLATERAL_UNAVAILABLE: DEPENDENCY,
+    TYPEB_PCR_MISMATCH: EVIDENCE,
+    TYPEB_PCR_MISSING: EVIDENCE,
+    TYPEB_USER_DATA_LENGTH: EVIDENCE,
+    TYPEB_NONCE_MISMATCH: EVIDENCE,
+    REQUEST_BAD_NONCE: EVIDENCE,
+    /** An unexpected failure of the verifier itself: it did not decide. */
+    INTERNAL_ERROR: { status: 500, outcome: 'unverifiable', retryable: false },
+  },
+  /** POST /verify's checks of one notarizer response. */
+  response: {
+    BAD_ATTESTATION_REPORT: EVIDENCE,
+    REPORT_MISMATCH: EVIDENCE,
+    REPORT_MISSING: EVIDENCE,
+    RESPONSE_FIELDS_MISSING: EVIDENCE,
+    RESPONSE_FIELDS_MISMATCH: EVIDENCE,
+    RESPONSE_FIELDS_NOT_ENCODABLE: EVIDENCE,
+    REPORT_TYPE_MISMATCH: EVIDENCE,
+  },
+  /** Requests that could not be read. */
+  http: {
+    HTTP_UNSUPPORTED_MEDIA_TYPE: http(415),
+    HTTP_BAD_CONTENT_LENGTH: http(400),
+    HTTP_BODY_TOO_LARGE: http(413),
+    HTTP_EMPTY_BODY: http(400),
+    HTTP_INVALID_JSON: http(400),
+    HTTP_INVALID_BODY: http(400),
+    HTTP_BAD_REQUEST: http(400),
+    HTTP_METHOD_NOT_ALLOWED: http(405),
+    HTTP_NOT_FOUND: http(404),
+    HTTP_NO_REPORTS: http(400),
+    HTTP_TOO_MANY_REPORTS: http(400),
+  },
+  /** The command line (exit codes in src/cli/errors.ts). */
+  cli: {
+    CLI_USAGE: { ...SETUP, outcome: 'invalid' },
+    CLI_BAD_INPUT: { ...SETUP, outcome: 'invalid' },
+    CLI_NO_TARGETS: SETUP,
+    CLI_CHECKPOINT_MISMATCH: SETUP,
+    CLI_CHECKPOINT_INVALID: SETUP,
+    CLI_COLLATERAL_DIR_INVALID: SETUP,
+  },
+  /** The ledger node: its REST client (src/ledger/node/client.ts) and its answers as read by the block scanner. */
+  ledgerNode: {
+    LEDGER_NODE_BAD_URL: NODE_WRONG,
+    LEDGER_NODE_UNREACHABLE: NODE_DOWN,
+    LEDGER_NODE_TIMEOUT: NODE_DOWN,
+    LEDGER_NODE_RATE_LIMITED: NODE_DOWN,
+    LEDGER_NODE_HTTP_ERROR: NODE_DOWN,
+    LEDGER_NODE_BAD_RESPONSE: NODE_WRONG,
+    LEDGER_NODE_BAD_BLOCKS: NODE_WRONG,
+    LEDGER_NODE_BAD_TRANSACTION: NODE_WRONG,
+    LEDGER_TX_NOT_FOUND: http(404),
+  },
+  /** A followed transition that cannot be read. */
+  ledgerRecords: {
+    LEDGER_TRANSITION_MALFORMED: EVIDENCE,
+  },
+  /** The /ledger routes (README "Ledger"). */
+  ledgerWatch: {
+    /** GET /ledger/status or /ledger/updates while no watcher (`watch.enabled`) is configured. */
+    LEDGER_WATCH_NOT_CONFIGURED: NOT_CONFIGURED,
+    /** GET /ledger/transactions/{id} while no ledger node (`liveCheck.apiBaseUrl`) is configured. */
+    LEDGER_NODE_NOT_CONFIGURED: NOT_CONFIGURED,
+    /** A path or query parameter of a /ledger route is not valid. */
+    LEDGER_BAD_REQUEST: BAD_REQUEST,
+    /** The `cursor` of GET /ledger/updates is not one this server handed out. */
+    LEDGER_BAD_CURSOR: BAD_REQUEST,
+  },
+  /** The store of ledger update records. */
+  store: {
+    /** The database file cannot be opened or created. */
+    STORE_OPEN_FAILED: SETUP,
+    /** The file is a database of another schema (or not one of ours). */
+    STORE_SCHEMA_MISMATCH: SETUP,
+  },
+} as const satisfies Record<string, Record<string, CodeTraits>>;
+
+type Table = typeof ERROR_TRAITS;
+export type ErrorDomain = keyof Table;
+/** The codes of one domain. */
+export type DomainCode<D extends ErrorDomain> = keyof Table[D] & string;
+/** Every declared code: `VerifierError<C extends ErrorCode>` makes an undeclared code a compile error. */
+export type ErrorCode = { [D in ErrorDomain]: DomainCode<D> }[ErrorDomain];
+
+const TRAITS = new Map<string, CodeTraits>();
+const DOMAIN = new Map<string, ErrorDomain>();
+for (const [d, codes] of Object.entries(ERROR_TRAITS) as [ErrorDomain, Record<string, CodeTraits>][]) {
+  for (const [c, t] of Object.entries(codes)) {
+    TRAITS.set(c, t);
+    DOMAIN.set(c, d);
+  }
+}
+
+/** Every declared code, in declaration order. */
+export const ERROR_CODES: readonly ErrorCode[] = [...TRAITS.keys()] as ErrorCode[];
+
+/** The closed list of one domain's codes. */
+export function codesOf<D extends ErrorDomain>(domain: D): readonly DomainCode<D>[] {
+  return Object.keys(ERROR_TRAITS[domain]) as DomainCode<D>[];
+}
+
+/** Each domain's closed list of codes. */
+export const ERROR_CODES_BY_DOMAIN = Object.fromEntries(
+  (Object.keys(ERROR_TRAITS) as ErrorDomain[]).map((d) => [d, codesOf(d)]),
+) as unknown as { readonly [D in ErrorDomain]: readonly DomainCode<D>[] };
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && TRAITS.has(code);
+}
+
+export function traitsOf(code: ErrorCode): CodeTraits {
+  return TRAITS.get(code)!;
+}
+
+export function domainOf(code: ErrorCode): ErrorDomain {
+  return DOMAIN.get(code)!;
+}
+
+/** The verdict of a report that failed with `code` (a code this build does not know: invalid). */
+export function outcomeOfCode(code: ErrorCode | undefined): Exclude<Outcome, 'valid'> {
+  return code !== undefined && isErrorCode(code) ? traitsOf(code).outcome : 'invalid';
+}

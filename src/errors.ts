@@ -4,7 +4,7 @@ import type { ErrorCode } from './errorCodes.js';
  * One error type for every failure the verifier reports. `code` is a stable, machine-readable
  * identifier (used in metrics and by API clients); `message` is the precise human-readable reason
  * that ends up in `errorString`. Each domain declares its own closed set of codes next to its code
- * (e.g. `src/ledger/errors.ts`); `src/errorCodes.ts` gathers them.
+ * (e.g. `src/aleo/errors.ts`); `src/errorCodes.ts` gathers them.
  */
 export class VerifierError<C extends ErrorCode> extends Error {
   override readonly name = 'VerifierError';

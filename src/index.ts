@@ -9,8 +9,8 @@ export { createInProcessService } from './verify/service.js';
 export type { DecodeOutcome, FailureInfo, Policy, ReportType, VerifierService, VerifyOutcome } from './verify/types.js';
 export { VerifierPool, type PoolOptions } from './pool/pool.js';
 export { loadConfig, resolveConfig, type Config } from './config/load.js';
-export { parseChunkedStruct, formatChunkedStruct, USER_DATA_CHUNKS, REPORT_CHUNKS } from './ledger/struct.js';
-export { formatUniqueId, formatProductId, formatPcrStruct } from './ledger/ids.js';
+export { parseChunkedStruct, formatChunkedStruct, USER_DATA_CHUNKS, REPORT_CHUNKS } from './aleo/struct.js';
+export { formatUniqueId, formatProductId, formatPcrStruct } from './aleo/ids.js';
 export { decodeProofData, encodeProofData, padProofData, truncateFloatString } from './encoding/index.js';
 export {
   ERAS, USER_DATA_CHUNK_COUNTS, detectEras, decodeUserDataBytes, encodingCandidates, parseUserData, requestHashes,

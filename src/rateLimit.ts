@@ -1,6 +1,6 @@
 /**
  * Pacing of ledger-node requests and of verifications, shared by `reverify` and the server's ledger
- * watcher (src/ledger-node/blockScanner.ts, src/ledger-watch/watcher.ts, src/cli/reverify.ts).
+ * watcher (src/ledger/node/blockScanner.ts, src/ledger/watch/watcher.ts, src/cli/reverify.ts).
  */
 
 /** Spaces calls at least 1/rps seconds apart (no burst), in arrival order. */

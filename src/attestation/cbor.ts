@@ -5,10 +5,11 @@
  * than the remaining input fails at once, nesting depth and the total number of items are bounded.
  * Tags are refused unless allowed, trailing bytes are refused, duplicate map keys are refused.
  */
+import { codesOf, type DomainCode } from '../errorCodes.js';
 import { VerifierError } from '../errors.js';
 
-export const CborCodes = ['CBOR_TRUNCATED', 'CBOR_MALFORMED', 'CBOR_LIMIT', 'CBOR_TRAILING_BYTES', 'CBOR_TAG_NOT_ALLOWED'] as const;
-export type CborCode = (typeof CborCodes)[number];
+export const CborCodes = codesOf('cbor');
+export type CborCode = DomainCode<'cbor'>;
 
 interface Span {
   /** Offset of the item's initial byte. */

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { VerifierError } from '../errors.js';
-import type { ConfigCode } from '../config/errors.js';
+import type { DomainCode } from '../errorCodes.js';
 import { parsePemChain, type Certificate } from './x509/certificate.js';
 import { verify } from 'node:crypto';
 
@@ -28,7 +28,7 @@ function checkSelfSignedCa(c: Certificate, now: number, bad: (why: string) => ne
 }
 
 function bad(kind: string, file: string, why: string): never {
-  throw new VerifierError<ConfigCode>('CONFIG_BAD_TRUST_ROOT', `config: trustedRoots.${kind} = ${JSON.stringify(file)}: ${why}`);
+  throw new VerifierError<DomainCode<'config'>>('CONFIG_BAD_TRUST_ROOT', `config: trustedRoots.${kind} = ${JSON.stringify(file)}: ${why}`);
 }
 
 /** `pinnedSha256`: the bundled root's pin (SHA-256 of its DER), given when `file` is the bundled one. */

@@ -7,10 +7,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig, needsReproducibleBuild, type Config } from '../config/load.js';
-import { PACKAGE_ROOT } from '../config/packageRoot.js';
+import { PACKAGE_ROOT } from '../packageRoot.js';
 import { composeVerifier } from '../compose.js';
 import type { VerifierPool } from '../pool/pool.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Policy, VerifierService, VerifyOutcome } from '../verify/types.js';
 import { cliError } from './errors.js';
 
@@ -73,4 +73,4 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
   };
 }
 
-export { decodeReportBody } from '../server/decodeReportBody.js';
+export { decodeReportBody } from '../verify/decodeReportBody.js';

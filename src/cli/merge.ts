@@ -8,8 +8,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from './args.js';
 import { cliError } from './errors.js';
 import { FileSink, readRecords } from './output.js';
-import { canonical, type OutputRecord } from '../ledger-records/records.js';
-import { MeasurementState } from '../ledger-records/measurementState.js';
+import { canonical, type OutputRecord } from '../ledger/records/updateRecord.js';
+import { MeasurementState } from '../ledger/records/measurementState.js';
 import { Summary } from './summary.js';
 
 export const MERGE_USAGE = 'usage: oracle-verifier merge OUT IN [IN…]\nexit: 0 all valid, 1 some invalid, 2 some could not be verified';

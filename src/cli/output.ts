@@ -4,7 +4,7 @@
  */
 import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, fsyncSync } from 'node:fs';
 import { cliError } from './errors.js';
-import type { OutputRecord } from '../ledger-records/records.js';
+import type { OutputRecord } from '../ledger/records/updateRecord.js';
 
 export interface Sink {
   /** Bytes written so far (for a file: its length). */

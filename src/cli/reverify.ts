@@ -11,16 +11,16 @@ import { intOption, numberOption, parseArgs, timeOption } from './args.js';
 import { createCliVerifier, type CliVerifier } from './context.js';
 import { cliError, EXIT } from './errors.js';
 import { KNOWN_PROGRAM_IDS } from '../ledger/programs.js';
-import { programsToFollow } from '../ledger-records/transitions.js';
-import { createBlockScanner, MAX_BLOCKS_PER_CALL } from '../ledger-node/blockScanner.js';
+import { programsToFollow } from '../ledger/records/transitions.js';
+import { createBlockScanner, MAX_BLOCKS_PER_CALL } from '../ledger/node/blockScanner.js';
 import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from './output.js';
 import { Progress } from './progress.js';
-import { updateRecord, type OutputRecord } from '../ledger-records/records.js';
-import { MeasurementState } from '../ledger-records/measurementState.js';
+import { updateRecord, type OutputRecord } from '../ledger/records/updateRecord.js';
+import { MeasurementState } from '../ledger/records/measurementState.js';
 import { Summary } from './summary.js';
 import { Semaphore } from '../rateLimit.js';
-import { openUpdateStore, type UpdateStore } from '../store/updates.js';
-import { storedUpdates } from '../ledger-watch/records.js';
+import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.js';
+import { storedUpdates } from '../ledger/watch/verifyUpdates.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
 
 export const REVERIFY_USAGE = `usage: oracle-verifier reverify SOURCE [options]

@@ -10,9 +10,9 @@ import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cliError } from './errors.js';
-import { itemsOfTransaction, type LedgerItem } from '../ledger-records/transitions.js';
-import type { BlockScanner } from '../ledger-node/blockScanner.js';
-import { canonical } from '../ledger-records/records.js';
+import { itemsOfTransaction, type LedgerItem } from '../ledger/records/transitions.js';
+import type { BlockScanner } from '../ledger/node/blockScanner.js';
+import { canonical } from '../ledger/records/updateRecord.js';
 
 export interface Batch {
   /** Cursor after this batch. */

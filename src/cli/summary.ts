@@ -1,5 +1,5 @@
 /** The summary of `reverify`, `verify` and `merge`: counts by kind × outcome × failure code, and the exit code. */
-import { isOwnerRecord, outcomeOf, type OutputRecord } from '../ledger-records/records.js';
+import { isOwnerRecord, outcomeOf, type OutputRecord } from '../ledger/records/updateRecord.js';
 
 export class Summary {
   readonly counts = new Map<string, number>();

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { intOption, parseArgs, timeOption } from './args.js';
 import { createCliVerifier, decodeReportBody } from './context.js';
 import { cliError, EXIT } from './errors.js';
-import { measurementsOf, isUnverifiable } from '../ledger-records/records.js';
+import { measurementsOf } from '../ledger/records/updateRecord.js';
+import { outcomeOfCode } from '../errorCodes.js';
 import type { VerifyOutcome } from '../verify/types.js';
 
 export const VERIFY_USAGE = `usage: oracle-verifier verify --user-data FILE --report FILE [--nonce HEX|BASE64] [--at ISO-TIME]
@@ -86,7 +87,7 @@ export async function verifyCommand(argv: readonly string[], io: { stdout: (s: s
     const out = await verifier.verify(userData, report, a.values.get('nonce'));
     io.stdout(a.flags.has('json') ? `${JSON.stringify(decodeReportBody(out), null, 2)}\n` : readableSummary(out));
     if (out.reportValid) return EXIT.ALL_VALID;
-    return isUnverifiable(out.error?.code) ? EXIT.INCOMPLETE : EXIT.SOME_INVALID;
+    return outcomeOfCode(out.error?.code) === 'unverifiable' ? EXIT.INCOMPLETE : EXIT.SOME_INVALID;
   } finally {
     await verifier.close();
   }

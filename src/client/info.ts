@@ -4,7 +4,7 @@
  * exposed as typed records with `kind` typeA/typeB and `ledger`. Measurements are cross-checked
  * against their ledger struct texts.
  */
-import { pcrsFromLeo, uniqueIdFromLeo } from '../ledger/leoValue.js';
+import { pcrsFromLeo, uniqueIdFromLeo } from '../aleo/leoValue.js';
 import { ClientError } from './errors.js';
 
 export interface TypeAInfoRecord {

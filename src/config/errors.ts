@@ -1,9 +1,3 @@
-export const ConfigCodes = [
-  'CONFIG_NOT_FOUND',
-  'CONFIG_NOT_JSON',
-  'CONFIG_INVALID',
-  'CONFIG_BAD_TARGET',
-  'CONFIG_BAD_TRUST_ROOT',
-  'CONFIG_BAD_TLS',
-] as const;
-export type ConfigCode = (typeof ConfigCodes)[number];
+import { codesOf, type DomainCode } from '../errorCodes.js';
+export const ConfigCodes = codesOf('config');
+export type ConfigCode = DomainCode<'config'>;

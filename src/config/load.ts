@@ -12,7 +12,7 @@ import addFormatsModule from 'ajv-formats';
 import { isVerifierError, VerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 import type { ConfigCode } from './errors.js';
-import { DEFAULT_TRUST_ROOTS } from './packageRoot.js';
+import { DEFAULT_TRUST_ROOTS } from './defaultTrustRoots.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 import { configSchema, type RawConfig, type TcbStatusName, type WatchSettings } from './schema.js';
 import { decodeTarget, isAllZero } from './targets.js';

@@ -1,2 +1,3 @@
-export const PoolCodes = ['POOL_OVERLOADED', 'POOL_TASK_TIMEOUT', 'POOL_WORKER_FAILED', 'POOL_CLOSED'] as const;
-export type PoolCode = (typeof PoolCodes)[number];
+import { codesOf, type DomainCode } from '../errorCodes.js';
+export const PoolCodes = codesOf('pool');
+export type PoolCode = DomainCode<'pool'>;

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
-import { PACKAGE_ROOT } from '../config/packageRoot.js';
+import { PACKAGE_ROOT } from '../packageRoot.js';
 import { decodeUserDataText, parseReportTexts, structFailure } from '../verify/verifyReport.js';
 import type { DecodeOutcome, VerifierService, VerifyOutcome } from '../verify/types.js';
 import type { PoolCode } from './errors.js';

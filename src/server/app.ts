@@ -4,7 +4,7 @@
  */
 import { pageRoutes, PAGE_PATHS } from './routes/page.js';
 import type https from 'node:https';
-import type { FastifyHttpsOptions, FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
+import type { FastifyHttpsOptions, FastifyInstance, FastifyServerOptions } from 'fastify';
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import type { InfoRecord } from './info.js';
@@ -19,7 +19,9 @@ import { verifyRoute } from './routes/verify.js';
 import { ledgerRoutes } from './routes/ledger.js';
 import { statusRoutes } from './routes/status.js';
 import type { PccsStatusReport } from '../collateral/pccsStatus.js';
-import type { LedgerRoutesOptions } from '../ledger-watch/feature.js';
+import type { LedgerRoutesOptions } from '../ledger/watch/feature.js';
+import type { Metrics } from '../observability/metrics.js';
+import { metricsPlugin } from './metricsPlugin.js';
 
 export interface AppOptions {
   service: VerifierService;
@@ -31,7 +33,7 @@ export interface AppOptions {
   https?: { key: Buffer; cert: Buffer };
   isReady?: () => boolean;
   /** Prometheus metrics plugin (GET /metrics and request instrumentation). */
-  metrics?: { plugin: FastifyPluginAsync };
+  metrics?: Metrics;
   /** The /ledger routes' node lookups, store and watcher (absent parts answer 503). */
   ledger?: LedgerRoutesOptions;
   /** GET /status/pccs (absent: no PCCS known to this app). */
@@ -98,7 +100,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return reply.code(404).send({ errorString: `no route ${req.method} ${path}`, errorCode: 'HTTP_NOT_FOUND' satisfies ErrorCode });
   });
 
-  if (opts.metrics) await app.register(opts.metrics.plugin);
+  if (opts.metrics) await app.register(metricsPlugin(opts.metrics));
   app.get(
     '/docs/json',
     { schema: { summary: 'This OpenAPI 3 description', response: { 200: { type: 'object', additionalProperties: true, description: 'OpenAPI 3.0 document' } } } },

@@ -6,7 +6,7 @@
  * body. Every message is a sentence; JSON types are named with their article ("an array").
  */
 import type { FastifyError } from 'fastify';
-import type { ErrorCode } from '../errorCodes.js';
+import { codesOf, traitsOf, type ErrorCode } from '../errorCodes.js';
 import { isVerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 
@@ -20,32 +20,35 @@ export interface HttpFailure {
 export function classifyHttpError(err: FastifyError): HttpFailure {
   const schemaFailure = err.validation !== undefined;
   if (isVerifierError(err)) {
-    // Capacity problems of the verification pool: the request itself may be fine.
-    if (err.code === 'POOL_OVERLOADED' || err.code === 'POOL_TASK_TIMEOUT' || err.code === 'POOL_CLOSED') {
-      return { status: 503, code: err.code, message: err.message, retryAfter: 1 };
-    }
-    if (err.code === 'POOL_WORKER_FAILED') return { status: 500, code: err.code, message: err.message };
+    // The verification pool refused or dropped the work (its capacity): the request itself may be fine.
+    const t = traitsOf(err.code);
+    if (t.refused) return { status: t.status, code: err.code, message: err.message, ...(t.status === 503 ? { retryAfter: 1 } : {}) };
     // A schema error a route names with its own code (POST /verify's report count).
     if (schemaFailure) return { status: 400, code: err.code, message: err.message };
   }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, code: 'HTTP_UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' };
+      return failure('HTTP_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { status: 400, code: 'HTTP_BAD_CONTENT_LENGTH', message: 'Content-Length does not match the body' };
+      return failure('HTTP_BAD_CONTENT_LENGTH', 'Content-Length does not match the body');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, code: 'HTTP_BODY_TOO_LARGE', message: 'request body is larger than the limit' };
+      return failure('HTTP_BODY_TOO_LARGE', 'request body is larger than the limit');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, code: 'HTTP_EMPTY_BODY', message: 'request body is empty; expected a JSON object' };
+      return failure('HTTP_EMPTY_BODY', 'request body is empty; expected a JSON object');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, code: 'HTTP_INVALID_JSON', message: `request body is not valid JSON: ${err.message}` };
+      return failure('HTTP_INVALID_JSON', `request body is not valid JSON: ${err.message}`);
     default:
       break;
   }
-  if (err.validation) return { status: 400, code: 'HTTP_INVALID_BODY', message: describeValidation(err) };
-  if (err instanceof SyntaxError) return { status: 400, code: 'HTTP_INVALID_JSON', message: `request body is not valid JSON: ${err.message}` };
+  if (err.validation) return failure('HTTP_INVALID_BODY', describeValidation(err));
+  if (err instanceof SyntaxError) return failure('HTTP_INVALID_JSON', `request body is not valid JSON: ${err.message}`);
   const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-  return { status, code: status === 500 ? 'INTERNAL_ERROR' : 'HTTP_BAD_REQUEST', message: status === 500 ? 'internal error' : err.message };
+  return status === 500 ? failure('INTERNAL_ERROR', 'internal error') : { status, code: 'HTTP_BAD_REQUEST', message: err.message };
+}
+
+/** The failure of `code` with the HTTP status of its traits. */
+function failure(code: ErrorCode, message: string): HttpFailure {
+  return { status: traitsOf(code).status, code, message };
 }
 
 /** One sentence for the first schema violation of a request body. */
@@ -77,16 +80,4 @@ function jsonKind(v: unknown): string {
 }
 
 /** Codes of requests that could not be read. */
-export const HttpCodes = [
-  'HTTP_UNSUPPORTED_MEDIA_TYPE',
-  'HTTP_BAD_CONTENT_LENGTH',
-  'HTTP_BODY_TOO_LARGE',
-  'HTTP_EMPTY_BODY',
-  'HTTP_INVALID_JSON',
-  'HTTP_INVALID_BODY',
-  'HTTP_BAD_REQUEST',
-  'HTTP_METHOD_NOT_ALLOWED',
-  'HTTP_NOT_FOUND',
-  'HTTP_NO_REPORTS',
-  'HTTP_TOO_MANY_REPORTS',
-] as const;
+export const HttpCodes = codesOf('http');

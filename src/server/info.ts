@@ -1,5 +1,5 @@
 /** The verifier info record served by GET /info (service-spec "Verifier info record"). */
-import { formatPcrStruct, formatUniqueId } from '../ledger/ids.js';
+import { formatPcrStruct, formatUniqueId } from '../aleo/ids.js';
 import { hex } from '../bytes.js';
 
 export interface InfoRecord {

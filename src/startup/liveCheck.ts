@@ -1,9 +1,9 @@
 import { VerifierError } from '../errors.js';
-import { pcrsFromLeo, uniqueIdFromLeo } from '../ledger/leoValue.js';
+import { pcrsFromLeo, uniqueIdFromLeo } from '../aleo/leoValue.js';
 import { measurementLocation } from '../ledger/programs.js';
 import type { EnclaveMeasurements } from './enclaveIdOutput.js';
 import type { StartupCode } from './errors.js';
-import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './ledgerNodeClient.js';
+import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from '../ledger/node/client.js';
 import { equalBytes, hex } from '../bytes.js';
 
 export interface LiveCheckOptions {

@@ -22,7 +22,7 @@
  */
 import { encodingCandidates, detectEras, USER_DATA_CHUNK_COUNTS, parseUserData } from '../encoding/eras/index.js';
 import type { ProofDataInput } from '../encoding/types.js';
-import { CHUNK_BYTES, parseChunkedStruct, REPORT_CHUNKS } from '../ledger/struct.js';
+import { CHUNK_BYTES, parseChunkedStruct, REPORT_CHUNKS } from '../aleo/struct.js';
 import type { ResponseCode } from './errors.js';
 import { toFailure } from './failure.js';
 import { unverifiedBoundBytes, wireKind } from './kinds/index.js';

@@ -7,7 +7,7 @@
 import { decodeUserDataBytes, parseUserData } from '../encoding/eras/index.js';
 import { VerifierError } from '../errors.js';
 import type { VerifyCode } from './errors.js';
-import { parseChunkedStruct, REPORT_CHUNKS } from '../ledger/struct.js';
+import { parseChunkedStruct, REPORT_CHUNKS } from '../aleo/struct.js';
 import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';

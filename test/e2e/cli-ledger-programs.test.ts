@@ -16,7 +16,7 @@ import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
 import { mintedUpdates, MRENCLAVE } from '../support/ledger-fixture.js';
 import { defaultPcrs } from '../support/typeb-pki.js';
 import { reverifyCommand } from '../../src/cli/reverify.js';
-import { formatPcrStruct, formatUniqueId } from '../../src/ledger/ids.js';
+import { formatPcrStruct, formatUniqueId } from '../../src/aleo/ids.js';
 import { KNOWN_PROGRAM_IDS } from '../../src/ledger/programs.js';
 
 const OFFICIAL = 'official_oracle.aleo';

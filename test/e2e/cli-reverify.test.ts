@@ -14,7 +14,7 @@ import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { recordedBundle2026, startPccsServer, type PccsServer } from '../support/pccs-server.js';
 import { readVectorJson, VECTORS } from '../support/paths.js';
-import { formatPcrStruct, formatUniqueId } from '../../src/ledger/ids.js';
+import { formatPcrStruct, formatUniqueId } from '../../src/aleo/ids.js';
 import { reverifyCommand } from '../../src/cli/reverify.js';
 
 /** reverify in this process (cheaper than a process for the source and exit-code cases). */

@@ -13,7 +13,7 @@ import { runReverify } from '../../src/cli/reverify.js';
 import { jsonlSource } from '../../src/cli/sources.js';
 import { DirCollateralSource } from '../../src/collateral/collateralDir.js';
 import { parseQuote, cutTypeAReport } from '../../src/attestation/typeA/quote.js';
-import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/ledger/struct.js';
+import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/aleo/struct.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
 import { recordedBundle2026, startPccsServer, type PccsServer } from '../support/pccs-server.js';

@@ -15,7 +15,7 @@ import {
   type AttestationRequest,
 } from '../../src/client/index.js';
 import { encodeProofData, padProofData } from '../../src/encoding/encode.js';
-import { formatChunkedStruct } from '../../src/ledger/struct.js';
+import { formatChunkedStruct } from '../../src/aleo/struct.js';
 import { defaultPcrs } from '../support/typeb-pki.js';
 
 const PRICE = JSON.stringify({ price: '123.4567', list: [{ v: '7' }, { v: 'x' }] });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERAS, decodeUserDataBytes, encodingCandidates, parseUserData } from '../../src/encoding/eras/index.js';
 import { hashReportData } from '../../src/hash/index.js';
-import { CHUNK_BYTES, formatChunkedStruct } from '../../src/ledger/struct.js';
+import { CHUNK_BYTES, formatChunkedStruct } from '../../src/aleo/struct.js';
 import { responseRequests } from '../../src/verify/attestationResponse.js';
 import { verifyCommand } from '../../src/cli/verify.js';
 import { reverifyCommand } from '../../src/cli/reverify.js';

@@ -18,7 +18,7 @@ import { realResponses } from '../support/era-vectors.js';
 import { reportText, openEnclaveReport } from '../support/ledger-reports.js';
 import { TAMPER_CASES, tamperQuote } from '../support/typea-tamper.js';
 import { traceRows, traceStoppingAt } from '../support/check-trace.js';
-import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/ledger/struct.js';
+import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/aleo/struct.js';
 import { cutTypeAReport, parseQuote } from '../../src/attestation/typeA/quote.js';
 import { pckExtension } from '../../src/attestation/typeA/pckExtension.js';
 import { parseCertificate } from '../../src/attestation/x509/certificate.js';

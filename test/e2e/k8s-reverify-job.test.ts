@@ -16,7 +16,7 @@ import { recordedBundle2026, startPccsServer, type PccsServer } from '../support
 import { readVectorJson, VECTORS } from '../support/paths.js';
 import { runMain } from '../support/process.js';
 import { expandVars, find, findGenerated, kubectlUnavailable, render, type K8sObject } from '../support/kustomize.js';
-import { formatUniqueId } from '../../src/ledger/ids.js';
+import { formatUniqueId } from '../../src/aleo/ids.js';
 
 const PROGRAM = 'official_oracle.aleo';
 const MRENCLAVE = '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df';

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
 import { startMain, type ServiceProcess } from '../support/process.js';
-import { openUpdateStore } from '../../src/store/updates.js';
+import { openUpdateStore } from '../../src/ledger/store/updateStore.js';
 
 let dir: string;
 let fx: LedgerFixture;

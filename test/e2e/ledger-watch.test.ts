@@ -15,7 +15,7 @@ import { startLedgerServer, type LedgerServer } from '../support/ledger-server.j
 import { reply } from '../support/ledger-node.js';
 import { postJson } from '../support/server.js';
 import { reverifyCommand } from '../../src/cli/reverify.js';
-import { openUpdateStore } from '../../src/store/updates.js';
+import { openUpdateStore } from '../../src/ledger/store/updateStore.js';
 
 let dir: string;
 let fx: LedgerFixture;

@@ -5,14 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import type { ErrorCode } from '../../src/errorCodes.js';
 import { buildApp } from '../../src/server/app.js';
 import { buildInfoRecord } from '../../src/server/info.js';
 import { createInProcessService } from '../../src/verify/service.js';
 import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
 import { reportKind } from '../../src/verify/kinds/index.js';
-import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
+import { DEFAULT_TRUST_ROOTS } from '../../src/config/defaultTrustRoots.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
-import { createMetrics, instrumentService, type Metrics } from '../../src/server/metrics.js';
+import { createMetrics, instrumentService, type Metrics } from '../../src/observability/metrics.js';
+import { metricsPlugin } from '../../src/server/metricsPlugin.js';
 import type { VerifierService } from '../../src/verify/types.js';
 import { readVectorJson } from '../support/paths.js';
 import { postJson } from '../support/server.js';
@@ -80,7 +82,7 @@ describe('GET /metrics on the real app', () => {
     metrics.sink.registerCacheStats('x509_chain', () => ({ hits: chainCache.hits, misses: chainCache.misses, size: chainCache.size }));
     app = await buildApp({ service, info: buildInfoRecord({ uniqueId, pcrs }, 'official_oracle.aleo', Date.now()) });
     // Hooks are attached to routes at ready(), so registering after the routes still times them all.
-    await app.register(metrics.plugin);
+    await app.register(metricsPlugin(metrics));
     await app.listen({ port: 0, host: '127.0.0.1' });
     const addr = app.server.address();
     if (!addr || typeof addr === 'string') throw new Error('no address');
@@ -255,7 +257,7 @@ describe('createMetrics', () => {
 
   it('bounds label values: unknown codes and bad upstream routes collapse, bad cache names are refused', async () => {
     const m = createMetrics({ defaultMetrics: false });
-    m.sink.observeVerification('typeA', false, 'some free text with spaces', 0.01);
+    m.sink.observeVerification('typeA', false, 'some free text with spaces' as ErrorCode, 0.01); // a code from outside the type system
     m.sink.observeUpstream('pccs', 'a b/<script>', 200, 0.01);
     const s = parseExposition(await m.registry.metrics());
     expect(value(s, 'verifier_verification_failures_total', { kind: 'typeA', code: 'OTHER' })).toBe(1);

@@ -12,8 +12,8 @@ import { buildInfoRecord, liveCheckProgramName } from '../../src/server/info.js'
 import { createInProcessService } from '../../src/verify/service.js';
 import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
 import { reportKind, WIRE_REPORT_TYPES } from '../../src/verify/kinds/index.js';
-import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
-import { createMetrics } from '../../src/server/metrics.js';
+import { DEFAULT_TRUST_ROOTS } from '../../src/config/defaultTrustRoots.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { VerifierError } from '../../src/errors.js';
 import type { VerifierService } from '../../src/verify/types.js';
 import type { Policy } from '../../src/verify/policy.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VerifierPool } from '../../src/pool/pool.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
-import { parseChunkedStruct } from '../../src/ledger/struct.js';
+import { parseChunkedStruct } from '../../src/aleo/struct.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
 import { readVectorJson, vectorPath } from '../support/paths.js';
 import { mintTypeAPki } from '../support/typea-pki.js';

@@ -5,9 +5,9 @@
  * rejected transaction, owner transitions, a transfer and an unknown program's look-alike.
  */
 import { hashReportData } from '../../src/hash/index.js';
-import { formatPcrStruct, formatUniqueId } from '../../src/ledger/ids.js';
+import { formatPcrStruct, formatUniqueId } from '../../src/aleo/ids.js';
 import { updateKindOf } from '../../src/ledger/programs.js';
-import { parseChunkedStruct } from '../../src/ledger/struct.js';
+import { parseChunkedStruct } from '../../src/aleo/struct.js';
 import { LedgerChain, t } from './ledger-chain.js';
 import { startLedgerNode, type LedgerNode } from './ledger-node.js';
 import { makeUserData, openEnclaveReport, reportText } from './ledger-reports.js';

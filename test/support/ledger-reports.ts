@@ -1,7 +1,7 @@
 /** Builds ledger struct texts (userData, report) around minted attestations, as a notarizer does. */
 import { encodeProofData, padProofData } from '../../src/encoding/index.js';
 import type { ProofDataInput } from '../../src/encoding/types.js';
-import { formatChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../../src/ledger/struct.js';
+import { formatChunkedStruct, REPORT_CHUNKS, USER_DATA_CHUNKS } from '../../src/aleo/struct.js';
 import { hashReportData } from '../../src/hash/index.js';
 
 export const REPORT_BYTES = 5120;

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/server/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { metricsPlugin } from '../../src/server/metricsPlugin.js';
 import { loadConfig } from '../../src/config/load.js';
 
 const ALERTS = resolve(process.cwd(), 'deploy/alerts');
@@ -24,7 +25,7 @@ describe('deploy/alerts/ledger.rules.yml', () => {
   it('uses only metric names a scrape of the service declares', async () => {
     const m = createMetrics({ defaultMetrics: false });
     const app = Fastify();
-    await app.register(m.plugin);
+    await app.register(metricsPlugin(m));
     const scrape = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     await app.close();
     const declared = new Set([...scrape.matchAll(/^# TYPE (\S+) /gm)].map((x) => x[1]!));

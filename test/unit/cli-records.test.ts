@@ -1,17 +1,18 @@
 /** CLI building blocks: arguments, transition extraction, shards, merge, summary, rate limit, progress. */
 import { describe, expect, it, vi } from 'vitest';
+import type { ErrorCode } from '../../src/errorCodes.js';
 import { parseArgs, timeOption } from '../../src/cli/args.js';
-import { itemsOfTransaction } from '../../src/ledger-records/transitions.js';
-import type { BlockScanner } from '../../src/ledger-node/blockScanner.js';
+import { itemsOfTransaction } from '../../src/ledger/records/transitions.js';
+import type { BlockScanner } from '../../src/ledger/node/blockScanner.js';
 import { mergeRecords } from '../../src/cli/merge.js';
-import { updateRecord, type OutputRecord } from '../../src/ledger-records/records.js';
-import { MeasurementState } from '../../src/ledger-records/measurementState.js';
+import { updateRecord, type OutputRecord } from '../../src/ledger/records/updateRecord.js';
+import { MeasurementState } from '../../src/ledger/records/measurementState.js';
 import { Summary } from '../../src/cli/summary.js';
 import { RateLimiter } from '../../src/rateLimit.js';
 import { blockSource, parseShard } from '../../src/cli/sources.js';
 import { Progress } from '../../src/cli/progress.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
-import { formatUniqueId } from '../../src/ledger/ids.js';
+import { formatUniqueId } from '../../src/aleo/ids.js';
 
 const P = 'official_oracle.aleo';
 const UD = '{ c0: { f0: 1u128 } }';
@@ -92,7 +93,7 @@ describe('block source', () => {
 });
 
 describe('records, merge and summary', () => {
-  const up = (h: number, id: string, kind: 'typeA' | 'typeB', m: object, valid = true, code?: string): OutputRecord => ({
+  const up = (h: number, id: string, kind: 'typeA' | 'typeB', m: object, valid = true, code?: ErrorCode): OutputRecord => ({
     transactionId: `at${id}`, transitionId: `au${id}`, blockHeight: h, function: kind === 'typeA' ? 'set_data_sgx' : 'set_data_nitro', kind, reportValid: valid,
     ...(code ? { errorCode: code, errorString: code } : {}), measurements: m as OutputRecord['measurements'],
   });

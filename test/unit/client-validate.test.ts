@@ -13,7 +13,7 @@ import {
   truncateFloat,
   validateAttestationRequest,
 } from '../../src/client/index.js';
-import { formatPcrStruct, formatProductId, formatUniqueId } from '../../src/ledger/ids.js';
+import { formatPcrStruct, formatProductId, formatUniqueId } from '../../src/aleo/ids.js';
 
 const base = {
   url: 'api.example.com/v1/price?x=1',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig, needsReproducibleBuild } from '../../src/config/load.js';
 import { DEFAULT_PCCS_URL } from '../../src/config/schema.js';
-import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
+import { DEFAULT_TRUST_ROOTS } from '../../src/config/defaultTrustRoots.js';
 import { readVectorJson } from '../support/paths.js';
 
 const t = readVectorJson<any>('production-targets.json');

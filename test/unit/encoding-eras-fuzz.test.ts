@@ -11,7 +11,7 @@ import { decodeProofData } from '../../src/encoding/decode.js';
 import { encodeProofData, padProofData } from '../../src/encoding/encode.js';
 import type { ProofDataInput } from '../../src/encoding/types.js';
 import { isVerifierError } from '../../src/errors.js';
-import { CHUNK_BYTES } from '../../src/ledger/struct.js';
+import { CHUNK_BYTES } from '../../src/aleo/struct.js';
 
 const era4 = ERAS.filter((e) => e.id === 4);
 const ascii = (max: number) => fc.string({ unit: 'grapheme-ascii', maxLength: max });

@@ -8,7 +8,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/server/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { metricsPlugin } from '../../src/server/metricsPlugin.js';
 
 const GRAFANA = resolve(process.cwd(), 'grafana');
 const dashboard = JSON.parse(readFileSync(resolve(GRAFANA, 'dashboards/verifier.json'), 'utf8'));
@@ -45,7 +46,7 @@ export function metricNames(expr: string): string[] {
 async function scrapedNames(opts: { defaultMetrics: boolean }): Promise<{ samples: Set<string>; families: Map<string, string> }> {
   const m = createMetrics({ defaultMetrics: opts.defaultMetrics });
   const app = Fastify();
-  await app.register(m.plugin);
+  await app.register(metricsPlugin(m));
   const r = await app.inject({ method: 'GET', url: '/metrics' });
   await app.close();
   expect(r.statusCode).toBe(200);

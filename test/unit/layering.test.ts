@@ -1,7 +1,8 @@
 /**
- * The import graph keeps its layers (ARCHITECTURE.md): the verification core imports no HTTP,
- * worker, storage or CLI code, and nothing outside the CLI imports the CLI (the error-code registry
- * only gathers its code list).
+ * The import graph of src/ keeps its layers (ARCHITECTURE.md "Layers"): every file, the files at
+ * the src root included, sits on one layer; an import (type-only, re-export, side-effect and
+ * dynamic imports included) never runs from a lower layer to a higher one, and no files import
+ * each other in a circle. Nothing outside the CLI imports the CLI.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -14,26 +15,116 @@ function files(dir: string): string[] {
   });
 }
 
-/** Every relative import of the sources, as [importer, imported] paths under src/. */
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/g;
-const edges = files('src').flatMap((f) =>
-  [...readFileSync(f, 'utf8').matchAll(IMPORT)].map((m) => [relative('src', f), relative('src', normalize(join(dirname(f), m[1]!.replace(/\.js$/, '.ts'))))] as const),
-);
-const under = (p: string, dirs: readonly string[]) => dirs.some((d) => p.startsWith(`${d}/`));
+/** Every relative module specifier of a source text: `import … from`, `export … from`, `import '…'`, `import('…')`. */
+const SPECIFIER = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+'(\.[^']+)'|(?:^|\n)\s*import\s+'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)/g;
+
+export function importsOf(file: string, text: string): string[] {
+  return [...text.matchAll(SPECIFIER)].map((m) => relative('src', normalize(join(dirname(file), (m[1] ?? m[2] ?? m[3])!.replace(/\.js$/, '.ts')))));
+}
+
+const sources = files('src');
+const edges = sources.flatMap((f) => importsOf(f, readFileSync(f, 'utf8')).map((to) => [relative('src', f), to] as const));
+
+/**
+ * The layers, lowest first. A path belongs to the most specific entry that names it (a file, else
+ * its deepest listed folder).
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['errorCodes.ts'],
+  ['errors.ts', 'bytes.ts', 'typeNames.ts', 'jsonSchemaType.ts', 'packageRoot.ts', 'rateLimit.ts'],
+  ['aleo', 'hash'],
+  ['encoding', 'attestation'],
+  ['verify'],
+  ['config', 'collateral', 'observability', 'ledger/programs.ts'],
+  ['pool', 'ledger/node', 'ledger/records', 'ledger/store', 'startup', 'client'],
+  ['ledger/watch'],
+  ['compose.ts'],
+  ['server', 'cli'],
+  ['bootstrap.ts'],
+  ['main.ts', 'index.ts'],
+];
+
+export function layerOf(path: string): number | undefined {
+  let best: { layer: number; length: number } | undefined;
+  LAYERS.forEach((entries, layer) => {
+    for (const e of entries) {
+      const hit = path === e || path.startsWith(`${e}/`);
+      if (hit && (!best || e.length > best.length)) best = { layer, length: e.length };
+    }
+  });
+  return best?.layer;
+}
+
+/** The strongly connected components of more than one file (Tarjan). */
+export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (comp.length > 1) out.push(comp.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
 
 describe('layers', () => {
-  it('sees the imports (the scan works)', () => {
-    expect(edges).toContainEqual(['cli/reverify.ts', 'ledger-records/transitions.ts']);
+  it('sees every kind of import (the scan works)', () => {
+    const text = [
+      "import type { A } from './a.js';",
+      "import { b } from '../b.js';",
+      "export { c } from './c/c.js';",
+      "export type { D } from './d.js';",
+      "import './side.js';",
+      'const e = await import(\'./e.js\');',
+      "import x from 'fastify';",
+    ].join('\n');
+    expect(importsOf('src/x/y.ts', text)).toEqual(['x/a.ts', 'b.ts', 'x/c/c.ts', 'x/d.ts', 'x/side.ts', 'x/e.ts']);
+    expect(edges).toContainEqual(['errors.ts', 'errorCodes.ts']);
     expect(edges.length).toBeGreaterThan(300);
   });
 
-  it('the verification core imports no HTTP, worker, storage or CLI code', () => {
-    const core = ['verify', 'attestation', 'encoding', 'ledger', 'hash'];
-    const outer = ['server', 'pool', 'store', 'cli', 'ledger-watch', 'ledger-node', 'ledger-records', 'startup', 'collateral', 'client'];
-    expect(edges.filter(([from, to]) => under(from, core) && under(to, outer))).toEqual([]);
+  it('every source file sits on a layer', () => {
+    expect(sources.map((f) => relative('src', f)).filter((f) => layerOf(f) === undefined)).toEqual([]);
   });
 
-  it('nothing outside the CLI imports it, but the error-code registry', () => {
-    expect(edges.filter(([from, to]) => !under(from, ['cli']) && under(to, ['cli']) && from !== 'errorCodes.ts')).toEqual([]);
+  it('the ground floor imports nothing', () => {
+    expect(edges.filter(([from]) => layerOf(from) === 0)).toEqual([]);
+  });
+
+  it('no import runs from a lower layer to a higher one', () => {
+    expect(edges.filter(([from, to]) => layerOf(to)! > layerOf(from)!).map(([from, to]) => `${from} -> ${to}`)).toEqual([]);
+  });
+
+  it('no files import each other in a circle', () => {
+    const graph = new Map<string, string[]>();
+    for (const [from, to] of edges) graph.set(from, [...(graph.get(from) ?? []), to]);
+    expect(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('nothing outside the CLI imports it', () => {
+    expect(edges.filter(([from, to]) => !from.startsWith('cli/') && to.startsWith('cli/'))).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseLeoU128Struct, pcrsFromLeo, uniqueIdFromLeo, PCR_KEYS } from '../../src/ledger/leoValue.js';
-import { formatPcrStruct, formatUniqueId } from '../../src/ledger/ids.js';
-import { MAX_U128 } from '../../src/ledger/u128.js';
+import { parseLeoU128Struct, pcrsFromLeo, uniqueIdFromLeo, PCR_KEYS } from '../../src/aleo/leoValue.js';
+import { formatPcrStruct, formatUniqueId } from '../../src/aleo/ids.js';
+import { MAX_U128 } from '../../src/aleo/u128.js';
 import { isVerifierError } from '../../src/errors.js';
 
 function fails(f: () => unknown, code: string, msg?: RegExp): void {

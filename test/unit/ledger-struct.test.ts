@@ -8,8 +8,8 @@ import {
   maxChunkedStructLength,
   parseChunkedStruct,
   type StructStyle,
-} from '../../src/ledger/struct.js';
-import { u128FromLE } from '../../src/ledger/u128.js';
+} from '../../src/aleo/struct.js';
+import { u128FromLE } from '../../src/aleo/u128.js';
 import { isVerifierError } from '../../src/errors.js';
 
 const POS = /at offset (\d+) \(line (\d+), column (\d+)\)$/;

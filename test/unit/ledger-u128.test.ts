@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MAX_U128, u128DecimalAt, u128FromLE, u128LEToDecimal, u128ToLE } from '../../src/ledger/u128.js';
+import { MAX_U128, u128DecimalAt, u128FromLE, u128LEToDecimal, u128ToLE } from '../../src/aleo/u128.js';
 import { isVerifierError } from '../../src/errors.js';
 
 function code(f: () => unknown): string | undefined {

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
-import { createBlockScanner } from '../../src/ledger-node/blockScanner.js';
-import { LedgerWatcher } from '../../src/ledger-watch/watcher.js';
-import { createLedgerFeature } from '../../src/ledger-watch/feature.js';
+import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
+import { LedgerWatcher } from '../../src/ledger/watch/watcher.js';
+import { createLedgerFeature } from '../../src/ledger/watch/feature.js';
 import { resolveConfig } from '../../src/config/load.js';
-import { openUpdateStore } from '../../src/store/updates.js';
+import { openUpdateStore } from '../../src/ledger/store/updateStore.js';
 import type { VerifyOutcome } from '../../src/verify/types.js';
 
 const P = 'official_oracle.aleo';

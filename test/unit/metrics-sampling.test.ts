@@ -4,7 +4,7 @@
  */
 import perfHooks from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMetrics, EVENT_LOOP_SAMPLE_MS } from '../../src/server/metrics.js';
+import { createMetrics, EVENT_LOOP_SAMPLE_MS } from '../../src/observability/metrics.js';
 
 describe('default metrics', () => {
   afterEach(() => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLedgerNodeClient, ledgerPath, parseRetryAfter } from '../../src/startup/ledgerNodeClient.js';
+import { createLedgerNodeClient, ledgerPath, parseRetryAfter } from '../../src/ledger/node/client.js';
 import { prettyLeo, reply, singleLineLeo, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { rejection } from '../support/errors.js';
 

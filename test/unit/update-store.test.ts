@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openUpdateStore, type Outcome, type StoredUpdate } from '../../src/store/updates.js';
+import { openUpdateStore, type Outcome, type StoredUpdate } from '../../src/ledger/store/updateStore.js';
 import { decodeCursor, encodeCursor } from '../../src/server/routes/ledger.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'update-store-'));
@@ -20,7 +20,7 @@ const upd = (h: number, id: string, outcome: Outcome = 'valid', reportType = 'ty
     function: 'set_data_sgx',
     reportType,
     reportValid: outcome === 'valid',
-    ...(outcome !== 'valid' ? { errorCode: outcome === 'invalid' ? 'VERIFY_BINDING_MISMATCH' : 'PCCS_UNREACHABLE' } : {}),
+    ...(outcome !== 'valid' ? { errorCode: outcome === 'invalid' ? 'USERDATA_HASH_MISMATCH' : 'PCCS_UNAVAILABLE' } : {}),
     measurements: {},
     verifiedAt: '2026-11-25T00:00:00.000Z',
   },

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { detectReportKind, findReportKind, kindOfWireName, REPORT_KINDS, REPORT_TYPES, WIRE_REPORT_TYPES, isReportType } from '../../src/verify/kinds/index.js';
 import { codeOf } from '../support/errors.js';
 import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
-import { DEFAULT_TRUST_ROOTS } from '../../src/config/packageRoot.js';
+import { DEFAULT_TRUST_ROOTS } from '../../src/config/defaultTrustRoots.js';
 
 const withPrefix = (prefix: Uint8Array) => {
   const b = new Uint8Array(64);

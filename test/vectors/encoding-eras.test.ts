@@ -7,7 +7,7 @@ import {
   ERAS, USER_DATA_CHUNK_COUNTS, decodeUserDataBytes, detectEras, encodingCandidates, parseUserData, requestHashes,
 } from '../../src/encoding/eras/index.js';
 import { decodeProofData } from '../../src/encoding/decode.js';
-import { CHUNK_BYTES } from '../../src/ledger/struct.js';
+import { CHUNK_BYTES } from '../../src/aleo/struct.js';
 import { responseRequests } from '../../src/verify/attestationResponse.js';
 import { isVerifierError } from '../../src/errors.js';
 import { multiToken, realResponses, realUserDataTexts } from '../support/era-vectors.js';

@@ -5,7 +5,7 @@ import { isVerifierError } from '../../src/errors.js';
 import { decodeProofData, encodeProofData, padProofData, prepareAttestationData } from '../../src/encoding/index.js';
 import type { ProofDataInput } from '../../src/encoding/index.js';
 import { encodeAttestationValue } from '../../src/encoding/attestationData.js';
-import { parseChunkedStruct } from '../../src/ledger/struct.js';
+import { parseChunkedStruct } from '../../src/aleo/struct.js';
 
 const ALEO = resolve(process.cwd(), '../shared/vectors/aleo');
 const readJson = <T>(...p: string[]): T => JSON.parse(readFileSync(resolve(ALEO, ...p), 'utf8')) as T;

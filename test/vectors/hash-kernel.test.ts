@@ -8,7 +8,7 @@ import { writeStructLimbs } from '../../src/hash/limbs-struct.js';
 import { LIMBS, readLimbs } from '../../src/hash/limbs.js';
 import { createPoseidon8Native } from '../../src/hash/poseidon8-native.js';
 import { createPoseidon8Wasm } from '../../src/hash/poseidon8-wasm.js';
-import { parseChunkedStruct } from '../../src/ledger/struct.js';
+import { parseChunkedStruct } from '../../src/aleo/struct.js';
 
 const ALEO = path.resolve(process.cwd(), '../shared/vectors/aleo');
 const load = <T>(rel: string): T => JSON.parse(readFileSync(path.join(ALEO, rel), 'utf8')) as T;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatPcrStruct, formatProductId, formatUniqueId } from '../../src/ledger/ids.js';
-import { pcrsFromLeo, uniqueIdFromLeo } from '../../src/ledger/leoValue.js';
+import { formatPcrStruct, formatProductId, formatUniqueId } from '../../src/aleo/ids.js';
+import { pcrsFromLeo, uniqueIdFromLeo } from '../../src/aleo/leoValue.js';
 import { isVerifierError } from '../../src/errors.js';
 
 const VECTORS = path.resolve(process.cwd(), '../shared/vectors');

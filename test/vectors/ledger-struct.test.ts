@@ -6,7 +6,7 @@ import {
   USER_DATA_CHUNKS,
   formatChunkedStruct,
   parseChunkedStruct,
-} from '../../src/ledger/struct.js';
+} from '../../src/aleo/struct.js';
 
 const ALEO = path.resolve(process.cwd(), '../shared/vectors/aleo');
 const load = (rel: string): unknown => JSON.parse(readFileSync(path.join(ALEO, rel), 'utf8'));

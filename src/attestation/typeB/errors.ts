@@ -1,20 +1,4 @@
 /** Closed list of the codes raised by the typeB (AWS Nitro) verifier itself. CBOR_* and X509_* codes pass through. */
-export const TypeBCodes = [
-  'TYPEB_REPORT_TOO_SHORT',
-  'TYPEB_REPORT_PREFIX',
-  'TYPEB_REPORT_NONZERO_PADDING',
-  'TYPEB_COSE_TAGGED',
-  'TYPEB_COSE_STRUCTURE',
-  'TYPEB_COSE_PROTECTED_HEADER',
-  'TYPEB_COSE_ALGORITHM',
-  'TYPEB_COSE_UNPROTECTED_HEADER',
-  'TYPEB_COSE_SIGNATURE_LENGTH',
-  'TYPEB_DOC_NOT_A_MAP',
-  'TYPEB_DOC_MISSING_FIELD',
-  'TYPEB_DOC_UNKNOWN_FIELD',
-  'TYPEB_DOC_BAD_FIELD',
-  'TYPEB_DOC_DIGEST',
-  'TYPEB_DEBUG_MODE',
-  'TYPEB_SIGNATURE_INVALID',
-] as const;
-export type TypeBCode = (typeof TypeBCodes)[number];
+import { codesOf, type DomainCode } from '../../errorCodes.js';
+export const TypeBCodes = codesOf('typeB');
+export type TypeBCode = DomainCode<'typeB'>;

@@ -9,6 +9,7 @@
  *       crlEntryExtensions Extensions OPTIONAL } OPTIONAL,
  *     crlExtensions [0] EXPLICIT Extensions OPTIONAL }
  */
+import { codesOf, domainOf, type DomainCode } from '../../errorCodes.js';
 import { verify as cryptoVerify } from 'node:crypto';
 import { VerifierError } from '../../errors.js';
 import { KEY_USAGE, OID, type Certificate } from './certificate.js';
@@ -29,17 +30,8 @@ import {
 } from './der.js';
 import { serialKey } from './serial.js';
 
-export const CrlCodes = [
-  'CRL_MALFORMED',
-  'CRL_UNSUPPORTED_ALGORITHM',
-  'CRL_UNKNOWN_CRITICAL_EXTENSION',
-  'CRL_ISSUER_MISMATCH',
-  'CRL_ISSUER_NOT_CRL_SIGNER',
-  'CRL_BAD_SIGNATURE',
-  'CRL_NOT_YET_VALID',
-  'CRL_EXPIRED',
-] as const;
-export type CrlCode = (typeof CrlCodes)[number];
+export const CrlCodes = codesOf('crl');
+export type CrlCode = DomainCode<'crl'>;
 
 export interface CrlExtension {
   readonly oid: string;
@@ -184,7 +176,7 @@ export function parseCrl(der: Uint8Array, label = 'CRL'): Crl {
       extensions,
     };
   } catch (e) {
-    if (e instanceof VerifierError && ((e.code as string).startsWith('CRL_') || e.code === 'X509_NEGATIVE_SERIAL')) throw e;
+    if (e instanceof VerifierError && (domainOf(e.code) === 'crl' || e.code === 'X509_NEGATIVE_SERIAL')) throw e;
     fail('CRL_MALFORMED', `${label}: malformed CRL: ${(e as Error).message}`);
   }
   return crl;

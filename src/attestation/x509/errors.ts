@@ -1,21 +1,4 @@
 /** Closed list of the codes raised by the X.509 certificate parser and chain validator. */
-export const X509Codes = [
-  'X509_MALFORMED',
-  'X509_UNSUPPORTED_KEY',
-  'X509_NEGATIVE_SERIAL',
-  'X509_PEM_MALFORMED',
-  'X509_CHAIN_TOO_SHORT',
-  'X509_CHAIN_UNTRUSTED_ROOT',
-  'X509_CHAIN_NAME_MISMATCH',
-  'X509_CHAIN_EXPIRED',
-  'X509_CHAIN_NOT_YET_VALID',
-  'X509_CHAIN_NOT_CA',
-  'X509_CHAIN_KEY_USAGE',
-  'X509_CHAIN_PATH_LEN',
-  'X509_CHAIN_UNKNOWN_CRITICAL_EXTENSION',
-  'X509_CHAIN_UNSUPPORTED_ALGORITHM',
-  'X509_CHAIN_BAD_SIGNATURE',
-  'X509_CHAIN_BAD_LEAF_KEY',
-  'X509_CHAIN_BAD_LEAF_ALGORITHM',
-] as const;
-export type X509Code = (typeof X509Codes)[number];
+import { codesOf, type DomainCode } from '../../errorCodes.js';
+export const X509Codes = codesOf('x509');
+export type X509Code = DomainCode<'x509'>;

@@ -3,7 +3,7 @@
  * proof data cut to the first 512 bytes), unused chunks zero. In each chunk byte 21 is the token
  * id (0: none) and bytes 20, 22–31 are zero; token price feeds as in era 3.
  */
-import { CHUNK_BYTES } from '../../ledger/struct.js';
+import { CHUNK_BYTES } from '../../aleo/struct.js';
 import { TOKEN_ID_BYTE, byte21TokenId, reservedZero, tokenIdOfUrl, tryEncode } from './rules.js';
 import type { Era } from './types.js';
 

@@ -24,7 +24,7 @@
  * optional fields may be missing (decoded as `truncated: true`); every other section must fit.
  */
 import { VerifierError } from '../../errors.js';
-import { CHUNK_BYTES, parseChunkedStruct } from '../../ledger/struct.js';
+import { CHUNK_BYTES, parseChunkedStruct } from '../../aleo/struct.js';
 import { decodeProofData } from '../decode.js';
 import { padProofData } from '../encode.js';
 import type { DecodedData, DecodedRequest, ProofDataInput } from '../types.js';

@@ -6,7 +6,7 @@
  * being c0.f3 as a u128.
  */
 import { hashReportDataU128, hashTimestampedRequest } from '../../hash/index.js';
-import { u128FromLE } from '../../ledger/u128.js';
+import { u128FromLE } from '../../aleo/u128.js';
 
 const F2 = 2 * 16;
 const F4 = 4 * 16;

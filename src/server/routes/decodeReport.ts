@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { VerifierService } from '../../verify/types.js';
-import { decodeReportBody } from '../decodeReportBody.js';
+import { decodeReportBody } from '../../verify/decodeReportBody.js';
 import { decodeReportRequest, decodeReportResponse } from '../schemas.js';
 
 export const decodeReportRoute = (svc: VerifierService): FastifyPluginAsync => async (app) => {

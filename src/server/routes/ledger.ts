@@ -7,9 +7,10 @@
  *                                  transitionId), filtered, with keyset pagination (`cursor`).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { traitsOf } from '../../errorCodes.js';
 import { isVerifierError } from '../../errors.js';
-import type { LedgerRoutesOptions } from '../../ledger-watch/feature.js';
-import type { Cursor, UpdateFilter } from '../../store/updates.js';
+import type { LedgerRoutesOptions } from '../../ledger/watch/feature.js';
+import type { Cursor, UpdateFilter } from '../../ledger/store/updateStore.js';
 import { plainFailureSchema } from '../errorResponses.js';
 import { checksSchema, decodedDataSchema, decodedRequestsSchema } from '../schemas.js';
 
@@ -103,8 +104,10 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
         return await o.lookup(req.params.id);
       } catch (e) {
         if (!isVerifierError(e)) throw e;
-        if (e.code === 'LEDGER_TX_NOT_FOUND') return reply.code(404).send({ errorCode: e.code, errorString: e.message });
-        if (e.code.startsWith('LEDGER_NODE_')) return reply.code(502).send({ errorCode: e.code, errorString: e.message });
+        // What the ledger node answered (404: no such transaction; 502: node down or wrong); the rest
+        // (the pool's refusals, internal errors) goes to the app's error handler.
+        const { status } = traitsOf(e.code);
+        if (status === 404 || status === 502) return reply.code(status).send({ errorCode: e.code, errorString: e.message });
         throw e;
       }
     },

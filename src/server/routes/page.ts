@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
-import { PACKAGE_ROOT } from '../../config/packageRoot.js';
+import { PACKAGE_ROOT } from '../../packageRoot.js';
 
 const ASSETS = [
   { url: '/', file: 'index.html', type: 'text/html; charset=utf-8', summary: 'The verify page (HTML)' },

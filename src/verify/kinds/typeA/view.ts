@@ -1,5 +1,5 @@
 /** The typeA decodedReport view (spec "decodedReport, kind typeA"): bytes as base64, measurements also as ledger struct texts. */
-import { formatProductId, formatUniqueId } from '../../../ledger/ids.js';
+import { formatProductId, formatUniqueId } from '../../../aleo/ids.js';
 import type { Quote } from '../../../attestation/typeA/quote.js';
 import { EGO_TCB_STATUS } from '../../../attestation/typeA/tcbStatus.js';
 

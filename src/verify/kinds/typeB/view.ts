@@ -1,5 +1,5 @@
 /** The typeB decodedReport view (spec "decodedReport, kind typeB"): bytes as base64, PCR0–2 also as a ledger struct text. */
-import { formatPcrStruct } from '../../../ledger/ids.js';
+import { formatPcrStruct } from '../../../aleo/ids.js';
 import type { ParsedTypeB } from '../../../attestation/typeB/verify.js';
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');

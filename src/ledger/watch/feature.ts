@@ -4,16 +4,16 @@
  * followed programs: `ledgerPrograms` (else every program of the registry, src/ledger/programs.ts),
  * plus `liveCheck.contractName` when it is a registry program.
  */
-import type { Config } from '../config/load.js';
-import { VerifierError } from '../errors.js';
-import { itemsOfTransaction, programsToFollow } from '../ledger-records/transitions.js';
-import { createBlockScanner, fetchTransaction } from '../ledger-node/blockScanner.js';
-import { normaliseProgramId, oracleProgram } from '../ledger/programs.js';
-import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/updates.js';
-import { storedUpdates, verifyUpdates, type Verify } from './records.js';
-import { NOOP_METRICS_SINK, type MetricsSink } from '../server/metrics.js';
+import type { Config } from '../../config/load.js';
+import { VerifierError } from '../../errors.js';
+import { itemsOfTransaction, programsToFollow } from '../records/transitions.js';
+import { createBlockScanner, fetchTransaction } from '../node/blockScanner.js';
+import { normaliseProgramId, oracleProgram } from '../programs.js';
+import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/updateStore.js';
+import { storedUpdates, verifyUpdates, type Verify } from './verifyUpdates.js';
+import { NOOP_METRICS_SINK, type MetricsSink } from '../../observability/metrics.js';
 import { LedgerWatcher, type WatcherLog, type WatcherStatus } from './watcher.js';
-import type { ErrorCode } from '../errorCodes.js';
+import { traitsOf } from '../../errorCodes.js';
 
 /** Retries of a transaction lookup (a client waits for the answer; the watcher retries on its own). */
 const LOOKUP_RETRIES = 2;
@@ -58,8 +58,8 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     const { transaction, blockHeight } = await fetchTransaction(lookupNode.client, id);
     const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight), verify);
     // The pool refused a verification (overloaded, closing): the whole answer is a 503, not a verdict.
-    const refused = records.find((r) => r.errorCode?.startsWith('POOL_'));
-    if (refused) throw new VerifierError(refused.errorCode! as ErrorCode, refused.errorString ?? 'verification refused by the pool');
+    const refused = records.find((r) => r.errorCode !== undefined && traitsOf(r.errorCode).refused);
+    if (refused) throw new VerifierError(refused.errorCode!, refused.errorString ?? 'verification refused by the pool');
     return { transactionId: id, blockHeight, updates: storedUpdates(records).map((u) => u.record) };
   };
   const w = config.watch;

@@ -9,10 +9,10 @@
  * - `route` is the matched route template (`request.routeOptions.url`), `unmatched` otherwise;
  *   the raw URL is never used.
  * - `method` is one of the HTTP methods Fastify routes, `OTHER` otherwise.
- * - failure `code` must look like a stable error code (`UPPER_SNAKE`), `OTHER` otherwise.
+ * - failure `code` must be a declared error code (src/errorCodes.ts), `OTHER` otherwise.
  */
+import { isErrorCode, type ErrorCode, type Outcome } from '../errorCodes.js';
 import { isVerifierError } from '../errors.js';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { VerifierService, VerifyOutcome } from '../verify/types.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
@@ -44,7 +44,7 @@ export interface CacheStats {
 /** What the rest of the service reports into. All methods are cheap and never throw. */
 export interface MetricsSink {
   /** One decode-and-verify: report kind, verdict, failure code when invalid, wall time. */
-  observeVerification(kind: VerificationKind, valid: boolean, code: string | undefined, seconds: number): void;
+  observeVerification(kind: VerificationKind, valid: boolean, code: ErrorCode | undefined, seconds: number): void;
   /** Pushes the pool's current figures (alternative to registerPoolStats). */
   setPoolStats(stats: PoolStats): void;
   /** Pulls the pool's figures at each scrape; replaces pushed figures. */
@@ -63,9 +63,9 @@ export interface MetricsSink {
   /** One Poseidon8 hash of a userData struct. */
   observeHash(seconds: number): void;
   /** One ledger update newly stored by the watcher: report kind, outcome (valid / invalid / unverifiable), failure code. */
-  observeLedgerUpdate(kind: string, outcome: string, code: string | undefined): void;
+  observeLedgerUpdate(kind: string, outcome: Outcome, code: ErrorCode | undefined): void;
   /** One re-verification of an unverifiable stored update, by report kind, new outcome and failure code. */
-  observeLedgerRetry(kind: string, outcome: string, code: string | undefined): void;
+  observeLedgerRetry(kind: string, outcome: Outcome, code: ErrorCode | undefined): void;
   /** Reads the watcher's scanned and tip heights at each scrape (null: not known yet). */
   registerLedgerHeights(read: () => { scannedHeight: number | null; tipHeight: number | null }): void;
   /** Reads whether the PCCS is reachable at each scrape (undefined: not observed yet). */
@@ -90,8 +90,8 @@ export const NOOP_METRICS_SINK: MetricsSink = {
 export interface Metrics {
   registry: Registry;
   sink: MetricsSink;
-  /** Register on the root instance (it breaks encapsulation): times all routes, serves GET /metrics. */
-  plugin: FastifyPluginAsync;
+  /** One answered HTTP request: route template (undefined: no route matched), method, status, seconds (GET /metrics itself is not counted). */
+  observeHttp(route: string | undefined, method: string, statusCode: number, seconds: number): void;
 }
 
 export interface MetricsOptions {
@@ -109,7 +109,6 @@ const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 export const EVENT_LOOP_SAMPLE_MS = 100;
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
-const CODE_RE = /^[A-Z][A-Z0-9_]{0,79}$/;
 const CACHE_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
 const ROUTE_RE = /^\/[A-Za-z0-9_./:{}-]{0,127}$/;
 const KINDS = new Set<VerificationKind>([...REPORT_TYPES, 'unknown']);
@@ -249,10 +248,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   });
   const LEDGER_KINDS = new Set(['typeA', 'typeB']);
   const OUTCOMES = new Set(['valid', 'invalid', 'unverifiable']);
-  const ledgerLabels = (kind: string, outcome: string, code: string | undefined) => ({
+  const ledgerLabels = (kind: string, outcome: Outcome, code: ErrorCode | undefined) => ({
     kind: LEDGER_KINDS.has(kind) ? kind : 'unknown',
     outcome: OUTCOMES.has(outcome) ? outcome : 'invalid',
-    code: code === undefined ? 'none' : CODE_RE.test(code) ? code : 'OTHER',
+    code: code === undefined ? 'none' : isErrorCode(code) ? code : 'OTHER',
   });
 
   const sink: MetricsSink = {
@@ -274,7 +273,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       const outcome = valid ? 'valid' : 'invalid';
       verifications.inc({ kind: k, outcome });
       verificationDuration.observe({ kind: k, outcome }, finite(seconds));
-      if (!valid) verificationFailures.inc({ kind: k, code: code && CODE_RE.test(code) ? code : 'OTHER' });
+      if (!valid) verificationFailures.inc({ kind: k, code: code && isErrorCode(code) ? code : 'OTHER' });
     },
     setPoolStats(stats) {
       poolStats = { ...stats };
@@ -302,31 +301,14 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
   };
 
-  const plugin: FastifyPluginAsync = async (app) => {
-    // A callback hook, not an async one: no promise per request.
-    app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      const route = req.routeOptions.url;
-      if (route !== '/metrics') {
-        const labels = { route: route ?? 'unmatched', method: METHODS.has(req.method) ? req.method : 'OTHER', status_code: String(reply.statusCode) };
-        httpRequests.inc(labels);
-        httpDuration.observe(labels, reply.elapsedTime / 1000);
-      }
-      done();
-    });
-    const metricsSchema = {
-      summary: 'Prometheus metrics (text exposition format 0.0.4)',
-      response: { 200: { description: 'Metrics in the Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } },
-    };
-    app.get('/metrics', { schema: metricsSchema }, async (_req, reply) => {
-      const text = await registry.metrics();
-      return reply.header('content-type', registry.contentType).send(text);
-    });
+  const observeHttp = (route: string | undefined, method: string, statusCode: number, seconds: number): void => {
+    if (route === '/metrics') return;
+    const labels = { route: route ?? 'unmatched', method: METHODS.has(method) ? method : 'OTHER', status_code: String(statusCode) };
+    httpRequests.inc(labels);
+    httpDuration.observe(labels, seconds);
   };
-  // Same effect as fastify-plugin: the hook applies to every route of the parent instance.
-  (plugin as unknown as Record<symbol, unknown>)[Symbol.for('skip-override')] = true;
-  (plugin as unknown as Record<symbol, unknown>)[Symbol.for('fastify.display-name')] = 'verifier-metrics';
 
-  return { registry, sink, plugin };
+  return { registry, sink, observeHttp };
 }
 
 /** Reports the outcome of a decodeReport call into the sink. */

@@ -1,6 +1,6 @@
 /**
  * Output records of ledger updates: one JSON line each in `reverify` and `merge`, and the source of
- * the server's stored updates (src/ledger-watch/records.ts), and their outcome.
+ * the server's stored updates (src/ledger/watch/verifyUpdates.ts), and their outcome.
  *
  * Update record (an update transition of a followed program — see src/ledger/programs.ts — or one
  * JSONL input line):
@@ -11,13 +11,16 @@
  * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
  *   { transactionId, transitionId, blockHeight, program, function, kind: "measurement",
  *     measurement?: { uniqueId } | { pcrs }, errorCode?, errorString? }
- * measurementInForce: src/ledger-records/measurementState.ts.
+ * measurementInForce: src/ledger/records/measurementState.ts.
  * Hex is lower case. Fields are written in this order, so runs are byte-for-byte comparable.
  */
-import type { CheckResult } from '../verify/checks.js';
-import { updateKindOf } from '../ledger/programs.js';
-import { reportKind, type Measurement } from '../verify/kinds/index.js';
-import type { VerifyOutcome } from '../verify/types.js';
+import type { CheckResult } from '../../verify/checks.js';
+import { updateKindOf } from '../programs.js';
+import { reportKind, type Measurement } from '../../verify/kinds/index.js';
+import type { VerifyOutcome } from '../../verify/types.js';
+import { outcomeOfCode, type ErrorCode, type Outcome } from '../../errorCodes.js';
+
+export type { Outcome } from '../../errorCodes.js';
 
 export type { Measurement };
 
@@ -30,7 +33,7 @@ export interface OutputRecord {
   function?: string;
   kind: string;
   reportValid?: boolean;
-  errorCode?: string;
+  errorCode?: ErrorCode;
   errorString?: string;
   tcbStatus?: string;
   measurements?: Measurement | Record<string, never>;
@@ -80,15 +83,8 @@ export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transit
   return canonical(r);
 }
 
-/** Codes meaning "the verifier could not decide" (environment), not "the report is invalid". */
-export function isUnverifiable(code: string | undefined): boolean {
-  return code !== undefined && (/^(PCCS_|POOL_)/.test(code) || code === 'TYPEA_COLLATERAL_UNAVAILABLE' || code === 'INTERNAL_ERROR');
-}
-
-/** How an update ended: the vocabulary of the CLI's records, the watcher's store and /ledger/updates. */
-export type Outcome = 'valid' | 'invalid' | 'unverifiable';
-
+/** How an update ended (a failed one: by its code's traits, src/errorCodes.ts). */
 export function outcomeOf(r: OutputRecord): Outcome {
   if (r.reportValid) return 'valid';
-  return isUnverifiable(r.errorCode) ? 'unverifiable' : 'invalid';
+  return outcomeOfCode(r.errorCode);
 }

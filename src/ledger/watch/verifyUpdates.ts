@@ -1,13 +1,13 @@
 /**
  * From ledger items to stored update records: every update transition of a followed program is
  * verified through the verification service (the one POST /decodeReport uses: same core, same
- * policy) and becomes a LedgerRecord (src/store/updates.ts); owner transitions are not updates
+ * policy) and becomes a LedgerRecord (src/ledger/store/updateStore.ts); owner transitions are not updates
  * and are left out. Shared by the watcher, GET /ledger/transactions/{id} and `reverify --store`.
  */
-import { outcomeOf, updateRecord, type OutputRecord } from '../ledger-records/records.js';
-import type { LedgerItem } from '../ledger-records/transitions.js';
-import type { LedgerRecord, StoredUpdate } from '../store/updates.js';
-import type { VerifyOutcome } from '../verify/types.js';
+import { outcomeOf, updateRecord, type OutputRecord } from '../records/updateRecord.js';
+import type { LedgerItem } from '../records/transitions.js';
+import type { LedgerRecord, StoredUpdate } from '../store/updateStore.js';
+import type { VerifyOutcome } from '../../verify/types.js';
 
 /**
  * The stored form of an update's output record, or undefined for what is no update of the ledger

@@ -1,18 +1,18 @@
 /**
  * Ledger items of `reverify` and of the server's ledger watcher (their transactions come from
- * src/ledger-node/blockScanner.ts or saved transaction JSON): the programs to follow, and the
+ * src/ledger/node/blockScanner.ts or saved transaction JSON): the programs to follow, and the
  * followed oracle programs' transitions of a transaction (the programs and their transitions come
  * from the registry, src/ledger/programs.ts). A transaction lists every transition it executed, those of
  * programs called by another program's transition included, so wrapped oracle calls are found too.
  */
-import { pcrsFromLeo, uniqueIdFromLeo } from '../ledger/leoValue.js';
-import { KNOWN_PROGRAM_IDS, normaliseProgramId, oracleProgram, OWNER_INPUT, ownerKindOf, UPDATE_INPUTS, updateKindOf } from '../ledger/programs.js';
-import { toFailure } from '../verify/failure.js';
-import { VerifierError } from '../errors.js';
-import type { ErrorCode } from '../errorCodes.js';
-import { canonical, type OutputRecord } from './records.js';
+import { pcrsFromLeo, uniqueIdFromLeo } from '../../aleo/leoValue.js';
+import { KNOWN_PROGRAM_IDS, normaliseProgramId, oracleProgram, OWNER_INPUT, ownerKindOf, UPDATE_INPUTS, updateKindOf } from '../programs.js';
+import { toFailure } from '../../verify/failure.js';
+import { VerifierError } from '../../errors.js';
+import type { ErrorCode } from '../../errorCodes.js';
+import { canonical, type OutputRecord } from './updateRecord.js';
 import type { LedgerRecordCode } from './errors.js';
-import { hex } from '../bytes.js';
+import { hex } from '../../bytes.js';
 
 /** One thing found on the ledger: an update to verify, or an owner record ready to write. */
 export type LedgerItem =

@@ -1,5 +1,5 @@
 /** The public shape of a decode-and-verify outcome, shared by POST /decodeReport and the CLI. */
-import type { VerifyOutcome } from '../verify/types.js';
+import type { VerifyOutcome } from './types.js';
 
 /** The body POST /decodeReport answers for an outcome (same keys, same order). */
 export function decodeReportBody(out: VerifyOutcome): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VerifierError } from '../errors.js';
-import type { StartupCode } from './errors.js';
+import { VerifierError } from '../../errors.js';
+import type { LedgerNodeCode } from './errors.js';
 
 /**
  * Small client for a snarkOS ledger node's REST API (`GET {base}/program/…/mapping/…`,
@@ -54,7 +54,7 @@ const SHOWN_BODY_CHARS = 200;
 const RATE_LIMIT_TEXT = /rate[\s_-]*limit|too many requests/i;
 
 interface Failure {
-  code: StartupCode;
+  code: LedgerNodeCode;
   reason: string;
   retryable: boolean;
   retryAfterMs?: number;
@@ -116,10 +116,10 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   try {
     parsed = new URL(baseUrl);
   } catch {
-    throw new VerifierError<StartupCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(opts.baseUrl)} is not a URL`);
+    throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(opts.baseUrl)} is not a URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new VerifierError<StartupCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(opts.baseUrl)} must be http or https`);
+    throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(opts.baseUrl)} must be http or https`);
   }
   const retries = Math.max(0, Math.floor(opts.retries ?? DEFAULT_RETRIES));
   const backoffMs = Math.max(0, opts.backoffMs ?? DEFAULT_BACKOFF_MS);
@@ -130,7 +130,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
 
   async function attempt(url: string, timeoutMs: number, absentWhen?: GetOptions['absentWhen']): Promise<Attempt> {
-    const fail = (code: StartupCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
+    const fail = (code: LedgerNodeCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
       ok: false,
       failure: retryAfterMs === undefined ? { code, reason, retryable } : { code, reason, retryable, retryAfterMs },
     });
@@ -173,7 +173,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     const url = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
     const deadline = Date.now() + deadlineMs;
     const giveUp = (f: Failure, attempts: number, extra = ''): never => {
-      throw new VerifierError<StartupCode>(
+      throw new VerifierError<LedgerNodeCode>(
         f.code,
         `ledger node: GET ${url} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${f.reason}${extra}`,
       );

@@ -4,11 +4,11 @@
  * answer checked to hold exactly those heights in order, so a node answering another range is
  * caught), the latest height, and one transaction by id. Every HTTP attempt, retries included,
  * takes a slot of the rate limiter; retries, timeouts and 429 Retry-After are the client's
- * (src/startup/ledgerNodeClient.ts).
+ * (src/ledger/node/client.ts).
  */
-import { VerifierError } from '../errors.js';
-import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from '../startup/ledgerNodeClient.js';
-import { RateLimiter } from '../rateLimit.js';
+import { VerifierError } from '../../errors.js';
+import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './client.js';
+import { RateLimiter } from '../../rateLimit.js';
 import type { LedgerNodeCode } from './errors.js';
 
 export const MAX_BLOCKS_PER_CALL = 50;

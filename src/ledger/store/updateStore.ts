@@ -18,8 +18,8 @@
  * (before retries existed) are migrated on open, their unverifiable updates due at once.
  */
 import Database from 'better-sqlite3';
-import { VerifierError } from '../errors.js';
-import type { Outcome } from '../ledger-records/records.js';
+import { VerifierError } from '../../errors.js';
+import type { ErrorCode, Outcome } from '../../errorCodes.js';
 import type { StoreCode } from './errors.js';
 
 export type { Outcome };
@@ -33,7 +33,7 @@ export interface LedgerRecord {
   function: string;
   reportType: string;
   reportValid: boolean;
-  errorCode?: string;
+  errorCode?: ErrorCode;
   errorString?: string;
   decodedData?: unknown;
   decodedRequests?: unknown[];

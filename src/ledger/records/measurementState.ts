@@ -5,9 +5,9 @@
  * holding the mappings (era 4: the data program), so an update is compared with what its own
  * program's owner set.
  */
-import { measurementLocation } from '../ledger/programs.js';
-import { isReportType, reportKind } from '../verify/kinds/index.js';
-import { canonical, isOwnerRecord, type OutputRecord } from './records.js';
+import { measurementLocation } from '../programs.js';
+import { isReportType, reportKind } from '../../verify/kinds/index.js';
+import { canonical, isOwnerRecord, type OutputRecord } from './updateRecord.js';
 
 /** The program whose mappings a record's measurements belong to ('' when the record names none). */
 function measurementDomain(r: OutputRecord): string {

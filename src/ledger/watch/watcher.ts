@@ -2,7 +2,7 @@
  * The ledger watcher: follows a ledger node from the store's scannedHeight + 1 (or `fromHeight` on
  * a fresh store) to the tip and on, in ranges of `batchBlocks`; verifies every update transition
  * of the followed programs and commits the range's records together with the new scannedHeight
- * (src/store/updates.ts), so a crash or kill at any moment loses or repeats nothing.
+ * (src/ledger/store/updateStore.ts), so a crash or kill at any moment loses or repeats nothing.
  *
  * A node that is down, slow, rate limiting or lying (another height range, garbage) only delays
  * the watcher: the failed range is retried after `pollIntervalMs`, nothing of it is stored. A range
@@ -12,19 +12,19 @@
  *
  * Updates that could not be verified (`unverifiable`: PCCS down, collateral missing) are
  * re-verified once the scan has reached the tip: each poll takes up to `retry.batch` due ones,
- * fetches their blocks again and replaces their records in place (src/store/updates.ts), so an
+ * fetches their blocks again and replaces their records in place (src/ledger/store/updateStore.ts), so an
  * update is never stored twice. An attempt that is still unverifiable is retried after
  * `retry.intervalMs`, doubling with each attempt up to 64 × `retry.intervalMs`.
  */
-import { VerifierError } from '../errors.js';
-import { Semaphore } from '../rateLimit.js';
-import { itemsOfTransaction, type LedgerItem } from '../ledger-records/transitions.js';
-import type { OutputRecord } from '../ledger-records/records.js';
-import type { BlockScanner } from '../ledger-node/blockScanner.js';
-import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updates.js';
-import { toFailure } from '../verify/failure.js';
-import { storedUpdates, verifyUpdates, type Verify } from './records.js';
-import type { ErrorCode } from '../errorCodes.js';
+import { VerifierError } from '../../errors.js';
+import { Semaphore } from '../../rateLimit.js';
+import { itemsOfTransaction, type LedgerItem } from '../records/transitions.js';
+import type { OutputRecord } from '../records/updateRecord.js';
+import type { BlockScanner } from '../node/blockScanner.js';
+import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.js';
+import { toFailure } from '../../verify/failure.js';
+import { storedUpdates, verifyUpdates, type Verify } from './verifyUpdates.js';
+import { traitsOf, type ErrorCode } from '../../errorCodes.js';
 
 export interface WatcherLog {
   info(obj: object, msg: string): void;
@@ -63,13 +63,13 @@ const MAX_DOUBLINGS = 6;
 
 export interface WatcherStatus {
   running: boolean;
-  lastError?: { errorCode: string; errorString: string; at: string };
+  lastError?: { errorCode: ErrorCode; errorString: string; at: string };
 }
 
 const STOPPED = Symbol('stopped');
 
-/** Codes of a verification the local pool refused or dropped: the range is retried, not stored. */
-const isRetryLater = (code: string | undefined): boolean => code !== undefined && (code.startsWith('POOL_') || code === 'INTERNAL_ERROR');
+/** A verification the local pool refused or dropped (the code's traits): the range is retried, not stored. */
+const isRefused = (code: ErrorCode | undefined): boolean => code !== undefined && traitsOf(code).refused === true;
 
 export class LedgerWatcher {
   private stopped = false;
@@ -169,8 +169,8 @@ export class LedgerWatcher {
     const verify: Verify = (u, r) => this.sem.run(() => this.o.verify(u, r));
     const records = await this.race(verifyUpdates(items, verify));
     if (records === STOPPED || this.stopped) return STOPPED;
-    const refused = records.find((r) => isRetryLater(r.errorCode));
-    if (refused) throw new VerifierError(refused.errorCode! as ErrorCode, `verification of ${what} refused (${refused.errorString}); ${then}`);
+    const refused = records.find((r) => isRefused(r.errorCode));
+    if (refused) throw new VerifierError(refused.errorCode!, `verification of ${what} refused (${refused.errorString}); ${then}`);
     return records;
   }
 

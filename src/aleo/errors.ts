@@ -1,20 +1,9 @@
+import { codesOf, type DomainCode } from '../errorCodes.js';
 import { VerifierError } from '../errors.js';
 
 /** Closed list of the codes raised by the ledger struct codecs (u128, chunked structs, ids, Leo values). */
-export const LedgerCodes = [
-  'STRUCT_INVALID_ARGUMENT',
-  'STRUCT_TOO_LONG',
-  'STRUCT_SYNTAX',
-  'STRUCT_VALUE_OUT_OF_RANGE',
-  'STRUCT_KEY_ORDER',
-  'STRUCT_CHUNK_COUNT',
-  'STRUCT_FIELD_COUNT',
-  'STRUCT_TRAILING_DATA',
-  'STRUCT_BYTES_TOO_LONG',
-  'U128_OUT_OF_RANGE',
-  'U128_OUT_OF_BOUNDS',
-] as const;
-export type LedgerCode = (typeof LedgerCodes)[number];
+export const LedgerCodes = codesOf('aleo');
+export type LedgerCode = DomainCode<'aleo'>;
 
 /** `at offset N (line L, column C)`: offset is 0-based (UTF-16 units), line and column 1-based. */
 export function describePosition(text: string, offset: number): string {
