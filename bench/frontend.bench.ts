@@ -16,9 +16,10 @@ import { Bench } from 'tinybench';
 import { resolveConfig } from '../src/config/load.js';
 import { composeVerifier } from '../src/compose.js';
 import { createCollateralSource } from '../src/collateral/source.js';
-import { collateralPrefetch } from '../src/pool/collateralPrefetch.js';
+import { collateralLines, requestCollateral } from '../src/pool/collateralPort.js';
 import { decodeReportBody } from '../src/verify/decodeReportBody.js';
 import { parseReportTexts } from '../src/verify/verifyReport.js';
+import { cutTypeAReport, parseQuote } from '../src/attestation/typeA/quote.js';
 import type { VerifyOutcome } from '../src/verify/types.js';
 import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
 import { reportText } from '../test/support/ledger-reports.js';
@@ -40,12 +41,23 @@ for (const t of texts) {
   outcomes.push(out);
 }
 const clones = outcomes.map((o) => serialize(o));
-// the prefetch as the pool runs it, on a source whose caches are warm
+// the main thread's answer to a worker's collateral request, as the pool runs it, on a source whose
+// caches are warm (both ends in this thread: the round trip through the task's MessageChannel)
 const { source } = createCollateralSource({ root: composed.roots.typeA, now: () => mix.a.time, pccsUrl: pccs.url });
-const prefetch = collateralPrefetch(source);
+const lines = collateralLines(source);
 const typeABytes = parseReportTexts(texts[0]!.userData, texts[0]!.report);
 if ('error' in typeABytes) throw new Error(typeABytes.error.message);
-await prefetch({ ...typeABytes });
+const subject = { pckCertPems: parseQuote(cutTypeAReport(typeABytes.report)).pckCertPems };
+const collateralRoundTrip = async () => {
+  const line = lines(() => {});
+  try {
+    await requestCollateral(line.port, subject);
+  } finally {
+    line.close();
+    line.port.close();
+  }
+};
+await collateralRoundTrip();
 
 const bench = new Bench({ time: 1000, warmupTime: 200 });
 kinds.forEach((kind, k) => {
@@ -59,9 +71,7 @@ kinds.forEach((kind, k) => {
     .add(`${kind}: outcome clone, HTTP thread (deserialize)`, () => deserialize(clones[k]!))
     .add(`${kind}: answer body (decodeReportBody + JSON.stringify)`, () => JSON.stringify(decodeReportBody(outcomes[k]!)));
 });
-bench.add('typeA: collateral prefetch, warm caches', async () => {
-  await prefetch({ userData: typeABytes.userData, report: typeABytes.report });
-});
+bench.add('typeA: collateral request answered over the task\'s port, warm caches', collateralRoundTrip);
 await bench.run();
 await composed.close();
 await pccs.close();

@@ -15,6 +15,7 @@ import { isErrorCode, type ErrorCode, type Outcome } from '../errorCodes.js';
 import { isVerifierError } from '../errors.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { ReportCheck } from '../verify/attestationResponse.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 import { poseidon8KernelName } from '../hash/kernel.js';
 
@@ -312,7 +313,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
 }
 
 /** Reports the outcome of a decodeReport call into the sink. */
-export function recordVerification(sink: MetricsSink, out: VerifyOutcome, seconds: number): void {
+export function recordVerification(sink: MetricsSink, out: Pick<VerifyOutcome, 'reportType' | 'reportValid' | 'error' | 'timings'>, seconds: number): void {
   sink.observeVerification(out.reportType ?? 'unknown', out.reportValid, out.error?.code, seconds);
   if (out.timings?.hashSeconds !== undefined) sink.observeHash(out.timings.hashSeconds);
 }
@@ -341,5 +342,18 @@ export function instrumentService(svc: VerifierService, sink: MetricsSink): Veri
     decode: (userData) => svc.decode(userData),
     decodeReport: (userData, report, opts) => counted(() => svc.decodeReport(userData, report, opts)),
     verifyBytes: (task) => counted(() => svc.verifyBytes(task)),
+    checkResponse: async (entry) => {
+      const t0 = performance.now();
+      let c: ReportCheck;
+      try {
+        c = await svc.checkResponse(entry);
+      } catch (e) {
+        sink.observeVerification('unknown', false, isVerifierError(e) ? e.code : 'INTERNAL_ERROR', (performance.now() - t0) / 1000);
+        throw e;
+      }
+      // Only an entry that reached the verification counts as one (a field mismatch verifies nothing).
+      if (c.verification) recordVerification(sink, c.verification, (performance.now() - t0) / 1000);
+      return c;
+    },
   };
 }

@@ -16,7 +16,7 @@ export class Deadline {
   reason: unknown = undefined;
   private listener: (() => void) | undefined = undefined;
 
-  constructor(readonly at: number) {}
+  constructor(public at: number) {}
 
   once(_event: 'abort', listener: () => void): void {
     this.listener = listener;
@@ -54,12 +54,31 @@ export class Deadlines {
 
   start(): Deadline {
     const d = new Deadline(performance.now() + this.limitMs);
+    this.watch(d);
+    return d;
+  }
+
+  private watch(d: Deadline): void {
     this.live.add(d);
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.sweep(), this.periodMs);
       this.timer.unref();
     }
-    return d;
+  }
+
+  /**
+   * The task waits for the main thread (collateral from a PCCS, with its own time limits): its
+   * deadline is held until `resume`, which gives it the whole limit again from then (so deadlines
+   * still expire in the order of the set).
+   */
+  suspend(d: Deadline): void {
+    this.live.delete(d);
+  }
+
+  resume(d: Deadline): void {
+    if (d.aborted) return;
+    d.at = performance.now() + this.limitMs;
+    this.watch(d);
   }
 
   /** The task settled (any outcome): its deadline no longer applies. */

@@ -1,8 +1,8 @@
 /**
  * The verification worker pool shared by the server, the bulk CLI and the benchmarks. It transports
- * bytes and results: the main thread attaches the collateral a report's kind needs
- * (collateralPrefetch.ts) and hands the bytes, transferred, to a Piscina worker running the
- * verification core. The queue is
+ * bytes (or a POST /verify entry) and results: a Piscina worker runs the verification core, and
+ * asks the main thread for collateral when a report reaches its collateral step
+ * (collateralPort.ts; the task's deadline is held while the source answers). The queue is
  * bounded (POOL_OVERLOADED at once when full), every task has a time limit (POOL_TASK_TIMEOUT,
  * the worker is replaced), and a crashed worker fails only its own task (POOL_WORKER_FAILED).
  */
@@ -15,10 +15,13 @@ import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../packageRoot.js';
 import { decodeUserDataText, parseReportTexts, structFailure } from '../verify/verifyReport.js';
 import type { DecodeOutcome, VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { ReportCheck } from '../verify/attestationResponse.js';
+import type { AttestationResponse } from '../verify/attestationResponseSchema.js';
+import { findReportKind, wireKind } from '../verify/kinds/index.js';
 import type { PoolCode } from './errors.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
-import { collateralPrefetch, type CollateralFetcher } from './collateralPrefetch.js';
-import { Deadlines } from './deadlines.js';
+import { collateralLines, type CollateralFetcher, type CollateralLine } from './collateralPort.js';
+import { Deadlines, type Deadline } from './deadlines.js';
 
 export interface PoolOptions {
   threads: number;
@@ -55,12 +58,12 @@ export class VerifierPool implements VerifierService {
   private closed = false;
   /** Tasks handed to Piscina and not yet settled (running + queued). */
   private inFlight = 0;
-  private readonly prefetch: ((task: VerifyTask) => Promise<void>) | undefined;
+  private readonly lines: ((waiting: (on: boolean) => void) => CollateralLine) | undefined;
   private readonly deadlines: Deadlines;
 
   constructor(private readonly opts: PoolOptions) {
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
-    this.prefetch = opts.collateral ? collateralPrefetch(opts.collateral) : undefined;
+    this.lines = opts.collateral ? collateralLines(opts.collateral) : undefined;
     const entry = workerEntry();
     this.piscina = new Piscina({
       filename: entry.filename,
@@ -83,29 +86,47 @@ export class VerifierPool implements VerifierService {
   }
 
   /** Verifies parsed bytes; the byte arrays are transferred to the worker (unusable afterwards). */
-  async verifyBytes(task: VerifyTask): Promise<VerifyOutcome> {
+  async verifyBytes(t: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }): Promise<VerifyOutcome> {
+    const task: VerifyTask = { op: 'bytes', userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}) };
+    const transfer = [t.userData.buffer, t.report.buffer].filter((b, i, all) => all.indexOf(b) === i) as ArrayBuffer[];
+    return (await this.run(task, transfer, findReportKind(t.report)?.needsCollateral === true)) as VerifyOutcome;
+  }
+
+  /** Checks one POST /verify entry in a worker (structured-cloned). */
+  async checkResponse(entry: AttestationResponse): Promise<ReportCheck> {
+    return (await this.run({ op: 'response', entry }, [], wireKind(entry.reportType).needsCollateral)) as ReportCheck;
+  }
+
+  private async run(task: VerifyTask, transferList: ArrayBuffer[], mayNeedCollateral: boolean): Promise<unknown> {
     if (this.closed) throw poolError('POOL_CLOSED', 'the verification pool is shut down');
-    await this.prefetch?.(task);
     // The queue bound is enforced here (running + waiting ≤ threads + maxQueue), before anything
     // is handed over, so an overloaded verifier answers at once.
     if (this.inFlight >= this.opts.threads + this.opts.maxQueue) {
       throw poolError('POOL_OVERLOADED', `the verifier is overloaded: ${this.inFlight} verifications running or queued; retry shortly`);
     }
-    const transferList = [task.userData.buffer, task.report.buffer].filter((b, i, all) => all.indexOf(b) === i) as ArrayBuffer[];
     this.inFlight++;
     const t0 = performance.now();
     const deadline = this.deadlines.start();
+    const line = mayNeedCollateral ? this.lines?.((on) => this.hold(deadline, on)) : undefined;
+    if (line) task.collateralPort = line.port;
     try {
-      return (await this.piscina.run(task, { transferList, signal: deadline })) as VerifyOutcome;
+      return await this.piscina.run(task, { transferList: line ? [...transferList, line.port] : transferList, signal: deadline });
     } catch (e) {
       // The deadline knows whether it fired; anything else failed the worker.
       if (deadline.aborted) throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
       throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
     } finally {
+      line?.close();
       this.deadlines.end(deadline);
       this.inFlight--;
       this.opts.onTaskDone?.((performance.now() - t0) / 1000);
     }
+  }
+
+  /** While the main thread fetches a task's collateral, its time limit is held. */
+  private hold(deadline: Deadline, on: boolean): void {
+    if (on) this.deadlines.suspend(deadline);
+    else this.deadlines.resume(deadline);
   }
 
   stats(): PoolStats {

@@ -1,6 +1,7 @@
 /** Messages between the main thread and the verification workers (structured-clone safe). */
-import type { FailureInfo, Policy, ReportType, VerifyOutcome } from '../verify/types.js';
-import type { PackedCollateral } from './collateralPack.js';
+import type { MessagePort } from 'node:worker_threads';
+import type { Policy, ReportType } from '../verify/types.js';
+import type { AttestationResponse } from '../verify/attestationResponseSchema.js';
 
 export interface WorkerSetup {
   /** The oracle policy (verify/policy.ts), structured-cloned into each worker. */
@@ -11,14 +12,23 @@ export interface WorkerSetup {
   typeATime?: number;
 }
 
-export interface VerifyTask {
+interface TaskBase {
+  /** Where the worker asks the main thread for collateral (collateralPort.ts), for reports whose kind may need it. */
+  collateralPort?: MessagePort;
+}
+
+/** Recovered bytes (POST /decodeReport, the CLI, the watcher). */
+export interface BytesTask extends TaskBase {
+  op: 'bytes';
   userData: Uint8Array;
   report: Uint8Array;
   nonce?: Uint8Array;
-  /** typeA collateral fetched once by the main thread, shared per version (`version` changes on refresh). */
-  collateral?: PackedCollateral;
-  /** Why collateral could not be supplied (PCCS down and nothing cached). */
-  collateralError?: FailureInfo;
 }
 
-export type VerifyTaskResult = VerifyOutcome;
+/** One schema-checked POST /verify entry, checked whole in the worker. */
+export interface ResponseTask extends TaskBase {
+  op: 'response';
+  entry: AttestationResponse;
+}
+
+export type VerifyTask = BytesTask | ResponseTask;

@@ -110,12 +110,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(infoRoute(opts.info));
   await app.register(decodeRoute(opts.service));
   await app.register(decodeReportRoute(opts.service));
-  // SDK-compatible POST /verify. The byte arrays are copied: the service may transfer them to a worker.
-  await app.register(
-    verifyRoute((userData, report, o) =>
-      opts.service.verifyBytes({ userData: userData.slice(), report: report.slice(), ...(o?.nonce ? { nonce: o.nonce.slice() } : {}) }),
-    ),
-  );
+  // SDK-compatible POST /verify: each entry is checked whole where verification runs (a pool worker).
+  await app.register(verifyRoute((entry) => opts.service.checkResponse(entry)));
   await app.register(ledgerRoutes(opts.ledger ?? {}));
   await app.register(statusRoutes(opts.pccsStatus));
   await app.register(pageRoutes());

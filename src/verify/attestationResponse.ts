@@ -12,32 +12,47 @@
  * Attested data: `oracleData.userData` (8 or 10 chunks) when present; its encoding eras are
  * detected (src/encoding/eras) and the response's requests, re-encoded as those eras'
  * notarizers did, must give exactly these bytes — so every result's data is checked against its
- * chunk. Without `oracleData.userData` the re-encodings of every era are candidates: the one
- * whose Poseidon8 hash equals the bytes the report binds (read from its structure) is verified,
- * once; when none does, the first is, and the binding check names the mismatch. `reportType` must match the
- * detected kind; a Nitro `nonce` must match the document's.
+ * chunk. Without `oracleData.userData` the re-encodings of every era are candidates, handed to
+ * the core together: the one whose Poseidon8 hash equals the bytes the report binds (read from its
+ * structure) is verified, once; when none does, the first is, and the binding check names the
+ * mismatch. `reportType` must match the kind the report's first bytes name, checked before any
+ * verification; a Nitro `nonce` must match the document's.
+ *
+ * This runs where the verification runs (a pool worker, or in process): the HTTP thread only
+ * hands the schema-checked entry over.
  *
  * The entry's shape (field types, reportType a wire name of the kinds registry) is the route
  * schema's (src/verify/attestationResponseSchema.ts): what reaches this module is typed.
  */
-import { encodingCandidates, detectEras, USER_DATA_CHUNK_COUNTS, parseUserData } from '../encoding/eras/index.js';
+import { encodingCandidates, detectEras, USER_DATA_CHUNK_COUNTS, parseUserData, type EraDetection } from '../encoding/eras/index.js';
 import type { ProofDataInput } from '../encoding/types.js';
 import { CHUNK_BYTES, parseChunkedStruct, REPORT_CHUNKS } from '../aleo/struct.js';
 import type { ResponseCode } from './errors.js';
 import { toFailure } from './failure.js';
-import { unverifiedBoundBytes, wireKind } from './kinds/index.js';
-import { hashReportData } from '../hash/index.js';
+import { findReportKind, wireKind } from './kinds/index.js';
 import type { AttestationResponse, AttestationResult } from './attestationResponseSchema.js';
 import { decodeNonce } from './nonce.js';
 import type { FailureInfo, VerifyOutcome } from './types.js';
+import type { VerifyOptions } from './verifyReport.js';
 import { equalBytes } from '../bytes.js';
 
-/** Verifies one (userData, report) pair: in process or through the pool. */
-export type ReportVerifier = (userData: Uint8Array, report: Uint8Array, opts?: { nonce?: Uint8Array }) => Promise<VerifyOutcome>;
+/** Verifies a report against one userData or the candidate it binds (the core's verifyReportBytes, deps bound). */
+export type ReportVerifier = (userData: Uint8Array | readonly Uint8Array[], report: Uint8Array, opts?: VerifyOptions) => Promise<VerifyOutcome>;
 
 export interface ReportCheck {
   valid: boolean;
   error?: FailureInfo;
+  /** What the verification that ran, if one did, found (metrics count it; not part of the answer). */
+  verification?: Pick<VerifyOutcome, 'reportType' | 'reportValid' | 'error' | 'timings'>;
+}
+
+function summary(o: VerifyOutcome): NonNullable<ReportCheck['verification']> {
+  return {
+    reportValid: o.reportValid,
+    ...(o.reportType ? { reportType: o.reportType } : {}),
+    ...(o.error ? { error: o.error } : {}),
+    ...(o.timings ? { timings: o.timings } : {}),
+  };
 }
 
 const REPORT_BYTES = REPORT_CHUNKS * CHUNK_BYTES;
@@ -134,17 +149,6 @@ function reportBytes(r: AttestationResponse): Uint8Array | ReportCheck {
   return report ?? failure('REPORT_MISSING', 'neither oracleData.report nor attestationReport is present');
 }
 
-/**
- * The one candidate userData to verify: the one the report is bound to (read from its structure,
- * so only a choice: verification checks the binding again, after the report's signatures), else
- * the first. A single candidate is taken as is (its hash is computed by verification anyway).
- */
-function boundCandidate(candidates: readonly Uint8Array[], report: Uint8Array): Uint8Array {
-  if (candidates.length === 1) return candidates[0]!;
-  const bound = unverifiedBoundBytes(report);
-  return (bound && candidates.find((c) => equalBytes(hashReportData(c), bound))) ?? candidates[0]!;
-}
-
 /** Checks one AttestationResponse (see the module comment). Never throws on an entry of the schema's shape. */
 export async function checkAttestationResponse(r: AttestationResponse, verify: ReportVerifier): Promise<ReportCheck> {
   const kind = wireKind(r.reportType);
@@ -160,42 +164,42 @@ export async function checkAttestationResponse(r: AttestationResponse, verify: R
       return { valid: false, error: toFailure(e) };
     }
   }
-  const run = async (userData: Uint8Array): Promise<VerifyOutcome> => {
+  /** The report's kind by its first bytes must be the entry's reportType: checked before verifying. */
+  const found = findReportKind(report);
+  const typeMismatch = found && found.id !== kind.id ? failure('REPORT_TYPE_MISMATCH', `reportType is ${kind.wireName} but the report is ${found.id}`) : undefined;
+  const run = async (userData: Uint8Array | readonly Uint8Array[], eras?: EraDetection): Promise<ReportCheck> => {
+    if (typeMismatch) return typeMismatch;
+    let outcome: VerifyOutcome;
     try {
-      return await verify(userData, report, nonce ? { nonce } : {});
+      outcome = await verify(userData, report, { ...(nonce ? { nonce } : {}), ...(eras ? { eras } : {}) });
     } catch (e) {
-      return { reportValid: false, error: toFailure(e) };
+      return { valid: false, error: toFailure(e) };
     }
+    if (!outcome.reportValid) return { valid: false, error: outcome.error ?? { code: 'INTERNAL_ERROR', message: 'report is not valid' }, verification: summary(outcome) };
+    return { valid: true, verification: summary(outcome) };
   };
 
   // attested data
   const requests = responseRequests(r);
-  let outcome: VerifyOutcome;
   const userDataText = r.oracleData?.userData;
   if (userDataText !== undefined) {
     let userData: Uint8Array;
-    let eras;
+    let detected: EraDetection;
     try {
       userData = parseUserData(userDataText);
-      eras = detectEras(userData).eras;
+      detected = detectEras(userData);
     } catch (e) {
       return { valid: false, error: toFailure(e) };
     }
     if (typeof requests === 'string') return failure('RESPONSE_FIELDS_MISSING', requests);
-    const candidates = tooLong(requests) ? [] : encodingCandidates(requests, eras);
+    const candidates = tooLong(requests) ? [] : encodingCandidates(requests, detected.eras);
     if (!candidates.some((c) => equalBytes(c, userData))) {
-      return failure('RESPONSE_FIELDS_MISMATCH', mismatchMessage(userData, candidates, eras.some((e) => e.requestPerChunk)));
+      return failure('RESPONSE_FIELDS_MISMATCH', mismatchMessage(userData, candidates, detected.eras.some((e) => e.requestPerChunk)));
     }
-    outcome = await run(userData);
-  } else {
-    if (typeof requests === 'string') return failure('RESPONSE_FIELDS_MISSING', `no oracleData.userData, and to re-encode it ${requests}`);
-    const candidates = tooLong(requests) ? [] : encodingCandidates(requests);
-    if (!candidates.length) return failure('RESPONSE_FIELDS_NOT_ENCODABLE', 'the response fields cannot be encoded as oracle userData');
-    outcome = await run(boundCandidate(candidates, report));
+    return run(userData, detected);
   }
-  if (outcome.reportType && outcome.reportType !== kind.id) {
-    return failure('REPORT_TYPE_MISMATCH', `reportType is ${kind.wireName} but the report is ${outcome.reportType}`);
-  }
-  if (!outcome.reportValid) return { valid: false, error: outcome.error ?? { code: 'INTERNAL_ERROR', message: 'report is not valid' } };
-  return { valid: true };
+  if (typeof requests === 'string') return failure('RESPONSE_FIELDS_MISSING', `no oracleData.userData, and to re-encode it ${requests}`);
+  const candidates = tooLong(requests) ? [] : encodingCandidates(requests);
+  if (!candidates.length) return failure('RESPONSE_FIELDS_NOT_ENCODABLE', 'the response fields cannot be encoded as oracle userData');
+  return run(candidates);
 }

@@ -73,11 +73,23 @@ export function checkDebugEnclave(debug: boolean, policy: Pick<Policy, 'allowDeb
   if (debug && !policy.allowDebugEnclaves) fail('TYPEA_DEBUG_ENCLAVE', 'typeA: enclave runs in debug mode (ATTRIBUTES.DEBUG set)');
 }
 
-/** The report's 16 bound bytes must equal the Poseidon8 hash of the userData exactly as provided. */
-export function checkUserDataBinding(userData: Uint8Array, bound: Uint8Array, where: string, timings?: { hashSeconds?: number }): void {
-  const t0 = performance.now();
-  const h = hashReportData(userData);
-  if (timings) timings.hashSeconds = (performance.now() - t0) / 1000;
+/**
+ * The report's 16 bound bytes must equal the Poseidon8 hash of the userData exactly as provided.
+ * `ctx.userDataHash`, when the core already hashed this userData (to choose it among candidates),
+ * is that hash: each userData is hashed once.
+ */
+export function checkUserDataBinding(
+  userData: Uint8Array,
+  bound: Uint8Array,
+  where: string,
+  ctx?: { timings?: { hashSeconds?: number }; userDataHash?: Uint8Array },
+): void {
+  let h = ctx?.userDataHash;
+  if (!h) {
+    const t0 = performance.now();
+    h = hashReportData(userData);
+    if (ctx?.timings) ctx.timings.hashSeconds = (performance.now() - t0) / 1000;
+  }
   if (!equalBytes(h, bound)) {
     fail('USERDATA_HASH_MISMATCH', `userData hash does not match report: ${where} holds ${hex(bound)}, the Poseidon8 hash of userData is ${hex(h)}`);
   }

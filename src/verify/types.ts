@@ -2,6 +2,8 @@
 import type { ErrorCode } from '../errorCodes.js';
 import type { DecodedData, DecodedRequest } from '../encoding/types.js';
 import type { CheckResult } from './checks.js';
+import type { AttestationResponse } from './attestationResponseSchema.js';
+import type { ReportCheck } from './attestationResponse.js';
 
 export type { ReportType } from './kinds/index.js';
 import type { ReportType } from './kinds/index.js';
@@ -41,4 +43,10 @@ export interface VerifierService {
   decodeReport(userData: string, report: string, opts?: { nonce?: string }): Promise<VerifyOutcome>;
   /** Verifies recovered bytes (userData 4096 or 5120, report 5120); the arrays may be handed to a worker and detached. */
   verifyBytes(task: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }): Promise<VerifyOutcome>;
+  /**
+   * Checks one schema-checked notarizer AttestationResponse (POST /verify's entries) where the
+   * verification runs, so the entry's report is parsed, its userData's eras detected and each
+   * candidate hashed once, there (src/verify/attestationResponse.ts).
+   */
+  checkResponse(entry: AttestationResponse): Promise<ReportCheck>;
 }

@@ -3,8 +3,15 @@
  * Order of checks: decode userData (its encoding era, then every request; src/encoding/eras) → detect the report kind
  * (src/verify/kinds) → the kind's parse, view and verification → measurements against targets → binding hash. The first failure is the one
  * reported; decoded views are returned whenever they could be produced.
+ *
+ * One pass per report: the report is parsed once, the userData's eras are detected once (or taken
+ * from the caller's detection), and when the caller has several candidate userData (POST /verify
+ * without userData) each is hashed at most once to find the one the report binds, whose hash the
+ * binding check then reuses.
  */
-import { decodeUserDataBytes, parseUserData } from '../encoding/eras/index.js';
+import { decodeUserDataBytes, parseUserData, type EraDetection } from '../encoding/eras/index.js';
+import { hashReportData } from '../hash/index.js';
+import { equalBytes } from '../bytes.js';
 import { VerifierError } from '../errors.js';
 import type { VerifyCode } from './errors.js';
 import { parseChunkedStruct, REPORT_CHUNKS } from '../aleo/struct.js';
@@ -12,7 +19,7 @@ import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
-import { detectReportKind, type ReportType } from './kinds/index.js';
+import { detectReportKind, findReportKind, type AnyReportKind, type ReportType } from './kinds/index.js';
 import type { TypeACollateralSource } from '../attestation/typeA/verify.js';
 import { toFailure } from './failure.js';
 import { decodeNonce } from './nonce.js';
@@ -30,10 +37,10 @@ export interface VerifyDeps {
   typeATime?: number;
 }
 
-/** Detects the encoding era and decodes every request (src/encoding/eras). */
-export function decodeUserData(userData: Uint8Array): DecodeOutcome {
+/** Detects the encoding era (unless `detected` is given) and decodes every request (src/encoding/eras). */
+export function decodeUserData(userData: Uint8Array, detected?: EraDetection): DecodeOutcome {
   try {
-    const d = decodeUserDataBytes(userData);
+    const d = decodeUserDataBytes(userData, detected);
     return { decodedData: d.decodedData, decodedRequests: d.decodedRequests };
   } catch (e) {
     return { error: toFailure(e) };
@@ -50,19 +57,63 @@ export function decodeUserDataText(text: string): DecodeOutcome {
   return decodeUserData(bytes);
 }
 
+export interface VerifyOptions {
+  /** A request nonce the report must carry (kinds with acceptsNonce). */
+  nonce?: Uint8Array;
+  /** The caller's era detection of `userData` (a single userData only): not detected again. */
+  eras?: EraDetection;
+}
+
+/** The report parsed ahead of the checks (to choose a candidate): its parse or the parse's failure. */
+type Parsed = { kind: AnyReportKind; parsed: unknown } | { kind: AnyReportKind; error: unknown };
+
+/**
+ * The one of several candidate userData the report binds, by the bytes its structure names (no
+ * signature checked: a choice, which the binding check confirms later), else the first. Each
+ * candidate is hashed once, until one matches.
+ */
+export function chooseCandidate(candidates: readonly Uint8Array[], report: Uint8Array): { userData: Uint8Array; hash?: Uint8Array; hashSeconds?: number; parsed?: Parsed } {
+  const first = candidates[0]!;
+  if (candidates.length === 1) return { userData: first };
+  const kind = findReportKind(report);
+  if (!kind) return { userData: first };
+  let parsed: Parsed;
+  try {
+    parsed = { kind, parsed: kind.parse(report) };
+  } catch (error) {
+    return { userData: first, parsed: { kind, error } };
+  }
+  const bound = kind.boundBytes(parsed.parsed);
+  if (!bound) return { userData: first, parsed };
+  for (const c of candidates) {
+    const t0 = performance.now();
+    const hash = hashReportData(c);
+    const hashSeconds = (performance.now() - t0) / 1000;
+    if (equalBytes(hash, bound)) return { userData: c, hash, hashSeconds, parsed };
+  }
+  return { userData: first, parsed };
+}
+
+/**
+ * Verifies a report against one userData, or against the one of several candidates it binds
+ * (`userData` a list, see chooseCandidate).
+ */
 export async function verifyReportBytes(
-  userData: Uint8Array,
+  userData: Uint8Array | readonly Uint8Array[],
   report: Uint8Array,
   policy: Policy,
   deps: VerifyDeps,
-  opts: { nonce?: Uint8Array } = {},
+  opts: VerifyOptions = {},
 ): Promise<VerifyOutcome> {
+  const chosen = userData instanceof Uint8Array ? { userData } : chooseCandidate(userData, report);
+  const data = chosen.userData;
   const out: VerifyOutcome = { reportValid: false };
   const timings: { hashSeconds?: number } = {};
+  if (chosen.hashSeconds !== undefined) timings.hashSeconds = chosen.hashSeconds;
   const trace = new CheckTrace();
   trace.record('struct.parse');
   let first: FailureInfo | undefined;
-  const decoded = decodeUserData(userData);
+  const decoded = decodeUserData(data, userData instanceof Uint8Array ? opts.eras : undefined);
   if (decoded.decodedData) {
     out.decodedData = decoded.decodedData;
     out.decodedRequests = decoded.decodedRequests;
@@ -71,21 +122,23 @@ export async function verifyReportBytes(
 
   try {
     trace.begin('report.kind');
-    const kind = detectReportKind(report);
+    const kind = chosen.parsed?.kind ?? detectReportKind(report);
     out.reportType = kind.id;
     if (opts.nonce !== undefined && !kind.acceptsNonce) {
       throw new VerifierError<VerifyCode>('REQUEST_BAD_NONCE', `request: a nonce applies to typeB reports only; this report is ${kind.id}`);
     }
     trace.extend(kind.checks);
     trace.begin(kind.checks[0]!.id);
-    const parsed: unknown = kind.parse(report);
+    const pre = chosen.parsed;
+    if (pre && 'error' in pre) throw pre.error;
+    const parsed: unknown = pre ? pre.parsed : kind.parse(report);
     const view = kind.view(parsed);
     // Shown even when a later check fails.
     out.decodedReport = view;
     await kind.verify(
       parsed,
       view,
-      userData,
+      data,
       policy,
       {
         root: deps.roots[kind.id],
@@ -94,7 +147,7 @@ export async function verifyReportBytes(
         ...(deps.collateral && kind.needsCollateral ? { collateral: deps.collateral } : {}),
         ...(deps.typeATime !== undefined && kind.usesVerificationTime ? { time: deps.typeATime } : {}),
       },
-      { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), timings, trace },
+      { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), ...(chosen.hash ? { userDataHash: chosen.hash } : {}), timings, trace },
     );
     trace.pass();
   } catch (e) {

@@ -278,11 +278,15 @@ describe('createMetrics', () => {
       verifyBytes: async () => {
         throw boom;
       },
+      checkResponse: async () => {
+        throw boom;
+      },
     };
     const svc = instrumentService(inner, m.sink);
     await expect(svc.decodeReport('a', 'b')).rejects.toBe(boom);
+    await expect(svc.checkResponse({ reportType: 'nitro' } as Parameters<VerifierService['checkResponse']>[0])).rejects.toBe(boom);
     expect(svc.decode('u')).toEqual({ error: { code: 'USERDATA_ERA_UNKNOWN', message: 'x' } });
     const s = parseExposition(await m.registry.metrics());
-    expect(value(s, 'verifier_verification_failures_total', { kind: 'unknown', code: 'INTERNAL_ERROR' })).toBe(1);
+    expect(value(s, 'verifier_verification_failures_total', { kind: 'unknown', code: 'INTERNAL_ERROR' })).toBe(2);
   });
 });

@@ -196,9 +196,55 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
     source = new VerifierError('PCCS_UNAVAILABLE', 'PCCS at http://127.0.0.1:9 is unreachable');
     const { userData, quote } = minted(10);
     for (const { part, check, code } of TAMPER_CASES) {
+      const asked = calls.length;
       const o = await pool.decodeReport(userData, reportText(openEnclaveReport(tamperQuote(quote, part))));
       expect(o.error?.code, part).toBe(code);
       expect(traceRows(o.checks!, TYPEA_PLAN), part).toEqual(traceStoppingAt(TYPEA_PLAN, check, code));
+      // the worker asks for collateral only at the collateral step: a forged quote never reaches the source
+      expect(calls.length, part).toBe(asked);
+    }
+  });
+
+  it('holds a task\'s time limit while the main thread fetches its collateral', async () => {
+    const LIMIT_MS = 2000;
+    let release!: () => void;
+    let asked!: () => void;
+    const wasAsked = new Promise<void>((r) => (asked = r));
+    let slowSource = false;
+    const slow = new VerifierPool({
+      threads: 1, maxQueue: 4, taskTimeoutMs: LIMIT_MS,
+      setup: {
+        policy: { ...setup.policy, uniqueIdTarget: mrEnclave, acceptedTcbStatuses: ['UpToDate'] },
+        roots: { typeA: pki.root.cert.der, typeB: setup.roots.typeB },
+        typeATime: pki.time,
+      },
+      collateral: {
+        async rawForQuote() {
+          if (slowSource) {
+            asked();
+            await new Promise<void>((r) => (release = r));
+          }
+          return { key: 'k', version: 'slow', collateral: pki.collateral };
+        },
+      },
+    });
+    try {
+      // a warm worker first (a cold one may spend the limit starting up)
+      let warm;
+      for (let i = 0; i < 10 && warm?.reportValid !== true; i++) warm = await slow.decodeReport(request(12).userData, request(12).report);
+      expect(warm?.reportValid, JSON.stringify(warm?.error)).toBe(true);
+      slowSource = true;
+      const pending = slow.decodeReport(request(11).userData, request(11).report);
+      const first = await Promise.race([wasAsked.then(() => 'asked'), pending.then((o) => o)]);
+      expect(first).toBe('asked');
+      // the PCCS answers well after the task's limit: the limit must not count this wait
+      await new Promise((r) => setTimeout(r, 2 * LIMIT_MS + 500));
+      release();
+      const o = await pending;
+      expect(o.error).toBeUndefined();
+      expect(o.reportValid).toBe(true);
+    } finally {
+      await slow.close();
     }
   });
 

@@ -43,7 +43,7 @@ import { parseCertificate, parsePemChain, type Certificate } from '../../src/att
 import { verifyCollateral } from '../../src/attestation/typeA/verify.js';
 import { verifyReportBytes, type VerifyDeps } from '../../src/verify/verifyReport.js';
 import type { Policy } from '../../src/verify/types.js';
-import { verifyRoute, type ReportVerifier } from '../../src/server/routes/verify.js';
+import { verifyRoute, checkAttestationResponse, type ReportVerifier } from '../../src/server/routes/verify.js';
 import { AJV_OPTIONS } from '../../src/server/app.js';
 import { httpErrorHandler } from '../../src/server/errorResponses.js';
 
@@ -399,11 +399,11 @@ export async function startVerificationBackend(o: {
   let calls = 0;
   const verifier: ReportVerifier = async (userData, report, opts) => {
     calls++;
-    return verifyReportBytes(userData, report, policy, deps, opts?.nonce ? { nonce: opts.nonce } : {});
+    return verifyReportBytes(userData, report, policy, deps, opts);
   };
   const app = Fastify({ logger: false, ajv: AJV_OPTIONS });
   app.setErrorHandler(httpErrorHandler);
-  await app.register(verifyRoute(verifier));
+  await app.register(verifyRoute((entry) => checkAttestationResponse(entry, verifier)));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, calls: () => calls, close: () => app.close() };

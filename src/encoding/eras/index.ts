@@ -126,9 +126,12 @@ export interface DecodedUserData {
   decodedRequests: DecodedRequest[];
 }
 
-/** Detects the era and decodes every request (PROOF_DATA_* codes name the chunk when there are several). */
-export function decodeUserDataBytes(userData: Uint8Array): DecodedUserData {
-  const { eras, requests } = detectEras(userData);
+/**
+ * Detects the era and decodes every request (PROOF_DATA_* codes name the chunk when there are
+ * several). `detected`: the caller's own detectEras of these bytes, so eras are detected once.
+ */
+export function decodeUserDataBytes(userData: Uint8Array, detected?: EraDetection): DecodedUserData {
+  const { eras, requests } = detected ?? detectEras(userData);
   const era = eras[0] as Era;
   let first: DecodedData | undefined;
   const decodedRequests = requests.map(({ chunk, message }): DecodedRequest => {

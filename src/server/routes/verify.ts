@@ -18,10 +18,14 @@
 import type { FastifyPluginAsync, FastifySchemaValidationError } from 'fastify';
 import type { ErrorCode } from '../../errorCodes.js';
 import { VerifierError } from '../../errors.js';
-import { checkAttestationResponse, type ReportVerifier } from '../../verify/attestationResponse.js';
+import { toFailure } from '../../verify/failure.js';
+import type { ReportCheck } from '../../verify/attestationResponse.js';
 import { attestationResponseSchema, type AttestationResponse } from '../../verify/attestationResponseSchema.js';
 
 export { checkAttestationResponse, type ReportCheck, type ReportVerifier } from '../../verify/attestationResponse.js';
+
+/** Checks one schema-checked entry where verification runs (VerifierService.checkResponse). */
+export type ResponseChecker = (entry: AttestationResponse) => Promise<ReportCheck>;
 
 export interface VerifyRouteOptions {
   /** Most reports accepted in one request (default 16). */
@@ -43,7 +47,7 @@ function schemaError(errors: FastifySchemaValidationError[], maxReports: number)
   return new Error(e?.message ?? 'invalid request body');
 }
 
-export const verifyRoute = (verify: ReportVerifier, opts: VerifyRouteOptions = {}): FastifyPluginAsync => async (app) => {
+export const verifyRoute = (check: ResponseChecker, opts: VerifyRouteOptions = {}): FastifyPluginAsync => async (app) => {
   const maxReports = opts.maxReports ?? 16;
   app.post(
     '/verify',
@@ -80,7 +84,8 @@ export const verifyRoute = (verify: ReportVerifier, opts: VerifyRouteOptions = {
     },
     async (req) => {
       const reports = (req.body as { reports: AttestationResponse[] }).reports;
-      const checks = await Promise.all(reports.map((r) => checkAttestationResponse(r, verify)));
+      // A report the service could not take (its pool full or shut down) fails alone, with its code.
+      const checks = await Promise.all(reports.map((r) => check(r).catch((e: unknown): ReportCheck => ({ valid: false, error: toFailure(e) }))));
       const validReports: number[] = [];
       const reportErrors: { index: number; errorCode: ErrorCode; errorMessage: string }[] = [];
       checks.forEach((c, index) => {

@@ -35,6 +35,8 @@ export interface KindContext {
   nonce?: Uint8Array;
   /** Where the time went (hash seconds for metrics). */
   timings: { hashSeconds?: number };
+  /** The Poseidon8 hash of the userData, when the core already computed it (choosing a candidate). */
+  userDataHash?: Uint8Array;
   /** Records each check as it starts (the ordered check trace of the response). */
   trace?: CheckTrace;
 }

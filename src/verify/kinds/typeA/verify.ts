@@ -59,6 +59,6 @@ export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8
     if (body.reportData[i] !== 0) fail('TYPEA_REPORT_DATA_NOT_ZERO', `typeA: report data byte ${i} is not zero (bytes 16..64 must be zero, as the ledger program requires)`);
   }
   trace?.begin(BINDING_CHECK.id);
-  checkUserDataBinding(userData, body.reportData.subarray(0, 16), 'typeA report data[0..16]', ctx.timings);
+  checkUserDataBinding(userData, body.reportData.subarray(0, 16), 'typeA report data[0..16]', ctx);
   trace?.pass();
 }

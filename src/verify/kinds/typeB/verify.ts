@@ -37,6 +37,6 @@ export function verifyTypeB(parsed: ParsedTypeB, _view: TypeBView, userData: Uin
     if (!dn || !equalBytes(dn, ctx.nonce)) fail('TYPEB_NONCE_MISMATCH', 'typeB: document nonce does not match the request nonce');
   }
   trace?.begin(BINDING_CHECK.id);
-  checkUserDataBinding(userData, ud, 'typeB user_data', ctx.timings);
+  checkUserDataBinding(userData, ud, 'typeB user_data', ctx);
   trace?.pass();
 }
