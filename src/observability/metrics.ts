@@ -15,7 +15,7 @@ import { isErrorCode, type ErrorCode, type Outcome } from '../errorCodes.js';
 import { isVerifierError } from '../errors.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { VerifierService, VerifyOutcome } from '../verify/types.js';
-import type { ReportCheck } from '../verify/attestationResponse.js';
+import type { ReportCheck } from '../verify/types.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 import { poseidon8KernelName } from '../hash/kernel.js';
 

@@ -15,7 +15,7 @@ import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../packageRoot.js';
 import { decodeUserDataText, parseReportTexts, structFailure } from '../verify/verifyReport.js';
 import type { DecodeOutcome, VerifierService, VerifyOutcome } from '../verify/types.js';
-import type { ReportCheck } from '../verify/attestationResponse.js';
+import type { ReportCheck } from '../verify/types.js';
 import type { AttestationResponse } from '../verify/attestationResponseSchema.js';
 import { findReportKind, wireKind } from '../verify/kinds/index.js';
 import type { PoolCode } from './errors.js';

@@ -11,7 +11,8 @@ import { parseCertificate, type Certificate } from '../attestation/x509/certific
 import { ChainCache } from '../attestation/x509/chainCache.js';
 import { verifyCollateral, type TypeACollateralSource, type VerifiedCollateral } from '../attestation/typeA/verify.js';
 import { verifyReportBytes, type VerifyDeps } from '../verify/verifyReport.js';
-import { checkAttestationResponse, type ReportCheck } from '../verify/attestationResponse.js';
+import { checkAttestationResponse } from '../verify/attestationResponse.js';
+import type { ReportCheck } from '../verify/types.js';
 import { REPORT_TYPES } from '../verify/kinds/index.js';
 import type { Policy, ReportType, VerifyOutcome } from '../verify/types.js';
 import type { VerifyTask, WorkerSetup } from './task.js';

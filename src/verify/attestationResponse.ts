@@ -32,19 +32,10 @@ import { toFailure } from './failure.js';
 import { findReportKind, wireKind } from './kinds/index.js';
 import type { AttestationResponse, AttestationResult } from './attestationResponseSchema.js';
 import { decodeNonce } from './nonce.js';
-import type { FailureInfo, VerifyOutcome } from './types.js';
-import type { VerifyOptions } from './verifyReport.js';
+import type { ReportCheck, ReportVerifier, VerifyOutcome } from './types.js';
+
+export type { ReportCheck, ReportVerifier } from './types.js';
 import { equalBytes } from '../bytes.js';
-
-/** Verifies a report against one userData or the candidate it binds (the core's verifyReportBytes, deps bound). */
-export type ReportVerifier = (userData: Uint8Array | readonly Uint8Array[], report: Uint8Array, opts?: VerifyOptions) => Promise<VerifyOutcome>;
-
-export interface ReportCheck {
-  valid: boolean;
-  error?: FailureInfo;
-  /** What the verification that ran, if one did, found (metrics count it; not part of the answer). */
-  verification?: Pick<VerifyOutcome, 'reportType' | 'reportValid' | 'error' | 'timings'>;
-}
 
 function summary(o: VerifyOutcome): NonNullable<ReportCheck['verification']> {
   return {

@@ -3,7 +3,7 @@ import type { ErrorCode } from '../errorCodes.js';
 import type { DecodedData, DecodedRequest } from '../encoding/types.js';
 import type { CheckResult } from './checks.js';
 import type { AttestationResponse } from './attestationResponseSchema.js';
-import type { ReportCheck } from './attestationResponse.js';
+import type { EraDetection } from '../encoding/eras/index.js';
 
 export type { ReportType } from './kinds/index.js';
 import type { ReportType } from './kinds/index.js';
@@ -32,6 +32,24 @@ export interface VerifyOutcome {
   checks?: CheckResult[];
   /** Where the time went (for metrics; not part of HTTP responses). */
   timings?: { hashSeconds?: number };
+}
+
+export interface VerifyOptions {
+  /** A request nonce the report must carry (kinds with acceptsNonce). */
+  nonce?: Uint8Array;
+  /** The caller's era detection of `userData` (a single userData only): not detected again. */
+  eras?: EraDetection;
+}
+
+/** Verifies a report against one userData or the candidate it binds (the core's verifyReportBytes, deps bound). */
+export type ReportVerifier = (userData: Uint8Array | readonly Uint8Array[], report: Uint8Array, opts?: VerifyOptions) => Promise<VerifyOutcome>;
+
+/** The verdict on one POST /verify entry (src/verify/attestationResponse.ts). */
+export interface ReportCheck {
+  valid: boolean;
+  error?: FailureInfo;
+  /** What the verification that ran, if one did, found (metrics count it; not part of the answer). */
+  verification?: Pick<VerifyOutcome, 'reportType' | 'reportValid' | 'error' | 'timings'>;
 }
 
 /** The oracle policy (defined in policy.ts, the one file to change per policy). */

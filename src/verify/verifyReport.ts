@@ -24,7 +24,9 @@ import type { TypeACollateralSource } from '../attestation/typeA/verify.js';
 import { toFailure } from './failure.js';
 import { decodeNonce } from './nonce.js';
 import { CheckTrace } from './checks.js';
-import type { DecodeOutcome, FailureInfo, Policy, VerifyOutcome } from './types.js';
+import type { DecodeOutcome, FailureInfo, Policy, VerifyOptions, VerifyOutcome } from './types.js';
+
+export type { VerifyOptions } from './types.js';
 
 export interface VerifyDeps {
   /** The trust anchor of every kind. */
@@ -55,13 +57,6 @@ export function decodeUserDataText(text: string): DecodeOutcome {
     return { error: toFailure(e) };
   }
   return decodeUserData(bytes);
-}
-
-export interface VerifyOptions {
-  /** A request nonce the report must carry (kinds with acceptsNonce). */
-  nonce?: Uint8Array;
-  /** The caller's era detection of `userData` (a single userData only): not detected again. */
-  eras?: EraDetection;
 }
 
 /** The report parsed ahead of the checks (to choose a candidate): its parse or the parse's failure. */
