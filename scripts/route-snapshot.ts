@@ -25,7 +25,8 @@
  *   - every string: the port in 127.0.0.1:<port> (PCCS and ledger-node URLs), the run's temporary
  *     directory and the fixture directory's absolute path
  *   - GET /metrics (normalizeMetrics): the samples of verifier_process_* and verifier_nodejs_*, and
- *     the values of duration buckets and sums (*_seconds_bucket, *_seconds_sum); counters, gauges
+ *     the values of duration buckets and sums (*_seconds_bucket, *_seconds_sum) and of
+ *     verifier_pool_utilization (a share of wall time); counters, gauges
  *     and histogram counts keep their values.
  * Run from the repository root (the vectors are read from ../shared/vectors, as the tests do).
  */
@@ -660,7 +661,7 @@ function normalizeMetrics(text: string): string {
   for (const line of text.split('\n')) {
     const type = /^# TYPE (verifier_(?:process|nodejs)_\w+)/.exec(line);
     if (/^verifier_(process|nodejs)_/.test(line)) continue;
-    out.push(/^\w+_seconds_(bucket|sum)[{ ]/.test(line) ? line.replace(/ \S+$/, ' <normalized>') : line);
+    out.push(/^\w+_seconds_(bucket|sum)[{ ]|^verifier_pool_utilization /.test(line) ? line.replace(/ \S+$/, ' <normalized>') : line);
     if (type) out.push(`${type[1]} <normalized>`);
   }
   return out.join('\n');
