@@ -29,6 +29,8 @@ export interface LiveCheckOptions {
   backoffMs?: number;
   /** Cap on one backoff / Retry-After (default 10 s). */
   maxBackoffMs?: number;
+  /** Most time each query waits out the node's rate limits (default 300 s). */
+  rateLimitPatienceMs?: number;
   /** Overall budget of each mapping query over all attempts (default: all timeouts plus maxBackoffMs per retry). */
   deadlineMs?: number;
   fetchImpl?: typeof fetch;
@@ -93,6 +95,7 @@ export async function liveCheck(opts: LiveCheckOptions): Promise<EnclaveMeasurem
     ...(opts.retries !== undefined && { retries: opts.retries }),
     ...(opts.backoffMs !== undefined && { backoffMs: opts.backoffMs }),
     ...(opts.maxBackoffMs !== undefined && { maxBackoffMs: opts.maxBackoffMs }),
+    ...(opts.rateLimitPatienceMs !== undefined && { rateLimitPatienceMs: opts.rateLimitPatienceMs }),
     ...(opts.deadlineMs !== undefined && { deadlineMs: opts.deadlineMs }),
     ...(opts.fetchImpl !== undefined && { fetchImpl: opts.fetchImpl }),
   });

@@ -117,6 +117,18 @@ const scanArgs = (extra: string[], range = ['--from', '1000', '--to', '1131'], r
 describe('reverify over a ledger node', () => {
   let unsharded: string;
 
+  it("waits out snarkOS v1's rate limit (500, body ending \"(HTTP 429)\") without failing the scan, even with no retries", async () => {
+    node.reset();
+    node.script('/blocks', Array.from({ length: 6 }, () => reply.v1RateLimit(0)));
+    const out = join(dir, 'scan-v1-limit.jsonl');
+    const r = await cli(scanArgs(['--workers', '0', '--out', out, '--progress-interval', '0'], undefined, '0'));
+    expect(r.code, r.stderr).toBe(1); // the tampered update is invalid, nothing else failed
+    const updates = lines(readFileSync(out, 'utf8')).filter((x) => x.kind !== 'measurement');
+    expect(updates.map((x) => x.blockHeight)).toEqual([1010, 1020, 1070, 1080, 1110]);
+    expect(updates.filter((x) => x.errorCode !== undefined && x.errorCode !== 'USERDATA_HASH_MISMATCH')).toEqual([]);
+    expect(node.requestsTo('/blocks').length).toBeGreaterThan(6);
+  });
+
   it('scans blocks through 429s, 500s, rate-limit texts and slow answers, verifying every oracle update', async () => {
     node.reset();
     // The fourth answer would come a minute late, far beyond the 1 s limit of this run: it is

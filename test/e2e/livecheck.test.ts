@@ -142,11 +142,22 @@ describe('liveCheck against a ledger-node simulator', () => {
     expect(node.requestsTo(PCR_PATH)).toHaveLength(0);
   });
 
-  it('gives up on persistent rate limiting with a rate-limit error', async () => {
+  it('waits out rate limits without spending its retries, and gives up only past its patience', async () => {
+    // "Wait for 1s" each time: the second wait would pass the 1.5 s patience
     node.script(UID_PATH, Array.from({ length: 10 }, () => reply.rateLimitText()));
-    const e = await rejection(liveCheck({ ...opts, retries: 1 }));
+    const e = await rejection(liveCheck({ ...opts, retries: 0, maxBackoffMs: 2000, rateLimitPatienceMs: 1500 }));
     expect(e.code).toBe('LEDGER_NODE_RATE_LIMITED');
+    expect(e.message).toContain('rateLimitPatienceMs 1500');
     expect(node.requestsTo(UID_PATH)).toHaveLength(2);
+  });
+
+  it("snarkOS v1's rate limit (500, body ending \"(HTTP 429)\", no Retry-After) is waited out as asked, never a failure", async () => {
+    node.script(UID_PATH, [reply.v1RateLimit(1), reply.v1RateLimit(1)]);
+    // no retries at all: a rate limit is not a failed attempt
+    await liveCheck({ ...opts, retries: 0, backoffMs: 1, maxBackoffMs: 2000 });
+    const [first, second, third] = node.requestsTo(UID_PATH);
+    expect(third).toBeDefined();
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(900); // the body's "Wait for 1s", not the 1 ms backoff
   });
 
   it('does not retry a 404', async () => {

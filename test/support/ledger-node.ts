@@ -50,6 +50,12 @@ export const reply = {
     reply.text(429, 'Too Many Requests', retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
   /** An old (2024) node's rate limit: status 200 with the limiter's plain text. */
   rateLimitText: (): Behaviour => reply.text(200, 'Too Many Requests! Wait for 1s (rate limit exceeded)'),
+  /**
+   * snarkOS's rate limit on its `/{network}` and `/v1/{network}` paths: the v1 error middleware
+   * turns the limiter's 429 into a 500 whose body is the limiter's text plus " (HTTP 429)", with
+   * no Retry-After (node/rest/src/lib.rs, v1_error_middleware).
+   */
+  v1RateLimit: (waitSeconds = 1): Behaviour => reply.text(500, `Too Many Requests! Wait for ${waitSeconds}s (HTTP 429)`),
   hangUp: (): Behaviour => ({ kind: 'hangUp' }),
 };
 

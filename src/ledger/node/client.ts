@@ -5,8 +5,14 @@ import type { LedgerNodeCode } from './errors.js';
 /**
  * Small client for a snarkOS ledger node's REST API (`GET {base}/program/…/mapping/…`,
  * `/blocks?start&end`, `/transaction/{id}`…): per-request timeout, an overall deadline, bounded
- * retries with exponential backoff on network errors, timeouts, 5xx and rate limiting (429 with
- * Retry-After honoured up to a cap, or an old node's plain-text rate-limit answer with status 200).
+ * retries with exponential backoff on network errors, timeouts and 5xx.
+ *
+ * Rate limits, in every form nodes send them, slow the call down and never end it before
+ * `rateLimitPatienceMs` of waiting: 429 (Retry-After honoured up to a cap); snarkOS on its
+ * `/{network}` and `/v1` paths, which rewrites the limiter's 429 into a 500 whose body ends
+ * `(HTTP 429)` and drops Retry-After (the body's "Wait for Ns" is honoured instead); an old (2024)
+ * node's limiter text with status 200. A rate-limited attempt does not count against `retries` or
+ * the deadline.
  */
 export interface LedgerNodeClientOptions {
   /** Node base URL including the network, e.g. `https://api.explorer.provable.com/v1/mainnet`. */
@@ -21,6 +27,8 @@ export interface LedgerNodeClientOptions {
   maxBackoffMs?: number;
   /** Budget of one call over all its attempts and waits. Default: every attempt's timeout plus `maxBackoffMs` per retry. */
   deadlineMs?: number;
+  /** Most time one call waits out rate limits before it fails LEDGER_NODE_RATE_LIMITED. Default 300 000 ms. */
+  rateLimitPatienceMs?: number;
   /** Largest accepted response body. Default 32 MiB. */
   maxBodyBytes?: number;
   fetchImpl?: typeof fetch;
@@ -51,13 +59,26 @@ const DEFAULT_MAX_BACKOFF_MS = 10_000;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const ERROR_BODY_BYTES = 4096;
 const SHOWN_BODY_CHARS = 200;
+const DEFAULT_RATE_LIMIT_PATIENCE_MS = 300_000;
 const RATE_LIMIT_TEXT = /rate[\s_-]*limit|too many requests/i;
+/** snarkOS v1 error middleware: the limiter's 429 as a 500 whose body ends "(HTTP 429)". */
+const V1_RATE_LIMIT = /\(HTTP 429\)\s*$/;
+/** tower_governor's "Too Many Requests! Wait for 3s". */
+const WAIT_FOR = /wait for (\d+(?:\.\d+)?)\s*s\b/i;
+
+/** The wait the limiter's own text asks for, in ms. */
+function waitHint(text: string): number | undefined {
+  const m = WAIT_FOR.exec(text);
+  return m ? Math.round(Number(m[1]) * 1000) : undefined;
+}
 
 interface Failure {
   code: LedgerNodeCode;
   reason: string;
   retryable: boolean;
   retryAfterMs?: number;
+  /** The node's rate limiter answered: wait and ask again (not a failed attempt). */
+  rateLimited?: true;
 }
 
 type Attempt = { ok: true; value: unknown } | { ok: false; failure: Failure };
@@ -128,11 +149,18 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const fetchImpl = opts.fetchImpl ?? fetch;
   const backoff = (retry: number): number => Math.min(backoffMs * 2 ** retry, maxBackoffMs);
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
+  const rateLimitPatienceMs = Math.max(0, opts.rateLimitPatienceMs ?? DEFAULT_RATE_LIMIT_PATIENCE_MS);
 
   async function attempt(url: string, timeoutMs: number, absentWhen?: GetOptions['absentWhen']): Promise<Attempt> {
     const fail = (code: LedgerNodeCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
       ok: false,
-      failure: retryAfterMs === undefined ? { code, reason, retryable } : { code, reason, retryable, retryAfterMs },
+      failure: {
+        code,
+        reason,
+        retryable,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(code === 'LEDGER_NODE_RATE_LIMITED' ? { rateLimited: true as const } : {}),
+      },
     });
     try {
       const res = await fetchImpl(url, {
@@ -142,12 +170,15 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
       });
       if (res.status === 429) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
-        const after = parseRetryAfter(res.headers.get('retry-after'));
-        const hint = after === undefined ? '' : ` (Retry-After ${after} ms)`;
+        const after = parseRetryAfter(res.headers.get('retry-after')) ?? waitHint(text);
+        const hint = after === undefined ? '' : ` (wait ${after} ms)`;
         return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 429${hint}, body ${excerpt(text)}`, true, after);
       }
       if (res.status !== 200) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
+        if (res.status === 500 && V1_RATE_LIMIT.test(text)) {
+          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 500 with the body ${excerpt(text)}`, true, waitHint(text));
+        }
         if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
         return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text)}`, res.status >= 500);
       }
@@ -159,7 +190,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         return { ok: true, value: JSON.parse(text) as unknown };
       } catch {
         if (RATE_LIMIT_TEXT.test(text)) {
-          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text)}`, true);
+          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text)}`, true, waitHint(text));
         }
         return fail('LEDGER_NODE_BAD_RESPONSE', `status 200 but the body is not JSON: ${excerpt(text)}`, false);
       }
@@ -171,23 +202,40 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
 
   async function getJson(pathAndQuery: string, getOpts: GetOptions = {}): Promise<unknown> {
     const url = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
-    const deadline = Date.now() + deadlineMs;
+    let deadline = Date.now() + deadlineMs;
     const giveUp = (f: Failure, attempts: number, extra = ''): never => {
       throw new VerifierError<LedgerNodeCode>(
         f.code,
         `ledger node: GET ${url} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${f.reason}${extra}`,
       );
     };
-    for (let n = 0; ; n++) {
+    let limitedWaitMs = 0;
+    let limitedInARow = 0;
+    for (let n = 0, attempts = 1; ; attempts++) {
       const remaining = deadline - Date.now();
       const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts.absentWhen);
       if (result.ok) return result.value;
       const f = result.failure;
-      if (!f.retryable || n >= retries) giveUp(f, n + 1);
+      if (f.rateLimited) {
+        // Slow down and ask again: waiting out a limiter is not a failed attempt.
+        const wait = Math.min(f.retryAfterMs ?? backoff(limitedInARow), maxBackoffMs);
+        limitedInARow++;
+        if (limitedWaitMs + wait > rateLimitPatienceMs) {
+          giveUp(f, attempts, `; still rate limited after waiting ${limitedWaitMs} ms (rateLimitPatienceMs ${rateLimitPatienceMs})`);
+        }
+        limitedWaitMs += wait;
+        deadline += wait;
+        await sleep(wait);
+        deadline = Math.max(deadline, Date.now() + opts.timeoutMs);
+        continue;
+      }
+      limitedInARow = 0;
+      if (!f.retryable || n >= retries) giveUp(f, attempts);
       const wait = f.retryAfterMs !== undefined ? Math.min(f.retryAfterMs, maxBackoffMs) : backoff(n);
       if (Date.now() + wait >= deadline) {
-        giveUp(f, n + 1, `; the overall deadline of ${deadlineMs} ms leaves no time for another attempt`);
+        giveUp(f, attempts, `; the overall deadline of ${deadlineMs} ms leaves no time for another attempt`);
       }
+      n++;
       await sleep(wait);
     }
   }
