@@ -12,8 +12,8 @@ import { poseidon8Fast } from '../../src/hash/poseidon8-fast.js';
 import { permuteReference, poseidon8 } from '../../src/hash/poseidon8-reference.js';
 import { createPoseidon8Wasm } from '../../src/hash/poseidon8-wasm.js';
 import { structFieldElements } from '../../src/hash/structFields.js';
-import { buildPoseidon8Wasm } from '../../src/hash/wasm/poseidon8-module.js';
-import { renderPoseidon8WasmModuleSource } from '../../src/hash/wasm/render.js';
+import { buildPoseidon8Wasm } from '../../scripts/poseidon8-wasm/poseidon8-module.js';
+import { renderPoseidon8WasmModuleSource } from '../../scripts/poseidon8-wasm/render.js';
 
 const P = FIELD_MODULUS;
 const k = createPoseidon8Wasm();
