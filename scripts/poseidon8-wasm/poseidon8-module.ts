@@ -390,7 +390,7 @@ export function buildPoseidon8Wasm(options: Poseidon8WasmOptions = {}): Uint8Arr
     f.get(0).i32(S1).get(1).call(mul.index);
   }
   {
-    // Straight-line permutation (see poseidon8-fast.ts / sparseParams.ts for the structure).
+    // Straight-line permutation (see src/hash/sparseParams.ts for the structure).
     // Value bounds: state < 2^255 on entry (absorb), full-round outputs < 2^254.2, sbox outputs
     // < 2^253.2; partial rounds grow elements 1..8 by < 2^253.2 per round → < 2^258.3.
     const f = permute.f;

@@ -6,7 +6,8 @@
  * permute call.
  * Bit-for-bit equal to poseidon8-reference.ts (test/unit/hash-kernel.test.ts).
  *
- * `createPoseidon8Wasm()` throws if WebAssembly is unavailable; kernel.ts falls back to BigInt.
+ * `createPoseidon8Wasm()` throws if WebAssembly is unavailable; kernel.ts then falls back to the
+ * BigInt reference.
  */
 import { FIELD_MODULUS } from './field.js';
 import { writeStructLimbs, structLimbCount } from './limbs-struct.js';
