@@ -1,6 +1,7 @@
 /*
  * Poseidon8 permutation and sponge, 4x64-bit Montgomery arithmetic (see poseidon8.h).
- * Same round structure as src/hash/poseidon8-fast.ts and the WASM kernel:
+ * Same round structure as the WASM kernel (scripts/poseidon8-wasm/poseidon8-module.ts), with the
+ * sparse partial-round constants of src/hash/sparseParams.ts:
  *   4 full rounds (add constants, x^17 on all 9 elements, dense MDS),
  *   31 sparse partial rounds (scalar constant + x^17 on element 0, sparse factor: one row of 9
  *   products into element 0 and one column of 8 products into elements 1..8; the column updates

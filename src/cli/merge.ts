@@ -5,14 +5,25 @@
  * owner records in ledger order, summary recomputed.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from './args.js';
+import { parseOptions, usage, type CommandSpec } from './args.js';
 import { cliError } from './errors.js';
 import { FileSink, readRecords } from './output.js';
 import { canonical, type OutputRecord } from '../ledger/records/updateRecord.js';
 import { MeasurementState } from '../ledger/records/measurementState.js';
 import { Summary } from './summary.js';
 
-export const MERGE_USAGE = 'usage: oracle-verifier merge OUT IN [IN…]\nexit: 0 all valid, 1 some invalid, 2 some could not be verified';
+export const MERGE = {
+  command: 'merge',
+  synopsis: 'OUT IN [IN…]',
+  options: {},
+  arguments: [
+    ['OUT', 'the merged JSONL file to write (not one of the inputs)'],
+    ['IN', 'reverify outputs (JSONL), e.g. the shards of one scan'],
+  ],
+  notes: ['exit: 0 all valid, 1 some invalid, 2 some could not be verified'],
+} as const satisfies CommandSpec;
+
+export const MERGE_USAGE = usage(MERGE);
 
 export function mergeRecords(inputs: readonly OutputRecord[][]): OutputRecord[] {
   const seen = new Set<string>();
@@ -42,8 +53,8 @@ export function mergeRecords(inputs: readonly OutputRecord[][]): OutputRecord[] 
 }
 
 export async function mergeCommand(argv: readonly string[], io: { stderr: (s: string) => void }): Promise<number> {
-  const a = parseArgs(argv, { values: [], flags: ['help'] });
-  if (a.flags.has('help')) {
+  const a = parseOptions(argv, MERGE);
+  if (a.help) {
     io.stderr(`${MERGE_USAGE}\n`);
     return 0;
   }

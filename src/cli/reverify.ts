@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { intOption, numberOption, parseArgs, timeOption } from './args.js';
+import { parseOptions, usage, type CommandSpec } from './args.js';
 import { createCliVerifier, type CliVerifier } from './context.js';
 import { cliError, EXIT } from './errors.js';
 import { KNOWN_PROGRAM_IDS } from '../ledger/programs.js';
@@ -23,22 +23,62 @@ import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.j
 import { storedUpdates } from '../ledger/watch/verifyUpdates.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
 
-export const REVERIFY_USAGE = `usage: oracle-verifier reverify SOURCE [options]
-sources (one):
-  --node URL --from H [--to H]   scan blocks [from, to) of a ledger node (to: latest + 1)
-  --jsonl FILE                   lines of { "userData", "report", "id"? }
-  --tx-dir DIR                   saved transaction JSON files (*.json)
-programs:     --program NAME…  oracle programs to follow in blocks / transactions (repeatable;
-              else the config's ledgerPrograms; else every known program: ${KNOWN_PROGRAM_IDS.join(', ')})
-ledger scan:  --rps N (5)  --concurrency N (4)  --retries N (5)  --timeout-ms MS (30000)
-              --backoff-ms MS (500)  --batch N (50, ≤ 50)  --shard i/n (batch index mod n = i)
-verification: --config PATH  --at ISO-TIME  --workers N  --max-in-flight N
-              --collateral-dir DIR (offline typeA collateral)  --pccs URL
-output:       --out FILE (else stdout)  --checkpoint FILE  --resume  --progress-interval S (10)
-store:        --store FILE  also write each update's record into this SQLite store (the one of the
-              server's ledger watcher, config watch.database); with --node, --from defaults to the
-              store's scanned height + 1, and contiguous scans advance it (resume across both)
-exit: 0 all valid, 1 some invalid, 2 could not complete (or some updates could not be verified)`;
+const SOURCES = 'sources (one)';
+const SCAN = 'ledger scan';
+const VERIFICATION = 'verification';
+const OUTPUT = 'output';
+
+export const REVERIFY = {
+  command: 'reverify',
+  synopsis: 'SOURCE [options]',
+  options: {
+    node: { kind: 'string', arg: 'URL', group: SOURCES, help: 'scan blocks [from, to) of a ledger node' },
+    from: { kind: 'int', arg: 'H', min: 0, max: Number.MAX_SAFE_INTEGER, default: "with --store, the store's scanned height + 1", group: SOURCES, help: 'with --node: the first height' },
+    to: { kind: 'int', arg: 'H', min: 0, max: Number.MAX_SAFE_INTEGER, default: 'latest + 1', group: SOURCES, help: 'with --node: the end height, not scanned' },
+    jsonl: { kind: 'string', arg: 'FILE', group: SOURCES, help: 'lines of { "userData", "report", "id"? }' },
+    'tx-dir': { kind: 'string', arg: 'DIR', group: SOURCES, help: 'saved transaction JSON files (*.json)' },
+    program: {
+      kind: 'list',
+      arg: 'NAME',
+      group: 'programs',
+      help: `oracle programs to follow in blocks / transactions (repeatable; else the config's ledgerPrograms; else every known program: ${KNOWN_PROGRAM_IDS.join(', ')})`,
+    },
+    rps: { kind: 'number', arg: 'N', above: 0, default: 5, group: SCAN, help: 'requests per second to the node' },
+    concurrency: { kind: 'int', arg: 'N', min: 1, max: 64, default: 4, group: SCAN, help: 'batches fetched at once' },
+    retries: { kind: 'int', arg: 'N', min: 0, max: 100, default: 5, group: SCAN, help: 'retries of a failed request' },
+    'timeout-ms': { kind: 'int', arg: 'MS', min: 100, max: 600_000, default: 30_000, group: SCAN, help: 'timeout of a request' },
+    'backoff-ms': { kind: 'int', arg: 'MS', min: 0, max: 600_000, default: 500, group: SCAN, help: 'first delay before a retry' },
+    batch: { kind: 'int', arg: 'N', min: 1, max: MAX_BLOCKS_PER_CALL, default: MAX_BLOCKS_PER_CALL, group: SCAN, help: 'blocks per request' },
+    shard: { kind: 'string', arg: 'i/n', group: SCAN, help: 'only the batches whose index mod n = i (merge the shards with merge)' },
+    config: { kind: 'string', arg: 'PATH', group: VERIFICATION, help: 'config file (else ./config.json, else the bundled one)' },
+    at: { kind: 'time', arg: 'ISO-TIME', group: VERIFICATION, help: "typeA verification time (else the config's verificationTime, else now)" },
+    workers: { kind: 'int', arg: 'N', min: 0, max: 256, default: "the config's workers", group: VERIFICATION, help: 'verification worker threads; 0: verify in this process' },
+    'max-in-flight': {
+      kind: 'int',
+      arg: 'N',
+      min: 1,
+      max: 100_000,
+      default: 'max(2, 4 × workers)',
+      group: VERIFICATION,
+      help: "verifications under way at once, at most the config's maxQueue + workers",
+    },
+    'collateral-dir': { kind: 'string', arg: 'DIR', group: VERIFICATION, help: 'offline typeA collateral (collateral fetch), with --pccs only for what it lacks' },
+    pccs: { kind: 'string', arg: 'URL', group: VERIFICATION, help: "PCCS for typeA collateral (else the config's pccsUrl)" },
+    out: { kind: 'string', arg: 'FILE', group: OUTPUT, help: 'the JSONL records (else stdout)' },
+    checkpoint: { kind: 'string', arg: 'FILE', group: OUTPUT, help: 'written after each batch (needs --out)' },
+    resume: { kind: 'flag', group: OUTPUT, help: 'continue the run of --checkpoint FILE' },
+    'progress-interval': { kind: 'number', arg: 'S', above: -1, default: 10, group: OUTPUT, help: 'seconds between progress lines when stderr is not a terminal; 0: none' },
+    store: {
+      kind: 'string',
+      arg: 'FILE',
+      group: 'store',
+      help: "also write each update's record into this SQLite store (the one of the server's ledger watcher, config watch.database); with --node, --from defaults to the store's scanned height + 1, and contiguous scans advance it (resume across both)",
+    },
+  },
+  notes: ['exit: 0 all valid, 1 some invalid, 2 could not complete (or some updates could not be verified)'],
+} as const satisfies CommandSpec;
+
+export const REVERIFY_USAGE = usage(REVERIFY);
 
 export const CHECKPOINT_FORMAT = 'oracle-verifier-checkpoint/1';
 
@@ -65,60 +105,61 @@ export interface ReverifyIo {
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): Promise<number> {
-  const a = parseArgs(argv, {
-    values: [
-      'node', 'from', 'to', 'rps', 'concurrency', 'retries', 'timeout-ms', 'backoff-ms', 'batch', 'shard',
-      'jsonl', 'tx-dir', 'config', 'at', 'workers', 'max-in-flight', 'collateral-dir', 'pccs', 'out', 'checkpoint', 'progress-interval', 'store',
-    ],
-    lists: ['program'],
-    flags: ['resume', 'help'],
-  });
-  if (a.flags.has('help')) {
+  const a = parseOptions(argv, REVERIFY);
+  if (a.help) {
     io.stderr(`${REVERIFY_USAGE}\n`);
     return 0;
   }
   if (a.positionals.length) throw cliError('CLI_USAGE', `reverify: unexpected argument ${JSON.stringify(a.positionals[0])}`);
-  const sources = ['node', 'jsonl', 'tx-dir'].filter((k) => a.values.has(k));
-  if (sources.length !== 1) throw cliError('CLI_USAGE', 'reverify: give exactly one source: --node, --jsonl or --tx-dir');
-  const checkpointFile = a.values.get('checkpoint');
-  const outFile = a.values.get('out');
-  const resume = a.flags.has('resume');
+  const node = a.string('node');
+  const jsonl = a.string('jsonl');
+  const txDir = a.string('tx-dir');
+  if ([node, jsonl, txDir].filter((s) => s !== undefined).length !== 1) throw cliError('CLI_USAGE', 'reverify: give exactly one source: --node, --jsonl or --tx-dir');
+  const checkpointFile = a.string('checkpoint');
+  const outFile = a.string('out');
+  const resume = a.flag('resume');
   if (checkpointFile && !outFile) throw cliError('CLI_USAGE', 'reverify: --checkpoint needs --out FILE');
   if (resume && !checkpointFile) throw cliError('CLI_USAGE', 'reverify: --resume needs --checkpoint FILE');
-  const shard = a.values.has('shard') ? parseShard(a.values.get('shard')!) : undefined;
-  if (shard && !a.values.has('node')) throw cliError('CLI_USAGE', 'reverify: --shard applies to --node scans');
-  if (a.values.has('store') && a.values.has('jsonl')) throw cliError('CLI_USAGE', 'reverify: --store needs ledger updates (--node or --tx-dir); JSONL lines carry no transition ids');
+  const shardText = a.string('shard');
+  const shard = shardText !== undefined ? parseShard(shardText) : undefined;
+  if (shard && node === undefined) throw cliError('CLI_USAGE', 'reverify: --shard applies to --node scans');
+  const storeFile = a.string('store');
+  if (storeFile !== undefined && jsonl !== undefined) throw cliError('CLI_USAGE', 'reverify: --store needs ledger updates (--node or --tx-dir); JSONL lines carry no transition ids');
 
   // The verifier (pool or in-process) is built before the source so that config errors come first.
-  const workersFlag = intOption(a, 'workers', undefined, 0, 256);
-  const at = timeOption(a, 'at');
+  const workersFlag = a.int('workers');
+  const at = a.time('at');
+  const config = a.string('config');
+  const collateralDir = a.string('collateral-dir');
+  const pccsUrl = a.string('pccs');
   const verifier = createCliVerifier({
-    ...(a.values.has('config') ? { configPath: a.values.get('config')! } : {}),
+    ...(config !== undefined ? { configPath: config } : {}),
     ...(at !== undefined ? { at } : {}),
     ...(workersFlag !== undefined ? { workers: workersFlag } : {}),
-    ...(a.values.has('collateral-dir') ? { collateralDir: a.values.get('collateral-dir')! } : {}),
-    ...(a.values.has('pccs') ? { pccsUrl: a.values.get('pccs')! } : {}),
+    ...(collateralDir !== undefined ? { collateralDir } : {}),
+    ...(pccsUrl !== undefined ? { pccsUrl } : {}),
   });
   let store: UpdateStore | undefined;
   try {
-    if (a.values.has('store')) store = openUpdateStore(resolve(a.values.get('store')!));
-    if (a.lists.has('program') && a.values.has('jsonl')) throw cliError('CLI_USAGE', 'reverify: --program applies to --node and --tx-dir');
-    const programs = a.lists.has('program')
-      ? programsToFollow(a.lists.get('program'), 'reverify --program')
+    if (storeFile !== undefined) store = openUpdateStore(resolve(storeFile));
+    const programList = a.list('program');
+    if (programList !== undefined && jsonl !== undefined) throw cliError('CLI_USAGE', 'reverify: --program applies to --node and --tx-dir');
+    const programs = programList !== undefined
+      ? programsToFollow(programList, 'reverify --program')
       : programsToFollow(verifier.config.ledgerPrograms, `config ${verifier.config.file}: ledgerPrograms`);
     let source: Source;
-    if (a.values.has('node')) {
+    if (node !== undefined) {
       const scanned = store?.state().scannedHeight;
-      const from = intOption(a, 'from', undefined, 0, Number.MAX_SAFE_INTEGER) ?? (scanned != null ? scanned + 1 : undefined);
+      const from = a.int('from') ?? (scanned != null ? scanned + 1 : undefined);
       if (from === undefined) throw cliError('CLI_USAGE', `reverify: --node needs --from HEIGHT${store ? ' (the store has scanned nothing yet)' : ''}`);
       const scanner = createBlockScanner({
-        baseUrl: a.values.get('node')!,
-        rps: numberOption(a, 'rps', 5, 0),
-        timeoutMs: intOption(a, 'timeout-ms', 30_000, 100, 600_000)!,
-        retries: intOption(a, 'retries', 5, 0, 100)!,
-        backoffMs: intOption(a, 'backoff-ms', 500, 0, 600_000)!,
+        baseUrl: node,
+        rps: a.number('rps'),
+        timeoutMs: a.int('timeout-ms')!,
+        retries: a.int('retries')!,
+        backoffMs: a.int('backoff-ms')!,
       });
-      let to = intOption(a, 'to', undefined, 0, Number.MAX_SAFE_INTEGER);
+      let to = a.int('to');
       if (to === undefined) to = (await scanner.latestHeight()) + 1;
       if (to <= from) throw cliError('CLI_USAGE', `reverify: --to ${to} must be greater than --from ${from}`);
       source = blockSource({
@@ -127,19 +168,19 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         programs,
         from,
         to,
-        batchSize: intOption(a, 'batch', MAX_BLOCKS_PER_CALL, 1, MAX_BLOCKS_PER_CALL)!,
-        concurrency: intOption(a, 'concurrency', 4, 1, 64)!,
+        batchSize: a.int('batch')!,
+        concurrency: a.int('concurrency')!,
         ...(shard ? { shard } : {}),
       });
-    } else if (a.values.has('jsonl')) {
-      const f = resolve(a.values.get('jsonl')!);
+    } else if (jsonl !== undefined) {
+      const f = resolve(jsonl);
       if (!existsSync(f)) throw cliError('CLI_BAD_INPUT', `--jsonl ${f}: no such file`);
       source = jsonlSource(f);
     } else {
-      source = txDirSource(resolve(a.values.get('tx-dir')!), programs);
+      source = txDirSource(resolve(txDir!), programs);
     }
     const defaultInFlight = Math.max(2, verifier.workers * 4);
-    const maxInFlight = Math.min(intOption(a, 'max-in-flight', defaultInFlight, 1, 100_000)!, verifier.config.maxQueue + Math.max(1, verifier.workers));
+    const maxInFlight = Math.min(a.int('max-in-flight', defaultInFlight)!, verifier.config.maxQueue + Math.max(1, verifier.workers));
     return await runReverify({
       source,
       verifier,
@@ -149,7 +190,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       ...(checkpointFile ? { checkpointFile: resolve(checkpointFile) } : {}),
       resume,
       ...(store ? { store } : {}),
-      progressIntervalMs: Math.round(numberOption(a, 'progress-interval', 10, -1) * 1000),
+      progressIntervalMs: Math.round(a.number('progress-interval') * 1000),
       io,
     });
   } finally {

@@ -3,17 +3,30 @@
  * result as POST /decodeReport (`--json`), or a readable summary.
  */
 import { readFileSync } from 'node:fs';
-import { intOption, parseArgs, timeOption } from './args.js';
+import { parseOptions, usage, type CommandSpec } from './args.js';
 import { createCliVerifier, decodeReportBody } from './context.js';
 import { cliError, EXIT } from './errors.js';
 import { measurementsOf } from '../ledger/records/updateRecord.js';
 import { outcomeOfCode } from '../errorCodes.js';
 import type { VerifyOutcome } from '../verify/types.js';
 
-export const VERIFY_USAGE = `usage: oracle-verifier verify --user-data FILE --report FILE [--nonce HEX|BASE64] [--at ISO-TIME]
-       [--config PATH] [--workers N] [--collateral-dir DIR] [--pccs URL] [--json]
-FILE holds the ledger struct text (or a JSON string of it).
-exit: 0 valid, 1 invalid, 2 could not verify (collateral unavailable, bad arguments)`;
+export const VERIFY = {
+  command: 'verify',
+  options: {
+    'user-data': { kind: 'string', arg: 'FILE', required: true, help: 'the userData struct' },
+    report: { kind: 'string', arg: 'FILE', required: true, help: 'the report struct' },
+    nonce: { kind: 'string', arg: 'HEX|BASE64', help: "the request's nonce, checked against a Nitro document's as in POST /decodeReport" },
+    at: { kind: 'time', arg: 'ISO-TIME', help: "typeA verification time (else the config's verificationTime, else now)" },
+    config: { kind: 'string', arg: 'PATH', help: 'config file (else ./config.json, else the bundled one)' },
+    workers: { kind: 'int', arg: 'N', min: 0, max: 256, default: 0, help: 'verification worker threads; 0: verify in this process' },
+    'collateral-dir': { kind: 'string', arg: 'DIR', help: 'typeA collateral from this directory (collateral fetch), with --pccs only for what it lacks' },
+    pccs: { kind: 'string', arg: 'URL', help: "PCCS for typeA collateral (else the config's pccsUrl)" },
+    json: { kind: 'flag', help: 'print the POST /decodeReport result as JSON (else a readable summary)' },
+  },
+  notes: ['FILE holds the ledger struct text (or a JSON string of it).', 'exit: 0 valid, 1 invalid, 2 could not verify (collateral unavailable, bad arguments)'],
+} as const satisfies CommandSpec;
+
+export const VERIFY_USAGE = usage(VERIFY);
 
 function readStructFile(file: string, what: string): string {
   let text: string;
@@ -65,27 +78,28 @@ export function readableSummary(out: VerifyOutcome): string {
 }
 
 export async function verifyCommand(argv: readonly string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
-  const a = parseArgs(argv, { values: ['user-data', 'report', 'nonce', 'at', 'config', 'workers', 'collateral-dir', 'pccs'], flags: ['json', 'help'] });
-  if (a.flags.has('help')) {
+  const a = parseOptions(argv, VERIFY);
+  if (a.help) {
     io.stderr(`${VERIFY_USAGE}\n`);
     return 0;
   }
-  const u = a.values.get('user-data');
-  const r = a.values.get('report');
-  if (!u || !r || a.positionals.length) throw cliError('CLI_USAGE', `verify: --user-data FILE and --report FILE are required\n${VERIFY_USAGE}`);
-  const userData = readStructFile(u, '--user-data');
-  const report = readStructFile(r, '--report');
-  const at = timeOption(a, 'at');
+  if (a.missingRequired() || a.positionals.length) throw cliError('CLI_USAGE', `verify: --user-data FILE and --report FILE are required\n${VERIFY_USAGE}`);
+  const userData = readStructFile(a.string('user-data')!, '--user-data');
+  const report = readStructFile(a.string('report')!, '--report');
+  const at = a.time('at');
+  const config = a.string('config');
+  const collateralDir = a.string('collateral-dir');
+  const pccsUrl = a.string('pccs');
   const verifier = createCliVerifier({
-    ...(a.values.has('config') ? { configPath: a.values.get('config')! } : {}),
+    ...(config !== undefined ? { configPath: config } : {}),
     ...(at !== undefined ? { at } : {}),
-    workers: intOption(a, 'workers', 0, 0, 256)!,
-    ...(a.values.has('collateral-dir') ? { collateralDir: a.values.get('collateral-dir')! } : {}),
-    ...(a.values.has('pccs') ? { pccsUrl: a.values.get('pccs')! } : {}),
+    workers: a.int('workers')!,
+    ...(collateralDir !== undefined ? { collateralDir } : {}),
+    ...(pccsUrl !== undefined ? { pccsUrl } : {}),
   });
   try {
-    const out = await verifier.verify(userData, report, a.values.get('nonce'));
-    io.stdout(a.flags.has('json') ? `${JSON.stringify(decodeReportBody(out), null, 2)}\n` : readableSummary(out));
+    const out = await verifier.verify(userData, report, a.string('nonce'));
+    io.stdout(a.flag('json') ? `${JSON.stringify(decodeReportBody(out), null, 2)}\n` : readableSummary(out));
     if (out.reportValid) return EXIT.ALL_VALID;
     return outcomeOfCode(out.error?.code) === 'unverifiable' ? EXIT.INCOMPLETE : EXIT.SOME_INVALID;
   } finally {

@@ -7,12 +7,15 @@
  *   1. the native kernel (poseidon8-native.ts) when its addon was built and loads, unless
  *      VERIFIER_HASH_BACKEND=wasm;
  *   2. else the WebAssembly kernel (poseidon8-wasm.ts);
- *   3. else (no WebAssembly in the runtime, a policy forbidding it, …) the BigInt kernel.
+ *   3. else, when the runtime has no WebAssembly (`node --jitless`, …), the BigInt reference
+ *      (poseidon8-reference.ts; ≈ 8× slower than WASM, see BENCHMARKS.md), so that the service
+ *      still starts and gives the same hashes. It adds no code: src/hash/index.ts exports the
+ *      reference anyway.
  * `poseidon8KernelName` tells which one is active and `poseidon8KernelReason` why.
  */
 import { ALEO_POSEIDON8_DOMAIN } from './domain.js';
-import { poseidon8Fast } from './poseidon8-fast.js';
 import { createPoseidon8Native } from './poseidon8-native.js';
+import { poseidon8 } from './poseidon8-reference.js';
 import { createPoseidon8Wasm } from './poseidon8-wasm.js';
 import { structFieldElements } from './structFields.js';
 
@@ -58,8 +61,8 @@ export function selectPoseidon8Kernel(backend: string | undefined, addonPath?: s
     return {
       name: 'bigint',
       reason: `${notNative}; WebAssembly unavailable: ${message(e)}`,
-      hash: poseidon8Fast,
-      hashStruct: (bytes) => poseidon8Fast(ALEO_POSEIDON8_DOMAIN, structFieldElements(bytes)),
+      hash: poseidon8,
+      hashStruct: (bytes) => poseidon8(ALEO_POSEIDON8_DOMAIN, structFieldElements(bytes)),
     };
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Reference Poseidon8 (plain BigInt, textbook round structure). Clear rather than fast; the
- * production kernel (poseidon8-fast.ts) is checked against it.
+ * production kernels (native, WASM) are checked against it, and kernel.ts falls back to it when
+ * neither can run.
  *
  * Round r (0 ≤ r < 39): add ARK[r]; S-box x^17 on all 9 elements in the 4 first and 4 last
  * (full) rounds, on element 0 only in the 31 middle (partial) rounds; multiply by the MDS.

@@ -1,9 +1,13 @@
 /**
- * Poseidon8 on the WebAssembly kernel (src/hash/wasm/): 29-bit-limb Montgomery arithmetic with
- * sparse partial rounds. The sponge loop runs here; each block is one absorb + permute call.
+ * Poseidon8 on the WebAssembly kernel: 29-bit-limb Montgomery arithmetic with sparse partial
+ * rounds. The module is generated at build time (scripts/poseidon8-wasm/, written into
+ * src/hash/wasm/poseidon8.wasm.b64.ts by scripts/build-poseidon8-wasm.ts); this file loads it and
+ * writes the constants into its memory. The sponge loop runs here; each block is one absorb +
+ * permute call.
  * Bit-for-bit equal to poseidon8-reference.ts (test/unit/hash-kernel.test.ts).
  *
- * `createPoseidon8Wasm()` throws if WebAssembly is unavailable; kernel.ts falls back to BigInt.
+ * `createPoseidon8Wasm()` throws if WebAssembly is unavailable; kernel.ts then falls back to the
+ * BigInt reference.
  */
 import { FIELD_MODULUS } from './field.js';
 import { writeStructLimbs, structLimbCount } from './limbs-struct.js';

@@ -1,9 +1,9 @@
 /**
  * Renders the kustomizations of deploy/k8s with `kubectl kustomize` (the kustomize that kubectl
- * embeds; the files are written for kustomize 2.0.3 = kubectl 1.20, Debian 12's, and later) and
- * parses the objects.
+ * embeds; the files need kustomize 4.2 = kubectl 1.22 or later) and parses the objects. A render
+ * that prints anything on stderr (a deprecation warning, …) fails.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
@@ -21,13 +21,16 @@ export function kubectlUnavailable(): string | undefined {
   const r = spawnSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8' });
   if (r.error || r.status !== 0) return 'kubectl is not installed (.ci/run installs it)';
   const v = JSON.parse(r.stdout).clientVersion as { major: string; minor: string; gitVersion: string };
-  if (Number(v.major) === 1 && parseInt(v.minor, 10) < 14) return `kubectl ${v.gitVersion} has no kustomize (kubectl ≥ 1.14)`;
+  if (Number(v.major) === 1 && parseInt(v.minor, 10) < 22) return `kubectl ${v.gitVersion} embeds a kustomize older than 4.2, which cannot render deploy/k8s (kubectl ≥ 1.22; .ci/run installs one)`;
   return undefined;
 }
 
 /** `kubectl kustomize deploy/k8s/<dir>` parsed into its objects. */
 export function render(dir: string): K8sObject[] {
-  const text = execFileSync('kubectl', ['kustomize', join(K8S_DIR, dir)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync('kubectl', ['kustomize', join(K8S_DIR, dir)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.error) throw r.error;
+  if (r.status !== 0 || r.stderr !== '') throw new Error(`kubectl kustomize ${dir} (exit ${r.status}): ${r.stderr}`);
+  const text = r.stdout;
   return parseAllDocuments(text).map((d) => {
     if (d.errors.length) throw new Error(`${dir}: ${d.errors[0]!.message}`);
     return d.toJS() as K8sObject;

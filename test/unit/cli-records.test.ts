@@ -1,7 +1,10 @@
 /** CLI building blocks: arguments, transition extraction, shards, merge, summary, rate limit, progress. */
 import { describe, expect, it, vi } from 'vitest';
 import type { ErrorCode } from '../../src/errorCodes.js';
-import { parseArgs, timeOption } from '../../src/cli/args.js';
+import { parseOptions, usage, type CommandSpec } from '../../src/cli/args.js';
+import { COLLATERAL_FETCH, COLLATERAL_USAGE } from '../../src/cli/collateral.js';
+import { REVERIFY, REVERIFY_USAGE } from '../../src/cli/reverify.js';
+import { VERIFY, VERIFY_USAGE } from '../../src/cli/verify.js';
 import { itemsOfTransaction } from '../../src/ledger/records/transitions.js';
 import type { BlockScanner } from '../../src/ledger/node/blockScanner.js';
 import { mergeRecords } from '../../src/cli/merge.js';
@@ -18,19 +21,89 @@ const P = 'official_oracle.aleo';
 const UD = '{ c0: { f0: 1u128 } }';
 
 describe('arguments', () => {
+  const spec = {
+    command: 'test',
+    options: {
+      out: { kind: 'string', arg: 'FILE', required: true, help: 'the output' },
+      fmspc: { kind: 'list', arg: 'HEX', help: 'platforms' },
+      resume: { kind: 'flag', help: 'go on' },
+      at: { kind: 'time', arg: 'ISO-TIME', help: 'when' },
+      n: { kind: 'int', arg: 'N', min: 1, max: 9, default: 4, help: 'how many', group: 'tuning' },
+      rate: { kind: 'number', arg: 'R', above: 0, default: 5, help: 'how fast', group: 'tuning' },
+    },
+    notes: ['exit: 0 fine'],
+  } as const satisfies CommandSpec;
+  const parse = (...argv: string[]) => parseOptions(argv, spec);
+
   it('parses values, lists, flags and refuses unknown or repeated options', () => {
-    const a = parseArgs(['--out=x', '--fmspc', 'a', 'b', '--resume', 'pos'], { values: ['out'], lists: ['fmspc'], flags: ['resume'] });
-    expect(a.values.get('out')).toBe('x');
-    expect(a.lists.get('fmspc')).toEqual(['a', 'b']);
-    expect(a.flags.has('resume')).toBe(true);
+    const a = parse('--out=x', '--fmspc', 'a', 'b', '--resume', 'pos');
+    expect(a.string('out')).toBe('x');
+    expect(a.list('fmspc')).toEqual(['a', 'b']);
+    expect(a.flag('resume')).toBe(true);
     expect(a.positionals).toEqual(['pos']);
-    expect(() => parseArgs(['--nope'], { values: [] })).toThrow(/unknown option --nope/);
-    expect(() => parseArgs(['--out', 'a', '--out', 'b'], { values: ['out'] })).toThrow(/given twice/);
-    expect(() => parseArgs(['--out'], { values: ['out'] })).toThrow(/needs a value/);
+    expect(a.help).toBe(false);
+    expect(() => parse('--nope')).toThrow(/unknown option --nope/);
+    expect(() => parse('--nope=1')).toThrow(/^unknown option --nope$/);
+    expect(() => parse('--out', 'a', '--out', 'b')).toThrow(/given twice/);
+    expect(() => parse('--out')).toThrow(/needs a value/);
+    expect(() => parse('--resume=yes')).toThrow('option --resume takes no value');
+    expect(() => parse('--fmspc', '--resume')).toThrow('option --fmspc needs at least one value');
+    expect(parse('--help').help).toBe(true);
+    expect(parse('-h').help).toBe(true);
   });
-  it('reads times with a zone only, and shards i/n with i < n', () => {
-    expect(timeOption(parseArgs(['--at', '2026-09-23T00:00:00Z'], { values: ['at'] }), 'at')).toBe(Date.UTC(2026, 8, 23));
-    expect(() => timeOption(parseArgs(['--at', '2026-09-23'], { values: ['at'] }), 'at')).toThrow(/ISO-8601/);
+
+  it('a value is the next argument whatever it is; a list takes the arguments up to the next option', () => {
+    expect(parse('--out', '--resume').string('out')).toBe('--resume');
+    expect(parse('--out', '--resume').flag('resume')).toBe(false);
+    const a = parse('--fmspc=a', 'b', '--fmspc', 'c', 'd', '--out', 'o', 'e');
+    expect(a.list('fmspc')).toEqual(['a', 'c', 'd']);
+    expect(a.positionals).toEqual(['b', 'e']);
+    expect(parse('--fmspc', 'a', '--fmspc', '--resume').list('fmspc')).toEqual(['a']);
+    expect(parse('--fmspc', 'a', '--', 'b').positionals).toEqual(['b']);
+  });
+
+  it('converts numbers and times when read, with the defaults and ranges of the table', () => {
+    expect(parse().int('n')).toBe(4);
+    expect(parse().int('n', 7)).toBe(7);
+    expect(parse('--n', '9').int('n')).toBe(9);
+    expect(() => parse('--n', '10').int('n')).toThrow('--n "10": expected an integer from 1 to 9');
+    expect(() => parse('--n', '1.5').int('n')).toThrow(/expected an integer/);
+    expect(parse().number('rate')).toBe(5);
+    expect(parse('--rate', '0.5').number('rate')).toBe(0.5);
+    expect(() => parse('--rate', '0').number('rate')).toThrow('--rate "0": expected a number > 0');
+    expect(parse('--at', '2026-09-23T00:00:00Z').time('at')).toBe(Date.UTC(2026, 8, 23));
+    expect(() => parse('--at', '2026-09-23').time('at')).toThrow(/ISO-8601/);
+    expect(parse('--out', '').missingRequired()).toBe(true);
+    expect(parse('--out', 'x').missingRequired()).toBe(false);
+  });
+
+  it('the help text comes from the same table', () => {
+    expect(usage(spec)).toBe(
+      [
+        'usage: oracle-verifier test --out FILE [--fmspc HEX [HEX…]] [--resume] [--at ISO-TIME] [--n N]',
+        '       [--rate R]',
+        'options:',
+        '  --out FILE          the output (required)',
+        '  --fmspc HEX [HEX…]  platforms',
+        '  --resume            go on',
+        '  --at ISO-TIME       when',
+        'tuning:',
+        '  --n N               how many (1 to 9; default: 4)',
+        '  --rate R            how fast (> 0; default: 5)',
+        'exit: 0 fine',
+      ].join('\n'),
+    );
+    for (const [cmd, text] of [
+      [VERIFY, VERIFY_USAGE],
+      [REVERIFY, REVERIFY_USAGE],
+      [COLLATERAL_FETCH, COLLATERAL_USAGE],
+    ] as const) {
+      for (const name of Object.keys(cmd.options)) expect(text).toContain(`--${name} `);
+      expect(text.split('\n').every((l) => l.length <= 100)).toBe(true);
+    }
+  });
+
+  it('reads shards i/n with i < n', () => {
     expect(parseShard('1/3')).toEqual({ index: 1, count: 3 });
     expect(() => parseShard('3/3')).toThrow(/0 ≤ i < n/);
     expect(() => parseShard('x')).toThrow();

@@ -38,6 +38,22 @@ describe('backend selection', () => {
     const bytes = randomStruct(3);
     expect(fallback.hashStruct(bytes)).toBe(native.hashStruct(bytes));
   });
+
+  it('without WebAssembly either (node --jitless), the BigInt reference', () => {
+    const webAssembly = Object.getOwnPropertyDescriptor(globalThis, 'WebAssembly')!;
+    Reflect.deleteProperty(globalThis, 'WebAssembly');
+    let last: ReturnType<typeof selectPoseidon8Kernel>;
+    try {
+      last = selectPoseidon8Kernel(undefined, '/nonexistent/poseidon8.node');
+    } finally {
+      Object.defineProperty(globalThis, 'WebAssembly', webAssembly);
+    }
+    expect(last.name).toBe('bigint');
+    expect(last.reason).toMatch(/^native addon unavailable: Cannot find module .*; WebAssembly unavailable: WebAssembly is not available$/s);
+    const bytes = randomStruct(4);
+    expect(last.hashStruct(bytes)).toBe(native.hashStruct(bytes));
+    expect(last.hash(ALEO_POSEIDON8_DOMAIN, [1n, P - 1n])).toBe(native.hash(ALEO_POSEIDON8_DOMAIN, [1n, P - 1n]));
+  });
 });
 
 describe('native kernel equals the BigInt reference', () => {

@@ -2,7 +2,8 @@
  * The import graph of src/ keeps its layers (ARCHITECTURE.md "Layers"): every file, the files at
  * the src root included, sits on one layer; an import (type-only, re-export, side-effect and
  * dynamic imports included) never runs from a lower layer to a higher one, and no files import
- * each other in a circle. Nothing outside the CLI imports the CLI.
+ * each other in a circle. Nothing outside the CLI imports the CLI, and nothing in src imports a file
+ * outside src.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -122,6 +123,10 @@ describe('layers', () => {
     for (const [from, to] of edges) graph.set(from, [...(graph.get(from) ?? []), to]);
     expect(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
     expect(circles(graph)).toEqual([]);
+  });
+
+  it('nothing in src imports a file outside src (build-time code such as scripts/poseidon8-wasm stays out of the build)', () => {
+    expect(edges.filter(([, to]) => to.startsWith('..')).map(([from, to]) => `${from} -> ${to}`)).toEqual([]);
   });
 
   it('nothing outside the CLI imports it', () => {

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { ALEO_POSEIDON8_DOMAIN } from '../../src/hash/domain.js';
 import { domainFromText, fieldToU128 } from '../../src/hash/field.js';
 import { poseidon8Kernel } from '../../src/hash/kernel.js';
-import { poseidon8Fast } from '../../src/hash/poseidon8-fast.js';
 import { poseidon8 } from '../../src/hash/poseidon8-reference.js';
 
 const DIR = path.resolve(process.cwd(), '../shared/vectors/aleo/poseidon8');
@@ -25,7 +24,6 @@ const random = load<RandomFile>('aleo-poseidon8-random-field-vectors.json');
 
 const impls = [
   ['reference', poseidon8],
-  ['fast', poseidon8Fast],
   ['kernel', poseidon8Kernel],
 ] as const;
 

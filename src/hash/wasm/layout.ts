@@ -1,6 +1,7 @@
 /**
- * Memory layout shared by the WASM module generator and its JS driver. Units: field elements of
- * ELEM_BYTES (9 u32 limbs); `byteOf` converts.
+ * Memory layout shared by the WASM module generator (scripts/poseidon8-wasm/poseidon8-module.ts,
+ * build time) and its JS driver (src/hash/poseidon8-wasm.ts). Units: field elements of ELEM_BYTES
+ * (9 u32 limbs); `byteOf` converts.
  */
 import { ELEM_BYTES } from '../limbs.js';
 import { POSEIDON8_FULL_ROUNDS, POSEIDON8_PARTIAL_ROUNDS } from '../params.js';

@@ -1,8 +1,12 @@
 /**
- * Generates the Poseidon8 WebAssembly module (code only; the JS driver writes the constants into
- * memory at start-up). Field arithmetic: 9 × 29-bit limbs, Montgomery with R = 2^261, product
- * scanning with one 64-bit column accumulator (carries deferred to once per column), and
- * single-reduction dot products for the MDS / sparse rows (Σ cᵢ·xᵢ reduced once).
+ * Generates the Poseidon8 WebAssembly module (code only; the JS driver, src/hash/poseidon8-wasm.ts,
+ * writes the constants into memory at start-up). Build time only: scripts/build-poseidon8-wasm.ts
+ * writes the module into src/hash/wasm/poseidon8.wasm.b64.ts, which the service loads; the memory
+ * layout both sides use is src/hash/wasm/layout.ts.
+ *
+ * Field arithmetic: 9 × 29-bit limbs, Montgomery with R = 2^261, product scanning with one 64-bit
+ * column accumulator (carries deferred to once per column), and single-reduction dot products for
+ * the MDS / sparse rows (Σ cᵢ·xᵢ reduced once).
  *
  * Bounds (all limbs stored normalised, < 2^29, so every limb product is < 2^58):
  *  - mul/sqr column: ≤ 9 operand + 9 reduction products + carry < 2^62.2.
@@ -18,7 +22,7 @@
  * elements 1..k, entering Montgomery form); permute(); squeeze() (state[1] out of Montgomery form
  * into OUT: canonical, or exactly p for zero); mul(z, a, b) for tests.
  */
-import { LIMB_BITS, LIMB_MASK, LIMBS, MONT_MU, P_LIMBS, WINOGRAD_Q } from '../limbs.js';
+import { LIMB_BITS, LIMB_MASK, LIMBS, MONT_MU, P_LIMBS, WINOGRAD_Q } from '../../src/hash/limbs.js';
 import { FnBuilder, I32, I64, ModuleBuilder } from './emit.js';
 import {
   byteOf,
@@ -41,7 +45,7 @@ import {
   INITIAL_PAGES,
   PARTIAL,
   WIDTH,
-} from './layout.js';
+} from '../../src/hash/wasm/layout.js';
 
 const N = LIMBS;
 const MASK = BigInt(LIMB_MASK);
@@ -386,7 +390,7 @@ export function buildPoseidon8Wasm(options: Poseidon8WasmOptions = {}): Uint8Arr
     f.get(0).i32(S1).get(1).call(mul.index);
   }
   {
-    // Straight-line permutation (see poseidon8-fast.ts / sparseParams.ts for the structure).
+    // Straight-line permutation (see src/hash/sparseParams.ts for the structure).
     // Value bounds: state < 2^255 on entry (absorb), full-round outputs < 2^254.2, sbox outputs
     // < 2^253.2; partial rounds grow elements 1..8 by < 2^253.2 per round → < 2^258.3.
     const f = permute.f;
