@@ -94,7 +94,7 @@ async function mint(dir: string): Promise<void> {
   const { realResponses, realUserDataTexts, multiToken } = await import('../test/support/era-vectors.js');
   const { VECTORS, readVectorJson, readVectorHex } = await import('../test/support/paths.js');
   const { singleLineLeo, prettyLeo } = await import('../test/support/ledger-node.js');
-  const { formatChunkedStruct, CHUNK_BYTES } = await import('../src/ledger/struct.js');
+  const { formatChunkedStruct, CHUNK_BYTES } = await import('../src/aleo/struct.js');
   const { encodeProofData, padProofData } = await import('../src/encoding/index.js');
   const { ERAS, encodingCandidates, parseUserData } = await import('../src/encoding/eras/index.js');
   const { hashReportData } = await import('../src/hash/index.js');
