@@ -290,6 +290,11 @@ export const ERROR_TRAITS = {
     HTTP_NOT_FOUND: http(404),
     HTTP_NO_REPORTS: http(400),
     HTTP_TOO_MANY_REPORTS: http(400),
+    HTTP_UNSUPPORTED_ENCODING: http(415),
+    HTTP_BAD_URL: http(400),
+    HTTP_URI_TOO_LONG: http(414),
+    HTTP_HEADERS_TOO_LARGE: http(431),
+    HTTP_REQUEST_TIMEOUT: http(408),
   },
   /** The command line (exit codes in src/cli/errors.ts). */
   cli: {

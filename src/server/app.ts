@@ -22,6 +22,7 @@ import type { PccsStatusReport } from '../collateral/pccsStatus.js';
 import type { LedgerRoutesOptions } from '../ledger/watch/feature.js';
 import type { Metrics } from '../observability/metrics.js';
 import { metricsPlugin } from './metricsPlugin.js';
+import { clientErrorHandler, frameworkErrors, plainJsonOnly, securityHeaders } from './transport.js';
 
 export interface AppOptions {
   service: VerifierService;
@@ -66,12 +67,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     connectionTimeout: 60_000,
     return503OnClosing: true,
     ajv: AJV_OPTIONS,
+    frameworkErrors,
+    clientErrorHandler,
   };
   const app: FastifyInstance = opts.https
     ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2' } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)
     : Fastify(base);
-  // JSON only: requests with any other content type are answered 415.
+  // JSON only: requests with any other content type, charset or content coding are answered 415.
   app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', plainJsonOnly);
+  app.addHook('onSend', securityHeaders);
   // Before swagger: every route's error answers are part of its schema (and so of /docs/json).
   app.addHook('onRoute', documentErrorResponses);
   await app.register(swagger, {

@@ -27,7 +27,7 @@ export const pageRoutes = (dir = join(PACKAGE_ROOT, 'public')): FastifyPluginAsy
         .type(a.type)
         .header('cache-control', 'no-cache')
         .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+        .header('content-security-policy', "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
         .send(body),
     );
   }

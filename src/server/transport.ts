@@ -1,0 +1,95 @@
+/**
+ * What every answer carries and how requests that never reach a route are answered, all on the
+ * error contract (`{ errorString, errorCode }` with registered codes):
+ * - security headers on every answer (nosniff, no framing, no referrer);
+ * - a body that is not plain UTF-8 JSON: a charset other than utf-8, or a Content-Encoding other
+ *   than identity, is refused with 415 before it is read;
+ * - Fastify's framework errors (a URL that does not decode, a path parameter over its length);
+ * - the HTTP parser's errors on the socket (headers too large, an incomplete request past its
+ *   time limit, a malformed request), written directly since no request object exists.
+ */
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { traitsOf, type ErrorCode } from '../errorCodes.js';
+import { failureBody } from './errorResponses.js';
+
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
+/** onSend: the security headers on every answer Fastify sends. */
+export function securityHeaders(_req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void): void {
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(k)) reply.header(k, v);
+  done(null, payload);
+}
+
+const body = (code: ErrorCode, message: string) => ({ errorString: message, errorCode: code });
+
+/** What part of a request target a message may show (a hostile URL can be kilobytes long). */
+function shown(url: string): string {
+  return url.length > 80 ? `${url.slice(0, 77)}...` : url;
+}
+
+const pathOf = (req: FastifyRequest): string => (req.url.split('?')[0] ?? '');
+
+/** onRequest: a body in another charset or content coding than the JSON parser reads is refused. */
+export function plainJsonOnly(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  const type = req.headers['content-type'];
+  const charset = typeof type === 'string' ? /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type)?.[1] : undefined;
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+    void reply.code(415).send(failureBody(pathOf(req), 'HTTP_UNSUPPORTED_MEDIA_TYPE', `charset ${shown(charset)} is not supported: send the JSON body as utf-8`));
+    return;
+  }
+  const enc = req.headers['content-encoding'];
+  if (enc !== undefined && enc.trim().toLowerCase() !== 'identity') {
+    void reply.code(415).send(failureBody(pathOf(req), 'HTTP_UNSUPPORTED_ENCODING', `Content-Encoding ${shown(String(enc))} is not supported: send the body uncompressed (identity)`));
+    return;
+  }
+  done();
+}
+
+/** Fastify's `frameworkErrors`: errors raised before routing. */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const url = shown(req.raw.url ?? '');
+  let code: ErrorCode = 'HTTP_BAD_REQUEST';
+  let message = `bad request: ${err.message}`;
+  if (err.code === 'FST_ERR_BAD_URL') {
+    code = 'HTTP_BAD_URL';
+    message = `the request target ${url} is not a valid URL (a percent-escape does not decode)`;
+  } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    code = 'HTTP_URI_TOO_LONG';
+    message = `a path segment of ${url} is longer than any identifier this service knows`;
+  }
+  void reply.code(traitsOf(code).status).headers(SECURITY_HEADERS).send(body(code, message));
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/** Fastify's `clientErrorHandler`: the HTTP parser's errors, answered on the socket and closed. */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  let code: ErrorCode = 'HTTP_BAD_REQUEST';
+  let message = 'the request is not valid HTTP';
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    code = 'HTTP_HEADERS_TOO_LARGE';
+    message = 'the request line and headers are larger than the server accepts (16 KiB)';
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    code = 'HTTP_REQUEST_TIMEOUT';
+    message = 'the request was not complete within the time limit';
+  }
+  const status = traitsOf(code).status;
+  const text = JSON.stringify(body(code, message));
+  const headers = [
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Bad Request'}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(text)}`,
+    ...Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}`),
+    'connection: close',
+  ];
+  socket.end(`${headers.join('\r\n')}\r\n\r\n${text}`);
+}
