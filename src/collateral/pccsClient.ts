@@ -5,6 +5,7 @@
  * as text so that the signed substring can be cut out without re-serialising. Every request has a
  * timeout; network errors, 429 and 5xx are retried a bounded number of times with backoff.
  */
+import { publicText, publicUrl } from '../publicUrl.js';
 import { VerifierError } from '../errors.js';
 import type { PccsCode } from './errors.js';
 
@@ -67,6 +68,8 @@ export class PccsClient {
   private async get(route: string): Promise<{ body: Uint8Array; headers: Headers }> {
     const url = new URL(route, this.base).toString();
     const what = `PCCS ${route.split('?')[0]}`;
+    // what messages show: the configured base without credentials or query, then our own route
+    const shown = `${publicUrl(this.base)}${route}`;
     let last = '';
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, this.backoffMs * 2 ** (attempt - 1)));
@@ -80,14 +83,14 @@ export class PccsClient {
         if (buf.length > MAX_BODY) fail('PCCS_BAD_RESPONSE', `${what}: response of ${buf.length} bytes is over the ${MAX_BODY}-byte limit`);
         return { body: buf, headers: res.headers };
       }
-      if (res.status === 404) fail('PCCS_NOT_FOUND', `${what}: not found (404) at ${url}`);
+      if (res.status === 404) fail('PCCS_NOT_FOUND', `${what}: not found (404) at ${shown}`);
       if (res.status === 429 || res.status >= 500) {
         last = `HTTP ${res.status}`;
         continue;
       }
-      fail('PCCS_HTTP_ERROR', `${what}: HTTP ${res.status} from ${url}`);
+      fail('PCCS_HTTP_ERROR', `${what}: HTTP ${res.status} from ${shown}`);
     }
-    fail('PCCS_UNAVAILABLE', `${what}: PCCS unavailable after ${this.retries + 1} attempts (${last}) at ${url}`);
+    fail('PCCS_UNAVAILABLE', `${what}: PCCS unavailable after ${this.retries + 1} attempts (${last}) at ${shown}`);
   }
 
   /** One GET, body read in full, reported through onRequest; a request without response gives its reason. */
@@ -167,14 +170,7 @@ export class PccsClient {
 }
 
 /** `scheme://user:pass@host/path?query#x` → `scheme://host/path`: a URL fit to show. */
-export function publicUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
+export { publicUrl } from '../publicUrl.js';
 
 /** Why a request got no response: the timeout, or the connection failure with its cause (URLs in it without credentials and query). */
 function noResponseReason(e: unknown, timeoutMs: number): string {
@@ -182,7 +178,7 @@ function noResponseReason(e: unknown, timeoutMs: number): string {
   if (err?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
   const cause = err?.cause?.code ?? err?.cause?.message;
   const text = `${err?.message ?? String(e)}${cause ? `: ${cause}` : ''}`;
-  return `connection failed (${text.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, publicUrl)})`;
+  return `connection failed (${publicText(text)})`;
 }
 
 function utf8(b: Uint8Array, what: string): string {

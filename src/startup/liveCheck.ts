@@ -1,3 +1,4 @@
+import { publicUrl } from '../publicUrl.js';
 import { VerifierError } from '../errors.js';
 import { pcrsFromLeo, uniqueIdFromLeo } from '../aleo/leoValue.js';
 import { measurementLocation } from '../ledger/programs.js';
@@ -68,7 +69,7 @@ async function readMapping<T>(
   if (body === null) {
     fail(
       'LIVECHECK_VALUE_ABSENT',
-      `liveCheck: ${where} has no value (the ledger node ${client.baseUrl} answered null); check liveCheck.contractName, the network in liveCheck.apiBaseUrl, and that the program's owner has set the measurement`,
+      `liveCheck: ${where} has no value (the ledger node ${publicUrl(client.baseUrl)} answered null); check liveCheck.contractName, the network in liveCheck.apiBaseUrl, and that the program's owner has set the measurement`,
     );
   }
   if (typeof body !== 'string') {

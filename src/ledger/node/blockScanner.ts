@@ -6,6 +6,7 @@
  * takes a slot of the rate limiter; retries, timeouts and 429 Retry-After are the client's
  * (src/ledger/node/client.ts).
  */
+import { publicUrl } from '../../publicUrl.js';
 import { VerifierError } from '../../errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './client.js';
 import { RateLimiter } from '../../rateLimit.js';
@@ -85,7 +86,7 @@ const isUnknownTransaction = (status: number, body: string): boolean =>
  */
 export async function fetchTransaction(client: LedgerNodeClient, id: string): Promise<{ transaction: unknown; blockHeight: number }> {
   const v = await client.getJson(`${ledgerPath('transaction', id)}?metadata=true`, { absentWhen: isUnknownTransaction });
-  if (v === undefined) return fail('LEDGER_TX_NOT_FOUND', `ledger node: transaction ${id} is unknown to ${client.baseUrl}`);
+  if (v === undefined) return fail('LEDGER_TX_NOT_FOUND', `ledger node: transaction ${id} is unknown to ${publicUrl(client.baseUrl)}`);
   if (!isObj(v)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} did not answer a JSON object`);
   const tx = isObj(v.transaction) ? v.transaction : v;
   if (tx.id !== id || typeof tx.type !== 'string') {

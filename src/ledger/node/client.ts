@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
+import { publicUrl } from '../../publicUrl.js';
 import type { LedgerNodeCode } from './errors.js';
 
 /**
@@ -202,11 +203,13 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
 
   async function getJson(pathAndQuery: string, getOpts: GetOptions = {}): Promise<unknown> {
     const url = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
+    // what messages show: the configured base without credentials or query
+    const shown = `${publicUrl(baseUrl)}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
     let deadline = Date.now() + deadlineMs;
     const giveUp = (f: Failure, attempts: number, extra = ''): never => {
       throw new VerifierError<LedgerNodeCode>(
         f.code,
-        `ledger node: GET ${url} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${f.reason}${extra}`,
+        `ledger node: GET ${shown} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${f.reason}${extra}`,
       );
     };
     let limitedWaitMs = 0;

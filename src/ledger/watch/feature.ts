@@ -4,6 +4,7 @@
  * followed programs: `ledgerPrograms` (else every program of the registry, src/ledger/programs.ts),
  * plus `liveCheck.contractName` when it is a registry program.
  */
+import { publicUrl } from '../../publicUrl.js';
 import type { Config } from '../../config/load.js';
 import { VerifierError } from '../../errors.js';
 import { itemsOfTransaction, programsToFollow } from '../records/transitions.js';
@@ -85,7 +86,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   return {
     routes: { lookup, store, watcherStatus: () => watcher.status() },
     start() {
-      log.info({ database: w.database, programs, fromHeight: w.fromHeight, node: baseUrl }, 'ledger watcher started');
+      log.info({ database: w.database, programs, fromHeight: w.fromHeight, node: publicUrl(baseUrl) }, 'ledger watcher started');
       watcher.start();
     },
     async close() {
