@@ -77,8 +77,8 @@ export async function createCorePath(input: CoreInput): Promise<CorePath> {
     roots: { typeA: rootA, typeB: parseCertificate(input.bRootDer) },
     chainCache: new ChainCache(),
     keyCache: new LRUCache<string, KeyObject>({ max: 1024 }),
-    collateral: { forQuote: async () => vc },
-    typeATime: input.aTime,
+    collateral: { forReport: async () => vc },
+    time: input.aTime,
   };
   for (const x of [...typeA, ...typeB]) {
     const out = await verifyReportBytes(x.userData, x.report, policy, deps);

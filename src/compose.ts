@@ -90,8 +90,10 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
     ...(config.pccsUrl !== undefined ? { pccsUrl: config.pccsUrl } : {}),
   };
   let reachability: PccsStatus | undefined;
+  // The collateral source (src/collateral: a collateral directory, a PCCS) of the kind with a collateral port.
+  const collateralKind = REPORT_KINDS.find((k) => k.collateral !== undefined)!;
   const { source: collateral, pccs, client } = createCollateralSource({
-    root: roots.typeA,
+    root: roots[collateralKind.id],
     now: clock,
     ...where,
     onPccsRequest: (route, status, ms, detail) => {
@@ -125,7 +127,7 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       setup: {
         policy: { ...policy, pcrValuesTarget: [...policy.pcrValuesTarget], acceptedTcbStatuses: [...policy.acceptedTcbStatuses] },
         roots: Object.fromEntries(REPORT_KINDS.map((k) => [k.id, roots[k.id].der])) as Record<ReportType, Uint8Array>,
-        ...(at !== undefined ? { typeATime: at } : {}),
+        ...(at !== undefined ? { time: at } : {}),
       },
     });
     service = pool;
@@ -139,7 +141,7 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       collateral,
       chainCache,
       keyCache: new LRUCache({ max: 1024 }),
-      ...(at !== undefined ? { typeATime: at } : {}),
+      ...(at !== undefined ? { time: at } : {}),
     });
   }
   const p = pool;

@@ -7,15 +7,15 @@ export interface WorkerSetup {
   policy: Policy;
   /** DER of the trust anchors (re-parsed in each worker). */
   roots: Record<ReportType, Uint8Array>;
-  /** Fixed typeA verification time (epoch ms). */
-  typeATime?: number;
+  /** Fixed verification time (epoch ms) of the kinds verified against the clock. */
+  time?: number;
 }
 
 export interface VerifyTask {
   userData: Uint8Array;
   report: Uint8Array;
   nonce?: Uint8Array;
-  /** typeA collateral fetched once by the main thread, shared per version (`version` changes on refresh). */
+  /** Collateral of the report's kind fetched once by the main thread, shared per version (`version` changes on refresh). */
   collateral?: PackedCollateral;
   /** Why collateral could not be supplied (PCCS down and nothing cached). */
   collateralError?: FailureInfo;

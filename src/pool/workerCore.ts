@@ -1,16 +1,15 @@
 /**
- * What a verification worker does with one task: the verification core, with typeA collateral
- * supplied by the main thread and verified (once per collateral version) in the worker.
+ * What a verification worker does with one task: the verification core, with the collateral of
+ * the report's kind supplied by the main thread and verified (once per collateral version) in the
+ * worker by the kind's collateral port.
  */
 import type { KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { VerifierError } from '../errors.js';
 import { parseCertificate, type Certificate } from '../attestation/x509/certificate.js';
 import { ChainCache } from '../attestation/x509/chainCache.js';
-import { verifyCollateral, type VerifiedCollateral } from '../attestation/typeA/verify.js';
 import { verifyReportBytes } from '../verify/verifyReport.js';
-import type { TypeACollateralSource } from '../attestation/typeA/verify.js';
-import { REPORT_TYPES } from '../verify/kinds/index.js';
+import { findReportKind, REPORT_TYPES, type CollateralSource } from '../verify/kinds/index.js';
 import type { Policy, ReportType, VerifyOutcome } from '../verify/types.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
 import { unpackCollateral } from './collateralPack.js';
@@ -20,17 +19,19 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
   const policy: Policy = setup.policy;
   const chainCache = new ChainCache();
   const keyCache = new LRUCache<string, KeyObject>({ max: 1024 });
-  const verified = new LRUCache<string, VerifiedCollateral>({ max: 64 });
+  const verified = new LRUCache<string, object>({ max: 64 });
 
   return async (task) => {
-    const collateral: TypeACollateralSource = {
-      async forQuote(_quote, time) {
+    const collateral: CollateralSource = {
+      async forReport(_report, time) {
         if (task.collateralError) throw new VerifierError(task.collateralError.code, task.collateralError.message);
-        if (!task.collateral) throw new VerifierError('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral was supplied for this quote');
-        const hit = verified.get(task.collateral.version);
+        const kind = findReportKind(task.report)!;
+        if (!task.collateral) throw kind.collateral!.unavailable();
+        const key = `${kind.id}:${task.collateral.version}`;
+        const hit = verified.get(key);
         if (hit) return hit;
-        const vc = verifyCollateral(unpackCollateral(task.collateral), { root: roots.typeA, time });
-        verified.set(task.collateral.version, vc);
+        const vc = kind.collateral!.verify(unpackCollateral(task.collateral), roots[kind.id], time);
+        verified.set(key, vc);
         return vc;
       },
     };
@@ -39,7 +40,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
       chainCache,
       keyCache,
       collateral,
-      ...(setup.typeATime !== undefined ? { typeATime: setup.typeATime } : {}),
+      ...(setup.time !== undefined ? { time: setup.time } : {}),
     }, task.nonce ? { nonce: task.nonce } : {});
   };
 }

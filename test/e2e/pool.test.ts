@@ -149,10 +149,10 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
       setup: {
         policy: { ...setup.policy, uniqueIdTarget: mrEnclave, acceptedTcbStatuses: ['UpToDate'] },
         roots: { typeA: pki.root.cert.der, typeB: setup.roots.typeB },
-        typeATime: pki.time,
+        time: pki.time,
       },
       collateral: {
-        async rawForQuote() {
+        async rawForSubject() {
           calls.push('raw');
           if (source instanceof Error) throw source;
           return { key: 'k', ...source };

@@ -393,7 +393,7 @@ export async function startVerificationBackend(o: {
   const deps: VerifyDeps = {
     roots: { typeA: typeARoot, typeB: o.typeB ? parseCertificate(o.typeB.rootDer) : bundledRoot('aws-nitro-enclaves-root-g1.pem') },
     ...(o.typeA
-      ? { collateral: { forQuote: async (_q: unknown, time: number) => verifyCollateral(o.typeA!.collateral, { root: typeARoot, time }) }, typeATime: o.typeA.time }
+      ? { collateral: { forReport: async (_q: unknown, time: number) => verifyCollateral(o.typeA!.collateral, { root: typeARoot, time }) }, time: o.typeA.time }
       : {}),
   };
   let calls = 0;

@@ -157,7 +157,7 @@ describe('typeA: the collateral-free checks run before collateral is asked for',
   function recordingSource(down = false): TypeACollateralSource & { calls: number } {
     const src = {
       calls: 0,
-      async forQuote(_q: unknown, t: number) {
+      async forReport(_q: unknown, t: number) {
         src.calls++;
         if (down) throw new VerifierError('PCCS_UNAVAILABLE', 'typeA collateral: PCCS is down');
         return verifyCollateral(pki.collateral, { root, time: t });
@@ -166,7 +166,7 @@ describe('typeA: the collateral-free checks run before collateral is asked for',
     return src;
   }
   const run = (q: Uint8Array, collateral?: TypeACollateralSource) =>
-    verifyReportBytes(userData.bytes, openEnclaveReport(q), policy, { roots: { typeA: root, typeB: root }, typeATime: time, ...(collateral ? { collateral } : {}) });
+    verifyReportBytes(userData.bytes, openEnclaveReport(q), policy, { roots: { typeA: root, typeB: root }, time, ...(collateral ? { collateral } : {}) });
 
   it('verifyQuoteSignatures passes a correct quote with no collateral at all, running TYPEA_QUOTE_CHECKS in order', () => {
     const seen: string[] = [];

@@ -16,7 +16,7 @@ export type ReportType = (typeof REPORT_KINDS)[number]['id'];
 export type WireReportType = (typeof REPORT_KINDS)[number]['wireName'];
 /** A kind of the registry, with its parse/view types erased. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyReportKind = ReportKind<ReportType, WireReportType, any, any>;
+export type AnyReportKind = ReportKind<ReportType, WireReportType, any, any, any>;
 
 const KINDS: readonly AnyReportKind[] = REPORT_KINDS;
 
@@ -70,4 +70,4 @@ export function isReportType(id: unknown): id is ReportType {
   return KINDS.some((k) => k.id === id);
 }
 
-export type { ReportKind, KindDeps, KindContext, KindMeasurements, Measurement } from './types.js';
+export type { CollateralFetcher, CollateralSource, KindCollateral, ReportKind, KindDeps, KindContext, KindMeasurements, Measurement } from './types.js';

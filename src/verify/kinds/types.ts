@@ -9,22 +9,43 @@ import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../../attestation/x509/certificate.js';
 import type { ChainCache } from '../../attestation/x509/chainCache.js';
+import type { VerifierError } from '../../errors.js';
+import type { ErrorCode } from '../../errorCodes.js';
 import type { Policy } from '../policy.js';
-import type { Quote } from '../../attestation/typeA/quote.js';
-import type { TypeACollateralSource } from '../../attestation/typeA/verify.js';
 import type { CheckDef, CheckTrace } from '../checks.js';
 
-/** What a collateral source needs to find a report's collateral. */
-export type CollateralSubject = Pick<Quote, 'pckCertPems'>;
+/**
+ * The collateral port of a kind whose verification needs collateral fetched outside the worker
+ * (typeA: TCB info, QE identity and CRLs from a PCCS). Generic code (the pool's prefetch, the
+ * worker) sees only these opaque types.
+ */
+export interface KindCollateral<Subject = unknown, Raw = unknown, Verified extends object = object> {
+  /** What identifies the collateral a report needs (typeA: its PCK chain), read from the report's structure alone. */
+  subject(report: Uint8Array): Subject;
+  /** Verifies raw collateral, as a fetcher supplies it, against the kind's root at a time. */
+  verify(raw: Raw, root: Certificate, time: number): Verified;
+  /** The failure of a report that reaches verification without collateral. */
+  unavailable(): VerifierError<ErrorCode>;
+}
+
+/** The main thread's side of a collateral source: raw collateral for a subject, with a version that changes on refresh. */
+export interface CollateralFetcher<Subject = unknown, Raw = unknown> {
+  rawForSubject(subject: Subject): Promise<{ version: string; collateral: Raw }>;
+}
+
+/** What a kind's verification asks for its collateral: verified collateral for its report at a time. */
+export interface CollateralSource<Report = unknown, Verified = unknown> {
+  forReport(report: Report, time: number): Promise<Verified>;
+}
 
 /** What a kind's verification may use; each kind takes what it needs. */
-export interface KindDeps {
+export interface KindDeps<Collateral = CollateralSource> {
   /** The kind's trust anchor. */
   root: Certificate;
   chainCache?: ChainCache;
   keyCache?: LRUCache<string, KeyObject>;
-  /** Collateral for kinds with needsCollateral. */
-  collateral?: TypeACollateralSource;
+  /** Collateral for kinds with a collateral port. */
+  collateral?: Collateral;
   /** Fixed verification time (epoch ms) for kinds that verify against the clock. */
   time?: number;
 }
@@ -43,7 +64,7 @@ export interface KindContext {
 export type Measurement = { uniqueId: string } | { pcrs: string[] };
 export type KindMeasurements = Measurement | Record<string, never>;
 
-export interface ReportKind<Id extends string = string, Wire extends string = string, Parsed = unknown, View extends object = object> {
+export interface ReportKind<Id extends string = string, Wire extends string = string, Parsed = unknown, View extends object = object, Collateral = never> {
   /** The service's name for the kind (reportType in responses, metric label, CLI record kind). */
   readonly id: Id;
   /** The notarizer's name (AttestationResponse.reportType). */
@@ -53,13 +74,8 @@ export interface ReportKind<Id extends string = string, Wire extends string = st
   /** The first bytes of a recovered ledger report of this kind, and what they are. */
   readonly prefix: Uint8Array;
   readonly prefixName: string;
-  /** Whether verification needs collateral fetched by the main thread (a PCCS) before the worker runs. */
-  readonly needsCollateral: boolean;
-  /**
-   * For kinds with needsCollateral: what identifies the platform whose collateral the report
-   * needs (the PCK chain of a typeA quote), read from the report's structure alone.
-   */
-  collateralSubject?(report: Uint8Array): CollateralSubject;
+  /** Present when verification needs collateral fetched by the main thread (a PCCS) before the worker runs. */
+  readonly collateral?: KindCollateral;
   /** Whether a request nonce applies to this kind. */
   readonly acceptsNonce: boolean;
   /** The bundled trust anchor: file name under trust/ and the SHA-256 of its DER it is pinned to. */
@@ -79,7 +95,7 @@ export interface ReportKind<Id extends string = string, Wire extends string = st
    */
   boundBytes(parsed: Parsed): Uint8Array | undefined;
   /** Every cryptographic and policy check, in order; the first failure throws a VerifierError. */
-  verify(parsed: Parsed, view: View, userData: Uint8Array, policy: Policy, deps: KindDeps, ctx: KindContext): void | Promise<void>;
+  verify(parsed: Parsed, view: View, userData: Uint8Array, policy: Policy, deps: KindDeps<Collateral>, ctx: KindContext): void | Promise<void>;
   /** Which measurement the kind's reports carry (the ledger mapping its owner sets). */
   readonly measures: 'uniqueId' | 'pcrs';
   /** The measurements of a (possibly partial) decoded view. */

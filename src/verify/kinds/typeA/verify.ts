@@ -8,6 +8,7 @@ import {
   TYPEA_QUOTE_CHECKS,
   verifyQuoteSignatures,
   verifyQuoteWithCollateral,
+  type TypeACollateralSource,
 } from '../../../attestation/typeA/verify.js';
 import { BINDING_CHECK, type CheckDef } from '../../checks.js';
 import type { Policy } from '../../policy.js';
@@ -28,7 +29,7 @@ export const TYPEA_KIND_CHECKS: readonly CheckDef[] = [
   BINDING_CHECK,
 ];
 
-export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8Array, policy: Policy, deps: KindDeps, ctx: KindContext): Promise<void> {
+export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8Array, policy: Policy, deps: KindDeps<TypeACollateralSource>, ctx: KindContext): Promise<void> {
   const trace = ctx.trace;
   const time = deps.time ?? Date.now();
   const onCheck = trace ? { onCheck: (id: string) => trace.begin(id) } : {};
@@ -41,7 +42,7 @@ export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8
   });
   trace?.begin('typeA.collateral');
   if (!deps.collateral) fail('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral source (PCCS) is configured');
-  const collateral = await deps.collateral.forQuote(quote, time);
+  const collateral = await deps.collateral.forReport(quote, time);
   const verdict = verifyQuoteWithCollateral(signed, collateral, onCheck);
   view.tcbStatus = verdict.tcbStatusCode;
   view.tcbStatusName = verdict.tcbStatus;

@@ -11,7 +11,6 @@ export const typeB: ReportKind<'typeB', 'nitro', ParsedTypeB, TypeBView> = {
   label: 'AWS Nitro attestation document',
   prefix: TYPEB_PREFIX,
   prefixName: 'COSE_Sign1 prefix',
-  needsCollateral: false,
   acceptsNonce: true,
   // AWS Nitro Enclaves Root G1 (valid 2019-10-28 to 2049-10-28).
   bundledRoot: { file: 'aws-nitro-enclaves-root-g1.pem', sha256: '641a0321a3e244efe456463195d606317ed7cdcc3c1756e09893f3c68f79bb5b' },
