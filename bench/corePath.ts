@@ -66,8 +66,7 @@ export async function createCorePath(input: CoreInput): Promise<CorePath> {
   const typeA = input.updates.map((u) => ({ userData: u.userData, report: pad(u.typeA) }));
   const typeB = input.updates.map((u) => ({ userData: u.userData, report: pad(u.typeB) }));
   const policy: Policy = {
-    uniqueIdTarget: input.mrEnclave,
-    pcrValuesTarget: defaultPcrs().slice(0, 3),
+    targets: { typeA: input.mrEnclave, typeB: defaultPcrs().slice(0, 3) },
     acceptedTcbStatuses: ['UpToDate'],
     allowDebugEnclaves: false,
   };

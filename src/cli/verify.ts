@@ -8,7 +8,11 @@ import { createCliVerifier, decodeReportBody } from './context.js';
 import { cliError, EXIT } from './errors.js';
 import { measurementsOf } from '../ledger/records/updateRecord.js';
 import { outcomeOfCode } from '../errorCodes.js';
+import { KINDS } from '../verify/kinds/index.js';
 import type { VerifyOutcome } from '../verify/types.js';
+
+/** `label:` padded to the summary's value column. */
+const field = (label: string): string => `${label}:`.padEnd(15);
 
 export const VERIFY_USAGE = `usage: oracle-verifier verify --user-data FILE --report FILE [--nonce HEX|BASE64] [--at ISO-TIME]
        [--config PATH] [--workers N] [--collateral-dir DIR] [--pccs URL] [--json]
@@ -42,8 +46,10 @@ export function readableSummary(out: VerifyOutcome): string {
   const v = out.decodedReport;
   if (v) {
     const m = measurementsOf(out);
-    if ('uniqueId' in m) lines.push(`unique id:     ${m.uniqueId}`);
-    if ('pcrs' in m) m.pcrs.forEach((p, i) => lines.push(`PCR${i}:          ${p}`));
+    for (const k of KINDS) {
+      const value = m[k.target.ledger.name];
+      if (value !== undefined) (typeof value === 'string' ? [value] : value).forEach((x, i) => lines.push(`${field(k.target.ledger.labels[i]!)}${x}`));
+    }
     if (typeof v.tcbStatusName === 'string') lines.push(`TCB status:    ${v.tcbStatusName}${Array.isArray(v.advisoryIds) && v.advisoryIds.length ? ` (${v.advisoryIds.join(', ')})` : ''}`);
     if (typeof v.timestamp === 'number') lines.push(`document time: ${new Date(v.timestamp).toISOString()}`);
   }

@@ -86,6 +86,7 @@ export async function verifyReportBytes(
       parsed,
       view,
       userData,
+      policy.targets[kind.id],
       policy,
       {
         root: deps.roots[kind.id],

@@ -42,7 +42,7 @@ import { resolve as resolvePath } from 'node:path';
 import { parseCertificate, parsePemChain, type Certificate } from '../../src/attestation/x509/certificate.js';
 import { verifyCollateral } from '../../src/attestation/typeA/verify.js';
 import { verifyReportBytes, type VerifyDeps } from '../../src/verify/verifyReport.js';
-import type { Policy } from '../../src/verify/types.js';
+import type { Policy, TargetValues } from '../../src/verify/types.js';
 import { verifyRoute, type ReportVerifier } from '../../src/server/routes/verify.js';
 import { AJV_OPTIONS } from '../../src/server/app.js';
 import { httpErrorHandler } from '../../src/server/errorResponses.js';
@@ -380,14 +380,12 @@ function bundledRoot(file: string): Certificate {
 export async function startVerificationBackend(o: {
   typeA?: TestPki;
   typeB?: TypeBPki;
-  policy?: Partial<Policy>;
+  targets?: Partial<TargetValues>;
 }): Promise<VerificationBackend> {
   const policy: Policy = {
-    uniqueIdTarget: new Uint8Array(32).fill(0x5a),
-    pcrValuesTarget: defaultPcrs().slice(0, 3),
+    targets: { typeA: new Uint8Array(32).fill(0x5a), typeB: defaultPcrs().slice(0, 3), ...o.targets },
     acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'],
     allowDebugEnclaves: false,
-    ...o.policy,
   };
   const typeARoot = o.typeA ? o.typeA.root.cert : bundledRoot('intel-sgx-root-ca.pem');
   const deps: VerifyDeps = {

@@ -5,10 +5,12 @@ import { verifyCollateral, type TypeACollateralSource } from '../../../attestati
 import { VerifierError } from '../../../errors.js';
 import type { VerifyCode } from '../../errors.js';
 import type { KindMeasurements, ReportKind } from '../types.js';
+import { typeANotarizerInfo, type TypeAInfo } from './notarizerInfo.js';
+import { typeATarget } from './target.js';
 import { TYPEA_KIND_CHECKS, verifyTypeA } from './verify.js';
 import { typeAView, type TypeAView } from './view.js';
 
-export const typeA: ReportKind<'typeA', 'sgx', Quote, TypeAView, TypeACollateralSource> = {
+export const typeA: ReportKind<'typeA', 'sgx', Quote, TypeAView, TypeACollateralSource, Uint8Array, TypeAInfo> = {
   id: 'typeA',
   wireName: 'sgx',
   label: 'Intel SGX DCAP quote',
@@ -24,13 +26,14 @@ export const typeA: ReportKind<'typeA', 'sgx', Quote, TypeAView, TypeACollateral
   // Intel SGX Root CA (valid 2018-05-21 to 2049-12-31).
   bundledRoot: { file: 'intel-sgx-root-ca.pem', sha256: '44a0196b2b99f889b8e149e95b807a350e7424964399e885a7cbb8ccfab674d3' },
   usesVerificationTime: true,
+  target: typeATarget,
+  notarizerInfo: typeANotarizerInfo,
   parse: (report) => parseQuote(cutTypeAReport(report)),
   view: typeAView,
   boundBytes: (quote) => quote.isvReport.reportData.subarray(0, 16),
   checks: TYPEA_KIND_CHECKS,
   verify: verifyTypeA,
-  measures: 'uniqueId',
   measurements(view): KindMeasurements {
-    return typeof view.uniqueId === 'string' ? { uniqueId: Buffer.from(view.uniqueId, 'base64').toString('hex') } : {};
+    return typeof view.uniqueId === 'string' ? { [typeATarget.ledger.name]: Buffer.from(view.uniqueId, 'base64').toString('hex') } : {};
   },
 };
