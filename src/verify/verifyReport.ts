@@ -12,7 +12,7 @@ import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
-import { detectReportKind, type CollateralSource, type ReportType } from './kinds/index.js';
+import { detectReportKind, NONCE_KIND_NAMES, type CollateralSource, type ReportType } from './kinds/index.js';
 import { toFailure } from './failure.js';
 import { decodeNonce } from './nonce.js';
 import { CheckTrace } from './checks.js';
@@ -74,7 +74,7 @@ export async function verifyReportBytes(
     const kind = detectReportKind(report);
     out.reportType = kind.id;
     if (opts.nonce !== undefined && !kind.acceptsNonce) {
-      throw new VerifierError<VerifyCode>('REQUEST_BAD_NONCE', `request: a nonce applies to typeB reports only; this report is ${kind.id}`);
+      throw new VerifierError<VerifyCode>('REQUEST_BAD_NONCE', `request: a nonce applies to ${NONCE_KIND_NAMES} reports only; this report is ${kind.id}`);
     }
     trace.extend(kind.checks);
     trace.begin(kind.checks[0]!.id);

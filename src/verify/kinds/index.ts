@@ -34,6 +34,9 @@ export const KINDS: readonly AnyReportKind[] = REPORT_KINDS;
 export const REPORT_TYPES: readonly ReportType[] = KINDS.map((k) => k.id);
 export const WIRE_REPORT_TYPES: readonly WireReportType[] = KINDS.map((k) => k.wireName);
 
+/** The kinds a request nonce applies to (kinds with acceptsNonce), as messages name them. */
+export const NONCE_KIND_NAMES: string = KINDS.filter((k) => k.acceptsNonce).map((k) => k.id).join(' and ');
+
 /** The kind whose target the ledger records under `name` (uniqueId, pcrs), or undefined. */
 export function kindOfMeasurement(name: string): AnyReportKind | undefined {
   return KINDS.find((k) => k.target.ledger.name === name);
