@@ -66,8 +66,7 @@ export async function createCorePath(input: CoreInput): Promise<CorePath> {
   const typeA = input.updates.map((u) => ({ userData: u.userData, report: pad(u.typeA) }));
   const typeB = input.updates.map((u) => ({ userData: u.userData, report: pad(u.typeB) }));
   const policy: Policy = {
-    uniqueIdTarget: input.mrEnclave,
-    pcrValuesTarget: defaultPcrs().slice(0, 3),
+    targets: { typeA: input.mrEnclave, typeB: defaultPcrs().slice(0, 3) },
     acceptedTcbStatuses: ['UpToDate'],
     allowDebugEnclaves: false,
   };
@@ -77,8 +76,8 @@ export async function createCorePath(input: CoreInput): Promise<CorePath> {
     roots: { typeA: rootA, typeB: parseCertificate(input.bRootDer) },
     chainCache: new ChainCache(),
     keyCache: new LRUCache<string, KeyObject>({ max: 1024 }),
-    collateral: { forQuote: async () => vc },
-    typeATime: input.aTime,
+    collateral: { forReport: async () => vc },
+    time: input.aTime,
   };
   for (const x of [...typeA, ...typeB]) {
     const out = await verifyReportBytes(x.userData, x.report, policy, deps);

@@ -16,14 +16,15 @@ import { serviceModule } from './modules.js';
 
 const [port, configFile] = process.argv.slice(2);
 // The compiled build by default, as the service runs it (so the pool starts dist/workers/verifyWorker.js).
-const { loadConfig } = await serviceModule<typeof import('../src/config/load.js')>('config/load');
+const { configuredTargets, loadConfig } = await serviceModule<typeof import('../src/config/load.js')>('config/load');
 const { composeVerifier } = await serviceModule<typeof import('../src/compose.js')>('compose');
 const { createMetrics } = await serviceModule<typeof import('../src/observability/metrics.js')>('observability/metrics');
 const { decodeReportBody } = await serviceModule<typeof import('../src/verify/decodeReportBody.js')>('verify/decodeReportBody');
 
 const config = loadConfig(configFile!);
-if (!config.uniqueIdTarget || !config.pcrValuesTarget) throw new Error('frameworklessServer: the config must give both targets');
-const { service } = composeVerifier(config, { targets: { uniqueId: config.uniqueIdTarget, pcrs: config.pcrValuesTarget }, metrics: createMetrics() });
+const targets = configuredTargets(config);
+if (!targets) throw new Error('frameworklessServer: the config must give both targets');
+const { service } = composeVerifier(config, { targets, metrics: createMetrics() });
 
 http
   .createServer((req, res) => {

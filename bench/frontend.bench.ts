@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import sjson from 'secure-json-parse';
 import { Bench } from 'tinybench';
-import { resolveConfig } from '../src/config/load.js';
+import { configuredTargets, resolveConfig } from '../src/config/load.js';
 import { composeVerifier } from '../src/compose.js';
 import { createCollateralSource } from '../src/collateral/source.js';
 import { collateralLines, requestCollateral } from '../src/pool/collateralPort.js';
@@ -28,7 +28,7 @@ import { mintMix, mixConfig } from './mix.js';
 const mix = mintMix(2);
 const pccs = await startPccsServer(bundleFromCollateral(mix.a.collateral));
 const config = resolveConfig({ port: 0, workers: 0, ...mixConfig(mix, mkdtempSync(join(tmpdir(), 'frontend-bench-')), pccs.url) }, process.cwd());
-const composed = composeVerifier(config, { targets: { uniqueId: config.uniqueIdTarget!, pcrs: config.pcrValuesTarget! } });
+const composed = composeVerifier(config, { targets: configuredTargets(config)! });
 
 const kinds = ['typeA', 'typeB'] as const;
 const body = (k: number) => JSON.stringify({ userData: mix.updates[k]!.userData.text, report: reportText(k === 0 ? mix.updates[k]!.typeA : mix.updates[k]!.typeB) });

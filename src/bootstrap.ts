@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config/load.js';
-import { needsReproducibleBuild } from './config/load.js';
+import { configuredTargets } from './config/load.js';
 import { VerifierError } from './errors.js';
 import type { ConfigCode } from './config/errors.js';
 import { runReproducibleBuild } from './startup/reproducibleBuild.js';
@@ -16,12 +16,12 @@ import { buildInfoRecord, liveCheckProgramName } from './server/info.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics } from './observability/metrics.js';
 import { composeVerifier } from './compose.js';
-import { hex } from './bytes.js';
 import { createLedgerFeature } from './ledger/watch/feature.js';
+import { KINDS, type ReportType, type TargetValues } from './verify/kinds/index.js';
 
 export interface Targets {
-  uniqueId: Uint8Array;
-  pcrs: Uint8Array[];
+  /** Every kind's target, by kind id. */
+  values: TargetValues;
   source: 'config' | 'reproducible-build';
 }
 
@@ -31,13 +31,12 @@ export interface Logger {
 }
 
 export async function resolveTargets(config: Config, log: Logger): Promise<Targets> {
-  if (!needsReproducibleBuild(config)) {
-    return { uniqueId: config.uniqueIdTarget!, pcrs: config.pcrValuesTarget!, source: 'config' };
-  }
+  const configured = configuredTargets(config);
+  if (configured) return { values: configured, source: 'config' };
   log.info({ script: config.reproducibleBuildScript }, 'targets incomplete in config: running the reproducible build');
   const r = await runReproducibleBuild({ script: config.reproducibleBuildScript, cwd: process.cwd(), timeoutMs: config.reproducibleBuildTimeoutMs });
-  log.info({ uniqueId: hex(r.uniqueId), pcrs: r.pcrs.map(hex) }, 'targets from the reproducible build');
-  return { uniqueId: r.uniqueId, pcrs: r.pcrs, source: 'reproducible-build' };
+  log.info(Object.fromEntries(KINDS.map((k) => [k.target.ledger.name, k.target.ledger.hex(r[k.id])])), 'targets from the reproducible build');
+  return { values: r, source: 'reproducible-build' };
 }
 
 export async function checkLive(config: Config, targets: Targets, log: Logger): Promise<void> {
@@ -49,10 +48,10 @@ export async function checkLive(config: Config, targets: Targets, log: Logger): 
   await liveCheck({
     apiBaseUrl: lc.apiBaseUrl!,
     contractName: lc.contractName!,
-    uniqueIdMapping: lc.uniqueIdMapping,
-    pcrValuesMapping: lc.pcrValuesMapping,
+    // Each kind's mapping is under its key in liveCheck (uniqueIdMapping, pcrValuesMapping).
+    mappings: Object.fromEntries(KINDS.map((k) => [k.id, lc[k.target.ledger.mappingKey] as string])) as Record<ReportType, string>,
     timeoutMs: lc.timeoutMs,
-    expected: { uniqueId: targets.uniqueId, pcrs: targets.pcrs },
+    expected: targets.values,
   });
   log.info({ program: lc.contractName }, 'live check passed: the ledger program holds the target measurements');
 }
@@ -79,8 +78,8 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   const tls = readTls(config);
   const targets = await resolveTargets(config, log);
   await checkLive(config, targets, log);
-  const { service, pool, metrics, pccsStatus } = composeVerifier(config, { targets, metrics: createMetrics(), log });
-  const info = buildInfoRecord(targets, liveCheckProgramName(config.liveCheck.contractName), Date.now());
+  const { service, pool, metrics, pccsStatus } = composeVerifier(config, { targets: targets.values, metrics: createMetrics(), log });
+  const info = buildInfoRecord(targets.values, liveCheckProgramName(config.liveCheck.contractName), Date.now());
   // The watcher and /ledger routes verify through the same (instrumented) service as /decodeReport.
   const ledger = createLedgerFeature(config, (u, r) => service.decodeReport(u, r), log, metrics.sink);
   const app = await buildApp({

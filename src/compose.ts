@@ -18,15 +18,11 @@ import { VerifierPool } from './pool/pool.js';
 import { createMetrics, instrumentService, type Metrics } from './observability/metrics.js';
 import { REPORT_KINDS, type ReportType } from './verify/kinds/index.js';
 import { createInProcessService } from './verify/service.js';
-import type { Policy, VerifierService } from './verify/types.js';
-
-export interface ComposeTargets {
-  uniqueId: Uint8Array;
-  pcrs: readonly Uint8Array[];
-}
+import type { Policy, TargetValues, VerifierService } from './verify/types.js';
 
 export interface ComposeOptions {
-  targets: ComposeTargets;
+  /** Every kind's target (configured, or from the reproducible build). */
+  targets: TargetValues;
   /** Fixed verification time (epoch ms) of the kinds verified against the clock; else config.verificationTime. */
   at?: number;
   /** Worker threads; else config.workers. */
@@ -52,10 +48,9 @@ export interface Composed {
 }
 
 /** The oracle policy of a config with the given targets. */
-export function policyOf(config: Config, targets: ComposeTargets): Policy {
+export function policyOf(config: Config, targets: TargetValues): Policy {
   return {
-    uniqueIdTarget: targets.uniqueId,
-    pcrValuesTarget: targets.pcrs,
+    targets,
     acceptedTcbStatuses: config.acceptedTcbStatuses,
     ...(config.acceptedAdvisories !== undefined ? { acceptedAdvisories: config.acceptedAdvisories } : {}),
     allowDebugEnclaves: config.allowDebugEnclaves,
@@ -90,8 +85,10 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
     ...(config.pccsUrl !== undefined ? { pccsUrl: config.pccsUrl } : {}),
   };
   let reachability: PccsStatus | undefined;
+  // The collateral source (src/collateral: a collateral directory, a PCCS) of the kind with a collateral port.
+  const collateralKind = REPORT_KINDS.find((k) => k.collateral !== undefined)!;
   const { source: collateral, pccs, client } = createCollateralSource({
-    root: roots.typeA,
+    root: roots[collateralKind.id],
     now: clock,
     ...where,
     onPccsRequest: (route, status, ms, detail) => {
@@ -123,9 +120,9 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       collateral,
       onTaskDone: (seconds) => sink.observePoolTask(seconds),
       setup: {
-        policy: { ...policy, pcrValuesTarget: [...policy.pcrValuesTarget], acceptedTcbStatuses: [...policy.acceptedTcbStatuses] },
+        policy,
         roots: Object.fromEntries(REPORT_KINDS.map((k) => [k.id, roots[k.id].der])) as Record<ReportType, Uint8Array>,
-        ...(at !== undefined ? { typeATime: at } : {}),
+        ...(at !== undefined ? { time: at } : {}),
       },
     });
     service = pool;
@@ -139,7 +136,7 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       collateral,
       chainCache,
       keyCache: new LRUCache({ max: 1024 }),
-      ...(at !== undefined ? { typeATime: at } : {}),
+      ...(at !== undefined ? { time: at } : {}),
     });
   }
   const p = pool;

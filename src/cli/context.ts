@@ -6,7 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadConfig, needsReproducibleBuild, type Config } from '../config/load.js';
+import { configuredTargets, loadConfig, type Config } from '../config/load.js';
+import { KINDS } from '../verify/kinds/index.js';
 import { PACKAGE_ROOT } from '../packageRoot.js';
 import { composeVerifier } from '../compose.js';
 import type { VerifierPool } from '../pool/pool.js';
@@ -42,8 +43,10 @@ export function loadCliConfig(path?: string): Config {
 
 export function createCliVerifier(o: ContextOptions): CliVerifier {
   const config = loadCliConfig(o.configPath);
-  if (needsReproducibleBuild(config)) {
-    throw cliError('CLI_NO_TARGETS', `config ${config.file}: uniqueIdTarget and three pcrValuesTarget are required by the CLI (it does not run the reproducible build)`);
+  const targets = configuredTargets(config);
+  if (!targets) {
+    const required = KINDS.map((k) => k.target.required).join(' and ');
+    throw cliError('CLI_NO_TARGETS', `config ${config.file}: ${required} are required by the CLI (it does not run the reproducible build)`);
   }
   // --collateral-dir falls back only to an explicit --pccs (an offline audit stays offline); the
   // config's collateralDir behaves as in the server (its pccsUrl serves what the directory lacks).
@@ -55,7 +58,7 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
           ...((o.pccsUrl ?? config.pccsUrl) !== undefined ? { pccsUrl: (o.pccsUrl ?? config.pccsUrl)! } : {}),
         };
   const c = composeVerifier(config, {
-    targets: { uniqueId: config.uniqueIdTarget!, pcrs: config.pcrValuesTarget! },
+    targets,
     ...(o.at !== undefined ? { at: o.at } : {}),
     ...(o.workers !== undefined ? { workers: o.workers } : {}),
     collateral,

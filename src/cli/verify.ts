@@ -8,6 +8,7 @@ import { createCliVerifier, decodeReportBody } from './context.js';
 import { cliError, EXIT } from './errors.js';
 import { measurementsOf } from '../ledger/records/updateRecord.js';
 import { outcomeOfCode } from '../errorCodes.js';
+import { KINDS } from '../verify/kinds/index.js';
 import type { VerifyOutcome } from '../verify/types.js';
 
 export const VERIFY = {
@@ -27,6 +28,9 @@ export const VERIFY = {
 } as const satisfies CommandSpec;
 
 export const VERIFY_USAGE = usage(VERIFY);
+
+/** `label:` padded to the summary's value column. */
+const field = (label: string): string => `${label}:`.padEnd(15);
 
 function readStructFile(file: string, what: string): string {
   let text: string;
@@ -55,8 +59,10 @@ export function readableSummary(out: VerifyOutcome): string {
   const v = out.decodedReport;
   if (v) {
     const m = measurementsOf(out);
-    if ('uniqueId' in m) lines.push(`unique id:     ${m.uniqueId}`);
-    if ('pcrs' in m) m.pcrs.forEach((p, i) => lines.push(`PCR${i}:          ${p}`));
+    for (const k of KINDS) {
+      const value = m[k.target.ledger.name];
+      if (value !== undefined) (typeof value === 'string' ? [value] : value).forEach((x, i) => lines.push(`${field(k.target.ledger.labels[i]!)}${x}`));
+    }
     if (typeof v.tcbStatusName === 'string') lines.push(`TCB status:    ${v.tcbStatusName}${Array.isArray(v.advisoryIds) && v.advisoryIds.length ? ` (${v.advisoryIds.join(', ')})` : ''}`);
     if (typeof v.timestamp === 'number') lines.push(`document time: ${new Date(v.timestamp).toISOString()}`);
   }

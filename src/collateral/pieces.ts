@@ -66,7 +66,7 @@ export abstract class PieceCollateralSource implements TypeACollateralSource, Co
    * The raw collateral for a quote. `version` changes exactly when one of the four pieces was
    * refreshed, so that consumers (worker threads) can cache their verification of it.
    */
-  async rawForQuote(quote: Pick<Quote, 'pckCertPems'>): Promise<{ key: string; version: string; collateral: Collateral }> {
+  async rawForSubject(quote: Pick<Quote, 'pckCertPems'>): Promise<{ key: string; version: string; collateral: Collateral }> {
     const { fmspc, ca } = this.platforms.of(quote);
     const [tcb, qe, pck, root] = await Promise.all([this.tcbInfo(fmspc), this.qeIdentity(), this.pckCrl(ca), this.rootCaCrl()]);
     const key = `${fmspc}:${ca}`;
@@ -85,8 +85,8 @@ export abstract class PieceCollateralSource implements TypeACollateralSource, Co
     return { key, version, collateral };
   }
 
-  async forQuote(quote: Quote, time: number): Promise<VerifiedCollateral> {
-    const { key, version, collateral } = await this.rawForQuote(quote);
+  async forReport(quote: Quote, time: number): Promise<VerifiedCollateral> {
+    const { key, version, collateral } = await this.rawForSubject(quote);
     const hit = this.verified.get(key);
     if (hit && hit.version === version) return hit.vc;
     const vc = verifyCollateral(collateral, { root: this.root, time });

@@ -13,9 +13,8 @@ import { isVerifierError, VerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 import type { ConfigCode } from './errors.js';
 import { DEFAULT_TRUST_ROOTS } from './defaultTrustRoots.js';
-import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
+import { KINDS, REPORT_TYPES, type ReportType, type TargetValues } from '../verify/kinds/index.js';
 import { configSchema, type RawConfig, type TcbStatusName, type WatchSettings } from './schema.js';
-import { decodeTarget, isAllZero } from './targets.js';
 
 export interface Config {
   /** Absolute path of the file the configuration was read from ('' when built from an object). */
@@ -23,9 +22,11 @@ export interface Config {
   port: number;
   host: string;
   tls?: { keyFile: string; certFile: string };
-  /** Targets as configured (possibly incomplete: then the reproducible build supplies them). */
-  uniqueIdTarget?: Uint8Array;
-  pcrValuesTarget?: Uint8Array[];
+  /**
+   * Each report kind's target as configured (its `target.configKey`), by kind id; a kind's is
+   * absent when not configured or incomplete: then the reproducible build supplies them all.
+   */
+  targets: Partial<TargetValues>;
   liveCheck: RawConfig['liveCheck'];
   /** PCCS or Intel PCS API v4 base, ending in '/'; absent when config.json sets it to null (typeA from collateralDir alone). */
   pccsUrl?: string;
@@ -175,29 +176,10 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   // The checks below also run when the schema failed, on the values that have the right type.
   const raw = data as RawConfig;
 
-  let uniqueIdTarget: Uint8Array | undefined;
-  if (typeof raw.uniqueIdTarget === 'string' && raw.uniqueIdTarget.trim() !== '') {
-    uniqueIdTarget = problems.check(() => {
-      const b = decodeTarget('uniqueIdTarget', raw.uniqueIdTarget!, 32);
-      if (isAllZero(b)) fail('CONFIG_BAD_TARGET', `config: uniqueIdTarget = ${JSON.stringify(raw.uniqueIdTarget)}: expected a real measurement, not all zeros`);
-      return b;
-    });
-  }
-  let pcrValuesTarget: Uint8Array[] | undefined;
-  if (Array.isArray(raw.pcrValuesTarget)) {
-    const pcrs = raw.pcrValuesTarget.map((v, i) =>
-      typeof v !== 'string'
-        ? undefined
-        : problems.check(() => {
-            const b = decodeTarget(`pcrValuesTarget[${i}]`, v, 48);
-            // Debug Nitro enclaves have all-zero PCRs: such a target only makes sense for debug enclaves.
-            if (i === 0 && isAllZero(b) && raw.allowDebugEnclaves !== true) {
-              fail('CONFIG_BAD_TARGET', `config: pcrValuesTarget[0] = ${JSON.stringify(v)}: an all-zero PCR0 is a debug enclave; expected a production measurement, or set allowDebugEnclaves: true to verify debug enclaves`);
-            }
-            return b;
-          }),
-    );
-    if (pcrs.every((b) => b !== undefined)) pcrValuesTarget = pcrs;
+  const targets: Record<string, unknown> = {};
+  for (const kind of KINDS) {
+    const value = kind.target.fromConfig((raw as unknown as Record<string, unknown>)[kind.target.configKey], raw, problems.check.bind(problems));
+    if (value !== undefined) targets[kind.id] = value;
   }
 
   let verificationTime: number | undefined;
@@ -219,6 +201,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     file,
     port: raw.port,
     host: raw.host,
+    targets: targets as Partial<TargetValues>,
     liveCheck: raw.liveCheck,
     pccsProbeMaxAgeMs: raw.pccsProbeMaxAgeMs,
     pccsProbeTimeoutMs: raw.pccsProbeTimeoutMs,
@@ -239,8 +222,6 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     bodyLimit: raw.bodyLimit,
   };
   if (raw.useTls) config.tls = { keyFile: resolve(baseDir, raw.tlsKey!), certFile: resolve(baseDir, raw.tlsCert!) };
-  if (uniqueIdTarget) config.uniqueIdTarget = uniqueIdTarget;
-  if (pcrValuesTarget) config.pcrValuesTarget = pcrValuesTarget;
   if (verificationTime !== undefined) config.verificationTime = verificationTime;
   if (raw.pccsUrl !== null) config.pccsUrl = raw.pccsUrl.endsWith('/') ? raw.pccsUrl : `${raw.pccsUrl}/`;
   if (raw.collateralDir !== undefined) config.collateralDir = resolve(baseDir, raw.collateralDir);
@@ -275,7 +256,12 @@ export function loadConfig(path: string, defaults?: Record<string, unknown>): Co
   return resolveConfig(parsed, dirname(file), file);
 }
 
+/** Every kind's target when the config holds them all, else undefined (the reproducible build must supply them). */
+export function configuredTargets(c: Config): TargetValues | undefined {
+  return REPORT_TYPES.every((id) => c.targets[id] !== undefined) ? (c.targets as TargetValues) : undefined;
+}
+
 /** True when the targets are incomplete and the reproducible build must supply them. */
 export function needsReproducibleBuild(c: Config): boolean {
-  return c.uniqueIdTarget === undefined || c.pcrValuesTarget === undefined || c.pcrValuesTarget.length !== 3;
+  return configuredTargets(c) === undefined;
 }

@@ -1,11 +1,13 @@
 /**
  * The JSON schema of config.json. Keys of the user's spec (`port`, `useTls`, `tlsKey`, `tlsCert`,
- * `uniqueIdTarget`, `pcrValuesTarget`, `liveCheck`) plus the verifier's own settings. Unknown keys
- * are errors: a misspelt key must never silently fall back to a default.
+ * the kinds' targets `uniqueIdTarget` and `pcrValuesTarget`, `liveCheck`) plus the verifier's own
+ * settings. Each report kind brings its target key and its liveCheck mapping key (the kind's
+ * `target`, src/verify/kinds). Unknown keys are errors: a misspelt key must never silently fall
+ * back to a default.
  */
 import { PLATFORM_TCB_STATUSES, type TcbStatus } from '../attestation/typeA/tcbStatus.js';
 import { KNOWN_PROGRAM_IDS } from '../ledger/programs.js';
-import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
+import { KINDS, REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 
 /** The TCB status vocabulary of the typeA verification (one list, attestation/typeA/tcbStatus.ts). */
 export const TCB_STATUSES = PLATFORM_TCB_STATUSES;
@@ -26,8 +28,8 @@ export const configSchema = {
     useTls: { type: 'boolean', default: false },
     tlsKey: { type: 'string', minLength: 1 },
     tlsCert: { type: 'string', minLength: 1 },
-    uniqueIdTarget: { type: 'string' },
-    pcrValuesTarget: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+    // One target key per report kind (uniqueIdTarget, pcrValuesTarget).
+    ...Object.fromEntries(KINDS.map((k) => [k.target.configKey, k.target.configSchema])),
     liveCheck: {
       type: 'object',
       additionalProperties: false,
@@ -36,8 +38,8 @@ export const configSchema = {
         skip: { type: 'boolean' },
         apiBaseUrl: { type: 'string', format: 'uri', pattern: '^https?://' },
         contractName: { type: 'string', pattern: '^[a-z][a-z0-9_]*(\\.aleo)?$' },
-        uniqueIdMapping: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', default: 'sgx_unique_id' },
-        pcrValuesMapping: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', default: 'nitro_pcr_values' },
+        // The ledger mapping of each report kind's target (uniqueIdMapping, pcrValuesMapping).
+        ...Object.fromEntries(KINDS.map((k) => [k.target.ledger.mappingKey, { type: 'string', pattern: '^[a-z][a-z0-9_]*$', default: k.target.ledger.defaultMapping }])),
         timeoutMs: { type: 'integer', minimum: 100, maximum: 600000, default: 30000 },
       },
       if: { properties: { skip: { const: false } } },
@@ -116,16 +118,8 @@ export interface RawConfig {
   useTls: boolean;
   tlsKey?: string;
   tlsCert?: string;
-  uniqueIdTarget?: string;
-  pcrValuesTarget?: string[];
-  liveCheck: {
-    skip: boolean;
-    apiBaseUrl?: string;
-    contractName?: string;
-    uniqueIdMapping: string;
-    pcrValuesMapping: string;
-    timeoutMs: number;
-  };
+  // Each report kind's target is under its configKey (uniqueIdTarget, pcrValuesTarget), as written.
+  liveCheck: LiveCheckSettings;
   /** null: no PCCS (typeA from collateralDir alone). */
   pccsUrl: string | null;
   pccsProbeMaxAgeMs: number;
@@ -145,6 +139,16 @@ export interface RawConfig {
   watch?: WatchSettings;
   logLevel: string;
   bodyLimit: number;
+}
+
+/** The `liveCheck` key after defaults. */
+export interface LiveCheckSettings {
+  skip: boolean;
+  apiBaseUrl?: string;
+  contractName?: string;
+  timeoutMs: number;
+  /** Each report kind's ledger mapping under its mappingKey (uniqueIdMapping, pcrValuesMapping). */
+  readonly [mappingKey: string]: unknown;
 }
 
 /** The `watch` key after defaults (`database` as written; Config holds it resolved). */

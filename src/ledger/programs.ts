@@ -3,14 +3,22 @@
  * which transitions carry oracle updates (inputs 0 and 1 = the ReportData and Report structs, both
  * public), which transitions the program's owner uses to set the measurements (unique ID, PCRs),
  * and which program's mappings hold those measurements (era 4 keeps them in a separate data
- * program). Facts: ../shared/vectors/aleo/venture23/README.md (eras) and the ledger research notes.
+ * program). Kinds and measurements are named through the report-kind registry (the kind's id,
+ * its target's ledger name). Facts: ../shared/vectors/aleo/venture23/README.md (eras) and the
+ * ledger research notes.
  */
+import { KINDS, type ReportType } from '../verify/kinds/index.js';
+import { typeA } from '../verify/kinds/typeA/index.js';
+import { typeB } from '../verify/kinds/typeB/index.js';
 
-/** Report kind an update transition carries: typeA = SGX quote, typeB = Nitro document. */
-export type UpdateKind = 'typeA' | 'typeB';
+/** Report kind an update transition carries (typeA = SGX quote, typeB = Nitro document). */
+export type UpdateKind = ReportType;
 
-/** What an owner transition sets: the SGX unique ID (`sgx_unique_id`) or the Nitro PCRs (`nitro_pcr_values`). */
-export type MeasurementKind = 'uniqueId' | 'pcrs';
+/**
+ * What an owner transition sets: a kind's target measurement, by its ledger name (the SGX unique
+ * ID in `sgx_unique_id`, the Nitro PCRs in `nitro_pcr_values`).
+ */
+export type MeasurementKind = string;
 
 /** Input positions of the userData (ReportData) and report (Report) structs in every update transition. */
 export const UPDATE_INPUTS = { userData: 0, report: 1 } as const;
@@ -33,11 +41,16 @@ export interface OracleProgram {
   readonly measurements: readonly MeasurementKind[];
 }
 
-const SGX_AND_NITRO = { set_data_sgx: 'typeA', set_data_nitro: 'typeB' } as const;
-const UNIQUE_ID_AND_PCRS = { set_unique_id: 'uniqueId', set_pcr_values: 'pcrs' } as const;
+const UNIQUE_ID = typeA.target.ledger.name;
+const PCRS = typeB.target.ledger.name;
+/** Every kind's measurement: what a program of unknown layout is taken to hold. */
+const EVERY_MEASUREMENT: readonly MeasurementKind[] = KINDS.map((k) => k.target.ledger.name);
+
+const SGX_AND_NITRO = { set_data_sgx: typeA.id, set_data_nitro: typeB.id } as const;
+const UNIQUE_ID_AND_PCRS = { set_unique_id: UNIQUE_ID, set_pcr_values: PCRS } as const;
 
 function firstGeneration(id: string, eras: readonly number[]): OracleProgram {
-  return { id, eras, updates: SGX_AND_NITRO, owner: UNIQUE_ID_AND_PCRS, mappingProgram: id, measurements: ['uniqueId', 'pcrs'] };
+  return { id, eras, updates: SGX_AND_NITRO, owner: UNIQUE_ID_AND_PCRS, mappingProgram: id, measurements: [UNIQUE_ID, PCRS] };
 }
 
 /** Every known oracle program, oldest era first. */
@@ -50,10 +63,10 @@ export const ORACLE_PROGRAMS: readonly OracleProgram[] = [
   {
     id: 'veru_oracle_interface_v5.aleo',
     eras: [4],
-    updates: { set_multiple_data_sgx: 'typeA', set_single_data_sgx: 'typeA', set_five_data_sgx: 'typeA' },
-    owner: { set_unique_id: 'uniqueId' },
+    updates: { set_multiple_data_sgx: typeA.id, set_single_data_sgx: typeA.id, set_five_data_sgx: typeA.id },
+    owner: { set_unique_id: UNIQUE_ID },
     mappingProgram: 'veru_oracle_data_v5.aleo',
-    measurements: ['uniqueId'],
+    measurements: [UNIQUE_ID],
   },
 ];
 
@@ -72,11 +85,11 @@ export const KNOWN_PROGRAM_IDS: readonly string[] = ORACLE_PROGRAMS.map((p) => p
 
 /**
  * Where a program's measurements live: the program holding the mappings and which measurements it
- * holds. An unknown program is taken to hold both itself (the first-generation layout).
+ * holds. An unknown program is taken to hold every kind's itself (the first-generation layout).
  */
 export function measurementLocation(id: string): { program: string; measurements: readonly MeasurementKind[] } {
   const p = oracleProgram(id);
-  return p ? { program: p.mappingProgram, measurements: p.measurements } : { program: normaliseProgramId(id), measurements: ['uniqueId', 'pcrs'] };
+  return p ? { program: p.mappingProgram, measurements: p.measurements } : { program: normaliseProgramId(id), measurements: EVERY_MEASUREMENT };
 }
 
 const own = <T>(table: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>

@@ -247,7 +247,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       this.set(v === true ? 1 : 0);
     },
   });
-  const LEDGER_KINDS = new Set(['typeA', 'typeB']);
+  const LEDGER_KINDS = new Set<string>(REPORT_TYPES);
   const OUTCOMES = new Set(['valid', 'invalid', 'unverifiable']);
   const ledgerLabels = (kind: string, outcome: Outcome, code: ErrorCode | undefined) => ({
     kind: LEDGER_KINDS.has(kind) ? kind : 'unknown',

@@ -1,5 +1,5 @@
 /**
- * typeA collateral handed to the workers once per version: the main thread serialises each
+ * Collateral (of a kind with a collateral port) handed to the workers once per version: the main thread serialises each
  * collateral version once into a SharedArrayBuffer, and every task carries only a reference to
  * it (a SharedArrayBuffer crosses postMessage without a copy). A worker deserialises a version
  * the first time it sees it and then keeps its verified form, so the per-task cost no longer
@@ -7,7 +7,6 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { LRUCache } from 'lru-cache';
-import type { Collateral } from '../attestation/typeA/collateral.js';
 
 export interface PackedCollateral {
   version: string;
@@ -18,7 +17,7 @@ export interface PackedCollateral {
 export class CollateralPacker {
   private readonly packs = new LRUCache<string, PackedCollateral>({ max: 32 });
 
-  pack(version: string, collateral: Collateral): PackedCollateral {
+  pack(version: string, collateral: unknown): PackedCollateral {
     const hit = this.packs.get(version);
     if (hit) return hit;
     const bytes = serialize(collateral);
@@ -31,6 +30,6 @@ export class CollateralPacker {
 }
 
 /** Worker: the collateral of a pack (the buffer is only read). */
-export function unpackCollateral(p: PackedCollateral): Collateral {
-  return deserialize(Buffer.from(p.packed)) as Collateral;
+export function unpackCollateral(p: PackedCollateral): unknown {
+  return deserialize(Buffer.from(p.packed)) as unknown;
 }

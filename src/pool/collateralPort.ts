@@ -10,11 +10,12 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { VerifierError } from '../errors.js';
 import { toFailure } from '../verify/failure.js';
 import type { FailureInfo } from '../verify/types.js';
-import type { PccsCollateralSource } from '../collateral/pccsSource.js';
+import type { CollateralFetcher } from '../verify/kinds/index.js';
 import { CollateralPacker, type PackedCollateral } from './collateralPack.js';
 
-export type CollateralFetcher = Pick<PccsCollateralSource, 'rawForQuote'>;
-export type CollateralSubject = Parameters<CollateralFetcher['rawForQuote']>[0];
+export type { CollateralFetcher };
+/** What identifies the collateral a report needs (its kind's collateral port says: typeA, the PCK chain). */
+export type CollateralSubject = unknown;
 
 type Reply = { collateral: PackedCollateral } | { error: FailureInfo };
 
@@ -35,8 +36,8 @@ export function collateralLines(source: CollateralFetcher): (waiting: (on: boole
     let open = true;
     port1.on('message', (subject: CollateralSubject) => {
       waiting(true);
-      void source.rawForQuote(subject).then(
-        (raw): Reply => ({ collateral: packer.pack(raw.version, raw.collateral) }),
+      void source.rawForSubject(subject).then(
+        (raw): Reply => ({ collateral: packer.pack(raw.version, raw.collateral as object) }),
         (e: unknown): Reply => ({ error: toFailure(e) }),
       ).then((reply) => {
         if (!open) return;

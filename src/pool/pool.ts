@@ -89,12 +89,12 @@ export class VerifierPool implements VerifierService {
   async verifyBytes(t: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }): Promise<VerifyOutcome> {
     const task: VerifyTask = { op: 'bytes', userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}) };
     const transfer = [t.userData.buffer, t.report.buffer].filter((b, i, all) => all.indexOf(b) === i) as ArrayBuffer[];
-    return (await this.run(task, transfer, findReportKind(t.report)?.needsCollateral === true)) as VerifyOutcome;
+    return (await this.run(task, transfer, findReportKind(t.report)?.collateral !== undefined)) as VerifyOutcome;
   }
 
   /** Checks one POST /verify entry in a worker (structured-cloned). */
   async checkResponse(entry: AttestationResponse): Promise<ReportCheck> {
-    return (await this.run({ op: 'response', entry }, [], wireKind(entry.reportType).needsCollateral)) as ReportCheck;
+    return (await this.run({ op: 'response', entry }, [], wireKind(entry.reportType).collateral !== undefined)) as ReportCheck;
   }
 
   private async run(task: VerifyTask, transferList: ArrayBuffer[], mayNeedCollateral: boolean): Promise<unknown> {

@@ -8,8 +8,8 @@ export interface WorkerSetup {
   policy: Policy;
   /** DER of the trust anchors (re-parsed in each worker). */
   roots: Record<ReportType, Uint8Array>;
-  /** Fixed typeA verification time (epoch ms). */
-  typeATime?: number;
+  /** Fixed verification time (epoch ms) of the kinds verified against the clock. */
+  time?: number;
 }
 
 interface TaskBase {

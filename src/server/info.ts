@@ -1,10 +1,9 @@
 /** The verifier info record served by GET /info (service-spec "Verifier info record"). */
-import { formatPcrStruct, formatUniqueId } from '../aleo/ids.js';
-import { hex } from '../bytes.js';
+import { KINDS, type TargetValues } from '../verify/kinds/index.js';
 
 export interface InfoRecord {
-  targetUniqueId: { hexEncoded: string; base64Encoded: string; ledgerEncoded: string };
-  targetPcrValues: { hexEncoded: string[]; base64Encoded: string[]; ledgerEncoded: string };
+  /** Each kind's target under its info key (targetUniqueId, targetPcrValues): hexEncoded, base64Encoded, ledgerEncoded. */
+  readonly [targetKey: string]: unknown;
   /** The ledger program of the live check (`NAME.aleo`); null when config.json names none. */
   liveCheckProgram: string | null;
   startTimeUTC: string;
@@ -21,12 +20,9 @@ export function formatStartTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
-
-export function buildInfoRecord(t: { uniqueId: Uint8Array; pcrs: readonly Uint8Array[] }, program: string | null, startMs: number): InfoRecord {
+export function buildInfoRecord(targets: TargetValues, program: string | null, startMs: number): InfoRecord {
   return {
-    targetUniqueId: { hexEncoded: hex(t.uniqueId), base64Encoded: b64(t.uniqueId), ledgerEncoded: formatUniqueId(t.uniqueId) },
-    targetPcrValues: { hexEncoded: t.pcrs.map(hex), base64Encoded: t.pcrs.map(b64), ledgerEncoded: formatPcrStruct(t.pcrs) },
+    ...Object.fromEntries(KINDS.map((k) => [k.target.info.key, k.target.info.of(targets[k.id])])),
     liveCheckProgram: program,
     startTimeUTC: formatStartTime(startMs),
   };

@@ -1,7 +1,7 @@
 /** Route schemas: the single source for validation, serialisation and the OpenAPI description. */
 
 import { USER_DATA_CHUNK_COUNTS } from '../encoding/eras/index.js';
-import { REPORT_TYPES } from '../verify/kinds/index.js';
+import { KINDS, REPORT_TYPES } from '../verify/kinds/index.js';
 
 const structText = (chunks: number) => ({
   type: 'string',
@@ -116,27 +116,11 @@ export const decodeReportResponse = {
   },
 } as const;
 
-const encodedTriple = {
-  type: 'object',
-  properties: {
-    hexEncoded: { type: 'string' },
-    base64Encoded: { type: 'string' },
-    ledgerEncoded: { type: 'string' },
-  },
-} as const;
-
 export const infoResponse = {
   type: 'object',
   properties: {
-    targetUniqueId: encodedTriple,
-    targetPcrValues: {
-      type: 'object',
-      properties: {
-        hexEncoded: { type: 'array', items: { type: 'string' } },
-        base64Encoded: { type: 'array', items: { type: 'string' } },
-        ledgerEncoded: { type: 'string' },
-      },
-    },
+    // Each kind's target (targetUniqueId, targetPcrValues): hex, base64 and ledger struct text.
+    ...Object.fromEntries(KINDS.map((k) => [k.target.info.key, k.target.info.schema])),
     liveCheckProgram: {
       type: 'string',
       nullable: true,

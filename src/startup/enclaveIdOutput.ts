@@ -1,20 +1,7 @@
 import { VerifierError } from '../errors.js';
+import { KINDS, type TargetValues } from '../verify/kinds/index.js';
 import type { StartupCode } from './errors.js';
 
-/** Measurements printed by get-enclave-id.sh. */
-export interface EnclaveMeasurements {
-  /** typeA (SGX) enclave unique ID, 32 bytes. */
-  uniqueId: Uint8Array;
-  /** typeB (Nitro) PCR0, PCR1, PCR2, 48 bytes each. */
-  pcrs: Uint8Array[];
-}
-
-export const UNIQUE_ID_MARKER = 'Oracle SGX unique ID:';
-export const PCR_MARKER = 'Oracle Nitro PCR:';
-
-const UNIQUE_ID_BYTES = 32;
-const PCR_BYTES = 48;
-const PCR_COUNT = 3;
 const SHOWN_CHARS = 120;
 
 function fail(code: StartupCode, message: string): never {
@@ -71,18 +58,18 @@ function hexValue(lines: string[], lineIndex: number, what: string, bytes: numbe
 }
 
 /**
- * Extracts the measurements from get-enclave-id.sh's standard output: the line after the exact
- * line `Oracle SGX unique ID:` (64 hex characters) and the three lines after `Oracle Nitro PCR:`
- * (96 hex characters each). Hex is accepted in any case; all-zero values are rejected.
+ * Extracts every kind's target from get-enclave-id.sh's standard output: for each kind (its
+ * `target.buildOutput`), the lines after the exact line `marker` (`Oracle SGX unique ID:`, then 64
+ * hex characters; `Oracle Nitro PCR:`, then three lines of 96 hex characters). Hex is accepted in
+ * any case; all-zero values are rejected. Every marker is looked for before any value is read.
  */
-export function parseEnclaveIdOutput(stdout: string): EnclaveMeasurements {
+export function parseEnclaveIdOutput(stdout: string): TargetValues {
   const lines = stdout.split(/\r?\n/);
-  const u = markerIndex(lines, UNIQUE_ID_MARKER);
-  const p = markerIndex(lines, PCR_MARKER);
-  const uniqueId = hexValue(lines, u + 1, 'the SGX unique ID', UNIQUE_ID_BYTES);
-  const pcrs: Uint8Array[] = [];
-  for (let i = 0; i < PCR_COUNT; i++) {
-    pcrs.push(hexValue(lines, p + 1 + i, `Nitro PCR${i}`, PCR_BYTES));
-  }
-  return { uniqueId, pcrs };
+  const at = KINDS.map((k) => markerIndex(lines, k.target.buildOutput.marker));
+  const out: Record<string, unknown> = {};
+  KINDS.forEach((k, n) => {
+    const o = k.target.buildOutput;
+    out[k.id] = o.value(o.items.map((what, i) => hexValue(lines, at[n]! + 1 + i, what, o.bytes)));
+  });
+  return out as TargetValues;
 }

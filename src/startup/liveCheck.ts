@@ -1,11 +1,9 @@
 import { publicUrl } from '../publicUrl.js';
 import { VerifierError } from '../errors.js';
-import { pcrsFromLeo, uniqueIdFromLeo } from '../aleo/leoValue.js';
 import { measurementLocation } from '../ledger/programs.js';
-import type { EnclaveMeasurements } from './enclaveIdOutput.js';
+import { KINDS, type ReportType, type TargetValues } from '../verify/kinds/index.js';
 import type { StartupCode } from './errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from '../ledger/node/client.js';
-import { equalBytes, hex } from '../bytes.js';
 
 export interface LiveCheckOptions {
   /** Ledger node base URL including the network, e.g. `https://api.explorer.provable.com/v1/mainnet`. */
@@ -16,14 +14,12 @@ export interface LiveCheckOptions {
    * (`veru_oracle_interface_v5.aleo` → `veru_oracle_data_v5.aleo`, SGX only: no PCR mapping).
    */
   contractName: string;
-  /** Mapping holding the SGX unique ID at key `0u8` (`sgx_unique_id`). */
-  uniqueIdMapping: string;
-  /** Mapping holding the Nitro PCR0–2 at key `0u8` (`nitro_pcr_values`). */
-  pcrValuesMapping: string;
+  /** The mapping holding each kind's target at key `0u8`, by kind id (`sgx_unique_id`, `nitro_pcr_values`). */
+  mappings: Readonly<Record<ReportType, string>>;
   /** Time limit of one request. */
   timeoutMs: number;
-  /** Target measurements the ledger must hold. */
-  expected: EnclaveMeasurements;
+  /** Target measurements the ledger must hold, by kind id. */
+  expected: TargetValues;
   /** Further attempts per request after the first (default 3). */
   retries?: number;
   /** First backoff between attempts, doubled each time (default 500 ms). */
@@ -43,18 +39,11 @@ function fail(code: StartupCode, message: string, cause?: unknown): never {
   throw new VerifierError<StartupCode>(code, message, cause === undefined ? undefined : { cause });
 }
 
-
-
-function checkTargets(expected: EnclaveMeasurements): void {
-  if (expected.uniqueId.length !== 32) {
-    fail('LIVECHECK_BAD_TARGET', `liveCheck: the target unique ID has ${expected.uniqueId.length} bytes, expected 32`);
+function checkTargets(expected: TargetValues): void {
+  for (const k of KINDS) {
+    const problem = k.target.ledger.shapeProblem(expected[k.id]);
+    if (problem !== undefined) fail('LIVECHECK_BAD_TARGET', `liveCheck: ${problem}`);
   }
-  if (expected.pcrs.length !== 3) {
-    fail('LIVECHECK_BAD_TARGET', `liveCheck: ${expected.pcrs.length} target PCR values given, expected 3`);
-  }
-  expected.pcrs.forEach((p, i) => {
-    if (p.length !== 48) fail('LIVECHECK_BAD_TARGET', `liveCheck: the target PCR${i} has ${p.length} bytes, expected 48`);
-  });
 }
 
 /** Reads `{mapping}[0u8]` of `program` and decodes the Leo struct text with `decode`. */
@@ -83,11 +72,11 @@ async function readMapping<T>(
 }
 
 /**
- * Startup live check: reads the unique ID and the PCR values the ledger program stores at key
- * `0u8` and requires them to equal the target measurements. Returns the ledger's values (no PCRs
- * for a program that holds none).
+ * Startup live check: reads each kind's target measurement the ledger program stores at key `0u8`
+ * (the unique ID, the PCR values) and requires it to equal the target. Returns the ledger's values
+ * by kind id (none for a kind whose measurement the program does not hold).
  */
-export async function liveCheck(opts: LiveCheckOptions): Promise<EnclaveMeasurements> {
+export async function liveCheck(opts: LiveCheckOptions): Promise<Partial<TargetValues>> {
   checkTargets(opts.expected);
   const { program, measurements } = measurementLocation(opts.contractName);
   const client = createLedgerNodeClient({
@@ -101,24 +90,14 @@ export async function liveCheck(opts: LiveCheckOptions): Promise<EnclaveMeasurem
     ...(opts.fetchImpl !== undefined && { fetchImpl: opts.fetchImpl }),
   });
 
-  const uniqueId = await readMapping(client, program, opts.uniqueIdMapping, uniqueIdFromLeo);
   // A program attesting SGX only holds no PCR mapping: nothing to compare there.
-  const pcrs = measurements.includes('pcrs') ? await readMapping(client, program, opts.pcrValuesMapping, pcrsFromLeo) : [];
+  const held = KINDS.filter((k) => measurements.includes(k.target.ledger.name));
+  const ledger: Record<string, unknown> = {};
+  for (const k of held) ledger[k.id] = await readMapping(client, program, opts.mappings[k.id], (text) => k.target.ledger.fromLeo(text));
 
-  const mismatches: string[] = [];
-  if (!equalBytes(uniqueId, opts.expected.uniqueId)) {
-    mismatches.push(
-      `liveCheck: ${opts.uniqueIdMapping}[${MAPPING_KEY}] on ${program} is ${hex(uniqueId)} but the target unique ID is ${hex(opts.expected.uniqueId)}`,
-    );
-  }
-  pcrs.forEach((pcr, i) => {
-    const target = opts.expected.pcrs[i]!;
-    if (!equalBytes(pcr, target)) {
-      mismatches.push(
-        `liveCheck: ${opts.pcrValuesMapping}[${MAPPING_KEY}] on ${program} has PCR${i} ${hex(pcr)} but the target PCR${i} is ${hex(target)}`,
-      );
-    }
-  });
+  const mismatches = held.flatMap((k) =>
+    k.target.ledger.differences(ledger[k.id], opts.expected[k.id]).map((d) => `liveCheck: ${opts.mappings[k.id]}[${MAPPING_KEY}] on ${program} ${d}`),
+  );
   if (mismatches.length > 0) fail('LIVECHECK_MISMATCH', mismatches.join('\n'));
-  return { uniqueId, pcrs };
+  return ledger as Partial<TargetValues>;
 }

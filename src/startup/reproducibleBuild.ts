@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { VerifierError } from '../errors.js';
-import { parseEnclaveIdOutput, type EnclaveMeasurements } from './enclaveIdOutput.js';
+import type { TargetValues } from '../verify/kinds/index.js';
+import { parseEnclaveIdOutput } from './enclaveIdOutput.js';
 import type { StartupCode } from './errors.js';
 import { runScript } from './runScript.js';
 
@@ -36,9 +37,9 @@ function lastLines(text: string): string {
 
 /**
  * Runs the reproducible-build script (`/bin/sh <script>` in `cwd`, own process group) and returns
- * the SGX unique ID and Nitro PCR0–2 it prints.
+ * every kind's target it prints (the SGX unique ID, Nitro PCR0–2).
  */
-export async function runReproducibleBuild(opts: ReproducibleBuildOptions): Promise<EnclaveMeasurements> {
+export async function runReproducibleBuild(opts: ReproducibleBuildOptions): Promise<TargetValues> {
   const script = resolve(opts.cwd, opts.script);
   const cwdIsDir = await stat(opts.cwd).then((st) => st.isDirectory(), () => false);
   if (!cwdIsDir) {

@@ -1,9 +1,9 @@
 /**
- * The oracle policy: what an operator decides on top of the cryptographic verification, in one
- * typed module — the targets, the accepted TCB statuses (from the one vocabulary of
- * attestation/typeA/tcbStatus.ts), the optional advisory allow-list, the debug rule — and the
- * checks applying it: measurements against the targets, the TCB verdict against the accepted
- * statuses and advisories, and the binding of the report to the userData (Poseidon8 hash).
+ * The oracle policy: what an operator decides on top of the cryptographic verification — each
+ * kind's target measurement, the accepted TCB statuses (from the one vocabulary of
+ * attestation/typeA/tcbStatus.ts), the optional advisory allow-list, the debug rule — and what the
+ * kinds' policy checks (src/verify/kinds/<kind>/policy.ts) share: failing with a verify code,
+ * comparing bytes, and the binding of the report to the userData (Poseidon8 hash).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { VerifierError } from '../errors.js';
@@ -13,9 +13,9 @@ import type { VerifyCode } from './errors.js';
 import { hex } from '../bytes.js';
 
 /** The oracle policy applied after the cryptographic verification. */
-export interface Policy {
-  uniqueIdTarget: Uint8Array;
-  pcrValuesTarget: readonly Uint8Array[];
+export interface Policy<Targets extends object = Readonly<Record<string, unknown>>> {
+  /** Each kind's target measurement, by kind id (the kind's `target` says its form). */
+  targets: Targets;
   /** typeA TCB statuses accepted as valid. */
   acceptedTcbStatuses: readonly TcbStatus[];
   /**
@@ -28,49 +28,12 @@ export interface Policy {
   allowDebugEnclaves: boolean;
 }
 
-/** The typeA verdict the TCB rule looks at. */
-export interface TcbVerdict {
-  tcbStatus: TcbStatus;
-  /** EGo's integer for the status (shown in messages). */
-  tcbStatusCode: number;
-  /** Advisory ids of the matched platform TCB level and QE TCB level. */
-  advisoryIds: readonly string[];
-}
-
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export function fail(code: VerifyCode, message: string): never {
   throw new VerifierError<VerifyCode>(code, message);
-}
-
-/**
- * The TCB rule: the status must be accepted; with an advisory allow-list, a status other than
- * UpToDate must also carry only listed advisories.
- */
-export function checkTcbStatus(v: TcbVerdict, policy: Pick<Policy, 'acceptedTcbStatuses' | 'acceptedAdvisories'>): void {
-  if (!policy.acceptedTcbStatuses.includes(v.tcbStatus)) {
-    fail(
-      'TYPEA_TCB_STATUS_REJECTED',
-      `typeA: TCB status ${v.tcbStatus} (${v.tcbStatusCode}) is not accepted (accepted: ${policy.acceptedTcbStatuses.join(', ')})` +
-        (v.advisoryIds.length ? `; advisories ${v.advisoryIds.join(', ')}` : ''),
-    );
-  }
-  const allowed = policy.acceptedAdvisories;
-  if (allowed === undefined || v.tcbStatus === 'UpToDate') return;
-  const refused = v.advisoryIds.filter((a) => !allowed.includes(a));
-  if (refused.length > 0) {
-    fail(
-      'TYPEA_TCB_ADVISORY_REJECTED',
-      `typeA: TCB status ${v.tcbStatus} (${v.tcbStatusCode}) carries advisory ${refused.join(', ')} not in acceptedAdvisories (accepted: ${allowed.length ? allowed.join(', ') : 'none'}; the level's advisories: ${v.advisoryIds.join(', ')})`,
-    );
-  }
-}
-
-/** The debug rule for typeA (ATTRIBUTES.DEBUG); typeB applies it inside its document checks. */
-export function checkDebugEnclave(debug: boolean, policy: Pick<Policy, 'allowDebugEnclaves'>): void {
-  if (debug && !policy.allowDebugEnclaves) fail('TYPEA_DEBUG_ENCLAVE', 'typeA: enclave runs in debug mode (ATTRIBUTES.DEBUG set)');
 }
 
 /**
@@ -92,20 +55,5 @@ export function checkUserDataBinding(
   }
   if (!equalBytes(h, bound)) {
     fail('USERDATA_HASH_MISMATCH', `userData hash does not match report: ${where} holds ${hex(bound)}, the Poseidon8 hash of userData is ${hex(h)}`);
-  }
-}
-
-export function checkPcrs(pcrs: ReadonlyMap<number, Uint8Array>, targets: readonly Uint8Array[]): void {
-  for (let i = 0; i < 3; i++) {
-    const got = pcrs.get(i);
-    const want = targets[i]!;
-    if (!got) fail('TYPEB_PCR_MISSING', `typeB: document has no PCR${i}`);
-    if (!equalBytes(got, want)) fail('TYPEB_PCR_MISMATCH', `PCR${i} does not match target: document has ${hex(got)}, target is ${hex(want)}`);
-  }
-}
-
-export function checkUniqueId(mrEnclave: Uint8Array, target: Uint8Array): void {
-  if (!equalBytes(mrEnclave, target)) {
-    fail('TYPEA_UNIQUE_ID_MISMATCH', `unique ID does not match target: report has ${hex(mrEnclave)}, target is ${hex(target)}`);
   }
 }

@@ -5,8 +5,9 @@ import type { CheckResult } from './checks.js';
 import type { AttestationResponse } from './attestationResponseSchema.js';
 import type { EraDetection } from '../encoding/eras/index.js';
 
-export type { ReportType } from './kinds/index.js';
-import type { ReportType } from './kinds/index.js';
+export type { ReportType, TargetValues } from './kinds/index.js';
+import type { ReportType, TargetValues } from './kinds/index.js';
+import type { Policy as PolicyOf } from './policy.js';
 
 export interface FailureInfo {
   /** Stable machine-readable code (metrics, clients). */
@@ -52,8 +53,8 @@ export interface ReportCheck {
   verification?: Pick<VerifyOutcome, 'reportType' | 'reportValid' | 'error' | 'timings'>;
 }
 
-/** The oracle policy (defined in policy.ts, the one file to change per policy). */
-export type { Policy } from './policy.js';
+/** The oracle policy (defined in policy.ts) with every kind's target. */
+export type Policy = PolicyOf<TargetValues>;
 
 /** What front ends (HTTP server, CLI) need: decoding and decode-and-verify of ledger struct texts. */
 export interface VerifierService {

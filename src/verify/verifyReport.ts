@@ -19,8 +19,7 @@ import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
-import { detectReportKind, findReportKind, type AnyReportKind, type ReportType } from './kinds/index.js';
-import type { TypeACollateralSource } from '../attestation/typeA/verify.js';
+import { detectReportKind, findReportKind, NONCE_KIND_NAMES, type AnyReportKind, type CollateralSource, type ReportType } from './kinds/index.js';
 import { toFailure } from './failure.js';
 import { decodeNonce } from './nonce.js';
 import { CheckTrace } from './checks.js';
@@ -32,11 +31,12 @@ export interface VerifyDeps {
   /** The trust anchor of every kind. */
   roots: Record<ReportType, Certificate>;
   chainCache?: ChainCache;
-  collateral?: TypeACollateralSource;
-  /** Imported typeA attestation keys. */
+  /** The collateral source of the kinds with a collateral port. */
+  collateral?: CollateralSource;
+  /** Imported attestation keys. */
   keyCache?: LRUCache<string, KeyObject>;
-  /** Fixed typeA verification time (epoch ms); the clock when absent. typeB uses the document time. */
-  typeATime?: number;
+  /** Fixed verification time (epoch ms) of the kinds with usesVerificationTime; the clock when absent. */
+  time?: number;
 }
 
 /** Detects the encoding era (unless `detected` is given) and decodes every request (src/encoding/eras). */
@@ -120,7 +120,7 @@ export async function verifyReportBytes(
     const kind = chosen.parsed?.kind ?? detectReportKind(report);
     out.reportType = kind.id;
     if (opts.nonce !== undefined && !kind.acceptsNonce) {
-      throw new VerifierError<VerifyCode>('REQUEST_BAD_NONCE', `request: a nonce applies to typeB reports only; this report is ${kind.id}`);
+      throw new VerifierError<VerifyCode>('REQUEST_BAD_NONCE', `request: a nonce applies to ${NONCE_KIND_NAMES} reports only; this report is ${kind.id}`);
     }
     trace.extend(kind.checks);
     trace.begin(kind.checks[0]!.id);
@@ -134,13 +134,14 @@ export async function verifyReportBytes(
       parsed,
       view,
       data,
+      policy.targets[kind.id],
       policy,
       {
         root: deps.roots[kind.id],
         ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
         ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
-        ...(deps.collateral && kind.needsCollateral ? { collateral: deps.collateral } : {}),
-        ...(deps.typeATime !== undefined && kind.usesVerificationTime ? { time: deps.typeATime } : {}),
+        ...(deps.collateral && kind.collateral ? { collateral: deps.collateral } : {}),
+        ...(deps.time !== undefined && kind.usesVerificationTime ? { time: deps.time } : {}),
       },
       { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), ...(chosen.hash ? { userDataHash: chosen.hash } : {}), timings, trace },
     );

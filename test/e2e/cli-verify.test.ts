@@ -120,6 +120,6 @@ describe('collateral directory reader', () => {
     const d = join(dir, 'cd');
     await import('node:fs').then((fs) => fs.mkdirSync(d));
     writeFileSync(join(d, 'manifest.json'), JSON.stringify({ format: 'oracle-verifier-collateral/1', pccsUrl: 'x', fetchedAt: 'x', fmspcs: ['00a067110000'], pckCrlCas: ['processor'] }));
-    await expect(new DirCollateralSource(d, root).rawForQuote(quote)).rejects.toMatchObject({ code: 'TYPEA_COLLATERAL_UNAVAILABLE', message: expect.stringMatching(/no TCB info for FMSPC 00906ed50000/) });
+    await expect(new DirCollateralSource(d, root).rawForSubject(quote)).rejects.toMatchObject({ code: 'TYPEA_COLLATERAL_UNAVAILABLE', message: expect.stringMatching(/no TCB info for FMSPC 00906ed50000/) });
   });
 });

@@ -18,7 +18,7 @@ const UID_PATH = `/program/${PROGRAM}/mapping/${UID}/0u8`;
 const PCR_PATH = `/program/${PROGRAM}/mapping/${PCR}/0u8`;
 
 const bytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h, 'hex'));
-const expected = { uniqueId: bytes(targets.uniqueIdTargetHex), pcrs: targets.pcrValuesTargetHex.map(bytes) };
+const expected = { typeA: bytes(targets.uniqueIdTargetHex), typeB: targets.pcrValuesTargetHex.map(bytes) };
 
 /** Leo struct text of `data` cut into 16-byte little-endian u128 fields named `keys`. */
 function leoText(data: Uint8Array, keys: string[]): string {
@@ -49,8 +49,7 @@ describe('liveCheck against a ledger-node simulator', () => {
     opts = {
       apiBaseUrl: node.url,
       contractName: PROGRAM,
-      uniqueIdMapping: UID,
-      pcrValuesMapping: PCR,
+      mappings: { typeA: UID, typeB: PCR },
       timeoutMs: 30_000, // generous: only the timeout test is about timeouts
       expected,
       retries: 2,
@@ -67,8 +66,8 @@ describe('liveCheck against a ledger-node simulator', () => {
     node.requests.length = 0;
 
     const got = await liveCheck(opts);
-    expect(Buffer.from(got.uniqueId).toString('hex')).toBe(targets.uniqueIdTargetHex);
-    expect(got.pcrs.map((p) => Buffer.from(p).toString('hex'))).toEqual(targets.pcrValuesTargetHex);
+    expect(Buffer.from(got.typeA!).toString('hex')).toBe(targets.uniqueIdTargetHex);
+    expect(got.typeB!.map((p) => Buffer.from(p).toString('hex'))).toEqual(targets.pcrValuesTargetHex);
     expect(node.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `GET /v1/mainnet${UID_PATH}`,
       `GET /v1/mainnet${PCR_PATH}`,
@@ -79,7 +78,7 @@ describe('liveCheck against a ledger-node simulator', () => {
     node.setMapping(PROGRAM, UID, '0u8', targets.ledgerEncoded.uniqueId, 'single');
     node.setMapping(PROGRAM, PCR, '0u8', targets.ledgerEncoded.pcrs, 'single');
     const got = await liveCheck({ ...opts, apiBaseUrl: `${node.url}//`, contractName: 'official_oracle' });
-    expect(got.pcrs).toHaveLength(3);
+    expect(got.typeB).toHaveLength(3);
     expect(node.requests.map((r) => r.path)).toEqual([`/v1/mainnet${UID_PATH}`, `/v1/mainnet${PCR_PATH}`]);
   });
 
@@ -220,7 +219,7 @@ describe('liveCheck against a ledger-node simulator', () => {
   });
 
   it('rejects malformed targets before querying', async () => {
-    const e = await rejection(liveCheck({ ...opts, expected: { uniqueId: new Uint8Array(31), pcrs: expected.pcrs } }));
+    const e = await rejection(liveCheck({ ...opts, expected: { typeA: new Uint8Array(31), typeB: expected.typeB } }));
     expect(e.code).toBe('LIVECHECK_BAD_TARGET');
     expect(node.requests).toHaveLength(0);
   });
@@ -236,14 +235,14 @@ describe('liveCheck of an era-4 program (mappings in its data program, SGX only)
   afterAll(async () => {
     await node.close();
   });
-  const opts = (): LiveCheckOptions => ({ apiBaseUrl: node.url, contractName: 'veru_oracle_interface_v5', uniqueIdMapping: UID, pcrValuesMapping: PCR, timeoutMs: 2000, expected, retries: 0 });
+  const opts = (): LiveCheckOptions => ({ apiBaseUrl: node.url, contractName: 'veru_oracle_interface_v5', mappings: { typeA: UID, typeB: PCR }, timeoutMs: 2000, expected, retries: 0 });
 
   it('reads sgx_unique_id[0u8] of the data program and no PCR mapping', async () => {
     node.reset();
     node.setMapping(DATA, UID, '0u8', targets.ledgerEncoded.uniqueId, 'pretty');
     const got = await liveCheck(opts());
-    expect(Buffer.from(got.uniqueId).toString('hex')).toBe(targets.uniqueIdTargetHex);
-    expect(got.pcrs).toEqual([]);
+    expect(Buffer.from(got.typeA!).toString('hex')).toBe(targets.uniqueIdTargetHex);
+    expect(got.typeB).toBeUndefined();
     expect(node.requests.map((r) => r.path)).toEqual([`/v1/mainnet/program/${DATA}/mapping/${UID}/0u8`]);
   });
 

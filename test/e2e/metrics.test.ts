@@ -77,10 +77,10 @@ describe('GET /metrics on the real app', () => {
     };
     const uniqueId = Uint8Array.from(Buffer.from(targets.uniqueIdTarget, 'base64'));
     const pcrs = [oracleDoc.pcr0, oracleDoc.pcr1, oracleDoc.pcr2].map((h: string) => Uint8Array.from(Buffer.from(h, 'hex')));
-    const policy = { uniqueIdTarget: uniqueId, pcrValuesTarget: pcrs, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] as const, allowDebugEnclaves: false };
+    const policy = { targets: { typeA: uniqueId, typeB: pcrs }, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] as const, allowDebugEnclaves: false };
     const service = instrumentService(createInProcessService(policy, { roots, chainCache }), metrics.sink);
     metrics.sink.registerCacheStats('x509_chain', () => ({ hits: chainCache.hits, misses: chainCache.misses, size: chainCache.size }));
-    app = await buildApp({ service, info: buildInfoRecord({ uniqueId, pcrs }, 'official_oracle.aleo', Date.now()) });
+    app = await buildApp({ service, info: buildInfoRecord({ typeA: uniqueId, typeB: pcrs }, 'official_oracle.aleo', Date.now()) });
     // Hooks are attached to routes at ready(), so registering after the routes still times them all.
     await app.register(metricsPlugin(metrics));
     await app.listen({ port: 0, host: '127.0.0.1' });

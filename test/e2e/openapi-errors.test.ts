@@ -16,7 +16,7 @@ import { DEFAULT_TRUST_ROOTS } from '../../src/config/defaultTrustRoots.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { VerifierError } from '../../src/errors.js';
 import type { VerifierService } from '../../src/verify/types.js';
-import type { Policy } from '../../src/verify/policy.js';
+import type { Policy } from '../../src/verify/types.js';
 import { readVectorJson } from '../support/paths.js';
 import { startServer } from '../support/server.js';
 
@@ -55,9 +55,9 @@ beforeAll(async () => {
   };
   const uniqueId = Uint8Array.from(Buffer.from(targets.uniqueIdTarget, 'base64'));
   const pcrs = targets.pcrValuesTarget.map((b: string) => Uint8Array.from(Buffer.from(b, 'base64')));
-  const policy: Policy = { uniqueIdTarget: uniqueId, pcrValuesTarget: pcrs, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'], allowDebugEnclaves: false };
+  const policy: Policy = { targets: { typeA: uniqueId, typeB: pcrs }, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'], allowDebugEnclaves: false };
   const service = createInProcessService(policy, { roots });
-  const info = buildInfoRecord({ uniqueId, pcrs }, liveCheckProgramName(undefined), Date.now());
+  const info = buildInfoRecord({ typeA: uniqueId, typeB: pcrs }, liveCheckProgramName(undefined), Date.now());
   app = await buildApp({ service, info, bodyLimit: 16_384, metrics: createMetrics(), isReady: () => ready });
   url = await listen(app);
   doc = await (await fetch(`${url}/docs/json`)).json();

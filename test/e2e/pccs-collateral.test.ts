@@ -86,7 +86,7 @@ describe('PccsCollateralSource', () => {
 
   it('supplies verified collateral with which the real quote verifies as OutOfDate', async () => {
     const s = source();
-    const vc = await s.forQuote(quote, T);
+    const vc = await s.forReport(quote, T);
     const verdict = verifyQuote(quote, vc, { root, time: T });
     expect(verdict.tcbStatus).toBe('OutOfDate');
     expect(verdict.tcbStatusCode).toBe(1);
@@ -95,26 +95,26 @@ describe('PccsCollateralSource', () => {
 
   it('serves warm requests from the cache and makes one request per piece for concurrent misses', async () => {
     const s = source();
-    const all = await Promise.all(Array.from({ length: 8 }, () => s.forQuote(quote, T)));
+    const all = await Promise.all(Array.from({ length: 8 }, () => s.forReport(quote, T)));
     expect(new Set(all).size).toBe(1);
     expect(pccs.requests.filter((r) => r.includes('/tcb?'))).toHaveLength(1);
     expect(pccs.requests.filter((r) => r.includes('qe/identity'))).toHaveLength(1);
     expect(pccs.requests.filter((r) => r.includes('pckcrl'))).toHaveLength(1);
     expect(pccs.requests.filter((r) => r.includes('rootcacrl'))).toHaveLength(1);
     const n = pccs.requests.length;
-    expect(await s.forQuote(quote, T)).toBe(all[0]);
+    expect(await s.forReport(quote, T)).toBe(all[0]);
     expect(pccs.requests).toHaveLength(n);
   });
 
   it('keeps verifying from the cache during a PCCS outage while the collateral is valid', async () => {
     let now = T;
     const s = source(() => now);
-    await s.forQuote(quote, T);
+    await s.forReport(quote, T);
     // Past every nextUpdate: entries are stale, the PCCS is down → the cached collateral is served,
     // and the verifier's own time checks decide (still valid at T).
     now = Date.UTC(2026, 10, 1);
     for (const p of ['tcb', 'qe/identity', 'pckcrl', 'rootcacrl']) pccs.inject(p, { status: 500 }, { status: 500 }, { status: 500 });
-    const vc = await s.forQuote(quote, T);
+    const vc = await s.forReport(quote, T);
     expect(verifyQuote(quote, vc, { root, time: T }).tcbStatus).toBe('OutOfDate');
     expect(() => verifyQuote(quote, vc, { root, time: now })).toThrow();
   });
@@ -122,16 +122,16 @@ describe('PccsCollateralSource', () => {
   it('refreshes in the background shortly before nextUpdate', async () => {
     let now = T;
     const s = source(() => now);
-    const first = await s.forQuote(quote, T);
+    const first = await s.forReport(quote, T);
     const refreshed = pccs.nextAnswered((r) => r.includes('/pckcrl?'));
     now = Date.UTC(2026, 9, 22, 14, 30, 0); // within the last hour before the PCK CRL nextUpdate (15:02:18Z)
-    const second = await s.forQuote(quote, T);
+    const second = await s.forReport(quote, T);
     expect(second).toBe(first); // served at once from the cache
     await refreshed; // the refresh went out in the background and was answered
   });
 
   it('fails clearly when the PCCS is down and nothing is cached', async () => {
     for (const p of ['tcb', 'qe/identity', 'pckcrl', 'rootcacrl']) pccs.inject(p, { status: 502 }, { status: 502 }, { status: 502 });
-    await expect(source().forQuote(quote, T)).rejects.toMatchObject({ code: 'PCCS_UNAVAILABLE' });
+    await expect(source().forReport(quote, T)).rejects.toMatchObject({ code: 'PCCS_UNAVAILABLE' });
   });
 });

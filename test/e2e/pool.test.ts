@@ -28,8 +28,7 @@ const root = (p: string) => parsePemChain(readFileSync(p, 'utf8'))[0]!.der;
 
 const setup = {
   policy: {
-    uniqueIdTarget: hex('58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df'),
-    pcrValuesTarget: [hex(doc.pcr0), hex(doc.pcr1), hex(doc.pcr2)],
+    targets: { typeA: hex('58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df'), typeB: [hex(doc.pcr0), hex(doc.pcr1), hex(doc.pcr2)] },
     acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] as const,
     allowDebugEnclaves: false,
   },
@@ -147,12 +146,12 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
     pool = new VerifierPool({
       threads: 2, maxQueue: 64, taskTimeoutMs: 30_000,
       setup: {
-        policy: { ...setup.policy, uniqueIdTarget: mrEnclave, acceptedTcbStatuses: ['UpToDate'] },
+        policy: { ...setup.policy, targets: { ...setup.policy.targets, typeA: mrEnclave }, acceptedTcbStatuses: ['UpToDate'] },
         roots: { typeA: pki.root.cert.der, typeB: setup.roots.typeB },
-        typeATime: pki.time,
+        time: pki.time,
       },
       collateral: {
-        async rawForQuote() {
+        async rawForSubject() {
           calls.push('raw');
           if (source instanceof Error) throw source;
           return { key: 'k', ...source };
@@ -214,12 +213,12 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
     const slow = new VerifierPool({
       threads: 1, maxQueue: 4, taskTimeoutMs: LIMIT_MS,
       setup: {
-        policy: { ...setup.policy, uniqueIdTarget: mrEnclave, acceptedTcbStatuses: ['UpToDate'] },
+        policy: { ...setup.policy, targets: { ...setup.policy.targets, typeA: mrEnclave }, acceptedTcbStatuses: ['UpToDate'] },
         roots: { typeA: pki.root.cert.der, typeB: setup.roots.typeB },
-        typeATime: pki.time,
+        time: pki.time,
       },
       collateral: {
-        async rawForQuote() {
+        async rawForSubject() {
           if (slowSource) {
             asked();
             await new Promise<void>((r) => (release = r));

@@ -37,7 +37,7 @@ async function fresh(sim: NotarizerSim): Promise<any> {
 }
 
 beforeAll(async () => {
-  realBackend = await startVerificationBackend({ policy: { pcrValuesTarget: [hex(doc.pcr0), hex(doc.pcr1), hex(doc.pcr2)] } });
+  realBackend = await startVerificationBackend({ targets: { typeB: [hex(doc.pcr0), hex(doc.pcr1), hex(doc.pcr2)] } });
   typeA = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
   typeB = createTypeBPki();
   const targets = { 'api.example.com/p': { body: '{"p":"42"}' } };
@@ -170,7 +170,7 @@ describe('POST /verify with fresh simulator attestations', () => {
   });
 
   it('refuses a typeA report whose MRENCLAVE is not the target, and a typeB document of an untrusted root', async () => {
-    const other = await startVerificationBackend({ typeA, policy: { uniqueIdTarget: new Uint8Array(32).fill(1) } });
+    const other = await startVerificationBackend({ typeA, targets: { typeA: new Uint8Array(32).fill(1) } });
     try {
       const r = await postJson(`${other.url}/verify`, { reports: [await fresh(simA), await fresh(simB)] });
       expect(r.body.validReports).toEqual([]);

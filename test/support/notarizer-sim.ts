@@ -42,7 +42,7 @@ import { resolve as resolvePath } from 'node:path';
 import { parseCertificate, parsePemChain, type Certificate } from '../../src/attestation/x509/certificate.js';
 import { verifyCollateral } from '../../src/attestation/typeA/verify.js';
 import { verifyReportBytes, type VerifyDeps } from '../../src/verify/verifyReport.js';
-import type { Policy } from '../../src/verify/types.js';
+import type { Policy, TargetValues } from '../../src/verify/types.js';
 import { verifyRoute, checkAttestationResponse, type ReportVerifier } from '../../src/server/routes/verify.js';
 import { AJV_OPTIONS } from '../../src/server/app.js';
 import { httpErrorHandler } from '../../src/server/errorResponses.js';
@@ -380,20 +380,18 @@ function bundledRoot(file: string): Certificate {
 export async function startVerificationBackend(o: {
   typeA?: TestPki;
   typeB?: TypeBPki;
-  policy?: Partial<Policy>;
+  targets?: Partial<TargetValues>;
 }): Promise<VerificationBackend> {
   const policy: Policy = {
-    uniqueIdTarget: new Uint8Array(32).fill(0x5a),
-    pcrValuesTarget: defaultPcrs().slice(0, 3),
+    targets: { typeA: new Uint8Array(32).fill(0x5a), typeB: defaultPcrs().slice(0, 3), ...o.targets },
     acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'],
     allowDebugEnclaves: false,
-    ...o.policy,
   };
   const typeARoot = o.typeA ? o.typeA.root.cert : bundledRoot('intel-sgx-root-ca.pem');
   const deps: VerifyDeps = {
     roots: { typeA: typeARoot, typeB: o.typeB ? parseCertificate(o.typeB.rootDer) : bundledRoot('aws-nitro-enclaves-root-g1.pem') },
     ...(o.typeA
-      ? { collateral: { forQuote: async (_q: unknown, time: number) => verifyCollateral(o.typeA!.collateral, { root: typeARoot, time }) }, typeATime: o.typeA.time }
+      ? { collateral: { forReport: async (_q: unknown, time: number) => verifyCollateral(o.typeA!.collateral, { root: typeARoot, time }) }, time: o.typeA.time }
       : {}),
   };
   let calls = 0;

@@ -27,7 +27,7 @@ function recorder(answer: () => VerifyOutcome) {
   return { calls, verify: async (userData: Uint8Array | readonly Uint8Array[]) => (calls.push(userData), answer()) };
 }
 
-const policy: Policy = { uniqueIdTarget: new Uint8Array(32).fill(0x5a), pcrValuesTarget: defaultPcrs().slice(0, 3), acceptedTcbStatuses: ['UpToDate'], allowDebugEnclaves: false };
+const policy: Policy = { targets: { typeA: new Uint8Array(32).fill(0x5a), typeB: defaultPcrs().slice(0, 3) }, acceptedTcbStatuses: ['UpToDate'], allowDebugEnclaves: false };
 const root = parseCertificate(pki.rootDer);
 const deps: VerifyDeps = { roots: { typeA: root, typeB: root } };
 

@@ -26,7 +26,7 @@ describe('debug PCR targets', () => {
   it('are accepted with allowDebugEnclaves: true (all three PCRs zero, as a debug enclave reports them)', () => {
     const c = resolveConfig({ ...base, allowDebugEnclaves: true, pcrValuesTarget: zeroPcrs }, '/');
     expect(c.allowDebugEnclaves).toBe(true);
-    expect(c.pcrValuesTarget!.map((b) => Buffer.from(b).toString('hex'))).toEqual(zeroPcrs);
+    expect(c.targets.typeB!.map((b) => Buffer.from(b).toString('hex'))).toEqual(zeroPcrs);
   });
 
   it('an all-zero unique ID stays refused (a debug SGX enclave keeps its real MRENCLAVE)', () => {

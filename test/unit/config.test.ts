@@ -50,9 +50,9 @@ describe('target normalisation', () => {
     const b64 = resolveConfig({ ...base, uniqueIdTarget: t.uniqueIdTarget }, '/');
     const b64url = resolveConfig({ ...base, uniqueIdTarget: t.uniqueIdTarget.replace(/\+/g, '-').replace(/\//g, '_') }, '/');
     const want = Buffer.from(t.uniqueIdTargetHex, 'hex');
-    for (const c of [hexUpper, b64, b64url]) expect(Buffer.from(c.uniqueIdTarget!)).toEqual(want);
+    for (const c of [hexUpper, b64, b64url]) expect(Buffer.from(c.targets.typeA!)).toEqual(want);
     const pcrs = resolveConfig({ ...base, pcrValuesTarget: t.pcrValuesTargetHex.map((h: string, i: number) => (i === 1 ? t.pcrValuesTarget[1] : h.toUpperCase())) }, '/');
-    expect(pcrs.pcrValuesTarget!.map((b) => Buffer.from(b).toString('hex'))).toEqual(t.pcrValuesTargetHex);
+    expect(pcrs.targets.typeB!.map((b) => Buffer.from(b).toString('hex'))).toEqual(t.pcrValuesTargetHex);
   });
 
   it('rejects wrong lengths, non-hex, all-zero and debug targets naming key and value', () => {

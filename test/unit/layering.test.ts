@@ -3,7 +3,8 @@
  * the src root included, sits on one layer; an import (type-only, re-export, side-effect and
  * dynamic imports included) never runs from a lower layer to a higher one, and no files import
  * each other in a circle. Nothing outside the CLI imports the CLI, and nothing in src imports a file
- * outside src.
+ * outside src. Report kinds are named only in their own folders (src/verify/kinds/<kind>/) and in
+ * src/attestation/: everything else reads the registry.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -131,5 +132,39 @@ describe('layers', () => {
 
   it('nothing outside the CLI imports it', () => {
     expect(edges.filter(([from, to]) => !from.startsWith('cli/') && to.startsWith('cli/'))).toEqual([]);
+  });
+});
+
+/** The code of a source text without its comments (`//` after a blank or at a line start, and block comments). */
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/[^\n]*/g, '$1');
+}
+
+/** Where code names a report kind: the literals 'typeA'/'typeB' (any quotes), a member `.typeA`, or `typeATime`. */
+const KIND_NAME = /(['"`])type[AB]\1|\.type[AB]\b|\btype[AB]Time\b/g;
+
+export function kindNamesIn(text: string): string[] {
+  return [...withoutComments(text).matchAll(KIND_NAME)].map((m) => m[0]);
+}
+
+/** Files that may name kinds: each kind's folder and the attestation formats. */
+const NAMES_KINDS = (path: string): boolean => /^verify\/kinds\/[^/]+\//.test(path) || path.startsWith('attestation/');
+
+describe('kind names', () => {
+  it('sees a kind named in code, not in comments (the scan works)', () => {
+    const text = [
+      "const a = 'typeA'; // not 'typeB'",
+      '/* roots.typeB */ const b = roots.typeB, c = { typeATime: 1 }, d = "typeA";',
+      'const e = `typeB`; const f = typeAView; const g = \'https://x\'; // typeA',
+    ].join('\n');
+    expect(kindNamesIn(text)).toEqual(["'typeA'", '.typeB', 'typeATime', '"typeA"', '`typeB`']);
+  });
+
+  it('no file outside the kind folders and src/attestation/ names a kind: the rest reads the registry', () => {
+    const named = sources
+      .map((f) => relative('src', f))
+      .filter((f) => !NAMES_KINDS(f))
+      .flatMap((f) => kindNamesIn(readFileSync(join('src', f), 'utf8')).map((n) => `${f}: ${n}`));
+    expect(named).toEqual([]);
   });
 });

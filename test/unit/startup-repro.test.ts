@@ -37,23 +37,23 @@ describe('runReproducibleBuild', () => {
 
   it('reads the real output format and normalises mixed-case hex', async () => {
     const m = await run('valid.sh');
-    expect(m.uniqueId).toBeInstanceOf(Uint8Array);
-    expect(m.uniqueId.length).toBe(32);
-    expect(hex(m.uniqueId)).toBe(targets.uniqueIdTargetHex);
-    expect(m.pcrs.map((p) => p.length)).toEqual([48, 48, 48]);
-    expect(m.pcrs.map(hex)).toEqual(targets.pcrValuesTargetHex);
+    expect(m.typeA).toBeInstanceOf(Uint8Array);
+    expect(m.typeA.length).toBe(32);
+    expect(hex(m.typeA)).toBe(targets.uniqueIdTargetHex);
+    expect(m.typeB.map((p) => p.length)).toEqual([48, 48, 48]);
+    expect(m.typeB.map(hex)).toEqual(targets.pcrValuesTargetHex);
   });
 
   it('accepts an absolute script path', async () => {
     const m = await run('valid.sh', { script: join(process.cwd(), FIXTURES, 'valid.sh'), cwd: tmp });
-    expect(hex(m.uniqueId)).toBe(targets.uniqueIdTargetHex);
+    expect(hex(m.typeA)).toBe(targets.uniqueIdTargetHex);
   });
 
   it('passes the environment through (ORACLE_REVISION decides the output)', async () => {
     for (const rev of ['v1.2.3', 'deadbeef']) {
       const m = await run('env-revision.sh', { env: { ...process.env, ORACLE_REVISION: rev } });
-      expect(hex(m.uniqueId)).toBe(createHash('sha256').update(rev).digest('hex'));
-      expect(m.pcrs.map(hex)).toEqual(
+      expect(hex(m.typeA)).toBe(createHash('sha256').update(rev).digest('hex'));
+      expect(m.typeB.map(hex)).toEqual(
         [0, 1, 2].map((i) => createHash('sha384').update(`${rev}/pcr${i}`).digest('hex')),
       );
     }
@@ -64,7 +64,7 @@ describe('runReproducibleBuild', () => {
     process.env.ORACLE_REVISION = 'from-process-env';
     try {
       const m = await runReproducibleBuild({ script: join(process.cwd(), FIXTURES, 'env-revision.sh'), cwd: tmp, timeoutMs: 10_000 });
-      expect(hex(m.uniqueId)).toBe(createHash('sha256').update('from-process-env').digest('hex'));
+      expect(hex(m.typeA)).toBe(createHash('sha256').update('from-process-env').digest('hex'));
     } finally {
       if (before === undefined) delete process.env.ORACLE_REVISION;
       else process.env.ORACLE_REVISION = before;

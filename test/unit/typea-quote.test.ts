@@ -162,7 +162,7 @@ describe('parseQuote rejects malformed quotes with QUOTE_* codes', () => {
   });
 });
 
-describe('parseQuoteLayout (the pool thread’s collateral lookup)', () => {
+describe('parseQuoteLayout (the layout pass of the quote parser)', () => {
   const codeOrOk = (f: () => unknown): string => {
     try {
       f();

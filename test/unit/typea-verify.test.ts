@@ -12,7 +12,7 @@ import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 import { VerifierError } from '../../src/errors.js';
 import { typeA } from '../../src/verify/kinds/typeA/index.js';
 import type { TypeACollateralSource } from '../../src/attestation/typeA/verify.js';
-import type { Policy } from '../../src/verify/policy.js';
+import type { Policy } from '../../src/verify/types.js';
 import { verifyReportBytes } from '../../src/verify/verifyReport.js';
 import { issue, mintTypeAPki, newKey, signBody, tcbInfoBody, type TestPki, type TestPkiOptions } from '../support/typea-pki.js';
 import { TAMPER_CASES, tamperQuote } from '../support/typea-tamper.js';
@@ -150,14 +150,14 @@ describe('typeA: the collateral-free checks run before collateral is asked for',
   const reportData = new Uint8Array(64);
   reportData.set(userData.hash);
   const quote = pki.quote({ reportData });
-  const policy: Policy = { uniqueIdTarget: new Uint8Array(32).fill(0x5a), pcrValuesTarget: [], acceptedTcbStatuses: ['UpToDate', 'OutOfDate'], allowDebugEnclaves: false };
+  const policy: Policy = { targets: { typeA: new Uint8Array(32).fill(0x5a), typeB: [] }, acceptedTcbStatuses: ['UpToDate', 'OutOfDate'], allowDebugEnclaves: false };
   const PLAN = typeA.checks.map((c) => c.id);
 
   /** A collateral source that records each request and serves the minted collateral (or fails like a PCCS that is down). */
   function recordingSource(down = false): TypeACollateralSource & { calls: number } {
     const src = {
       calls: 0,
-      async forQuote(_q: unknown, t: number) {
+      async forReport(_q: unknown, t: number) {
         src.calls++;
         if (down) throw new VerifierError('PCCS_UNAVAILABLE', 'typeA collateral: PCCS is down');
         return verifyCollateral(pki.collateral, { root, time: t });
@@ -166,7 +166,7 @@ describe('typeA: the collateral-free checks run before collateral is asked for',
     return src;
   }
   const run = (q: Uint8Array, collateral?: TypeACollateralSource) =>
-    verifyReportBytes(userData.bytes, openEnclaveReport(q), policy, { roots: { typeA: root, typeB: root }, typeATime: time, ...(collateral ? { collateral } : {}) });
+    verifyReportBytes(userData.bytes, openEnclaveReport(q), policy, { roots: { typeA: root, typeB: root }, time, ...(collateral ? { collateral } : {}) });
 
   it('verifyQuoteSignatures passes a correct quote with no collateral at all, running TYPEA_QUOTE_CHECKS in order', () => {
     const seen: string[] = [];

@@ -1,9 +1,10 @@
 /** The report-kind registry: one vocabulary (typeA/typeB inside, sgx/nitro on the wire), detection by prefix. */
 import { describe, expect, it } from 'vitest';
-import { detectReportKind, findReportKind, kindOfWireName, REPORT_KINDS, REPORT_TYPES, WIRE_REPORT_TYPES, isReportType } from '../../src/verify/kinds/index.js';
+import { detectReportKind, findReportKind, kindOfWireName, NONCE_KIND_NAMES, REPORT_KINDS, REPORT_TYPES, WIRE_REPORT_TYPES, isReportType } from '../../src/verify/kinds/index.js';
 import { codeOf } from '../support/errors.js';
 import { loadTrustRoot } from '../../src/attestation/trustRoots.js';
 import { DEFAULT_TRUST_ROOTS } from '../../src/config/defaultTrustRoots.js';
+import { configSchema } from '../../src/config/schema.js';
 
 const withPrefix = (prefix: Uint8Array) => {
   const b = new Uint8Array(64);
@@ -25,8 +26,8 @@ describe('report kinds', () => {
 
   it('detects each kind by its prefix and only one kind needs collateral from the main thread', () => {
     for (const k of REPORT_KINDS) expect(detectReportKind(withPrefix(k.prefix)).id).toBe(k.id);
-    expect(REPORT_KINDS.filter((k) => k.needsCollateral).map((k) => k.id)).toEqual(['typeA']);
-    for (const k of REPORT_KINDS) expect(typeof k.collateralSubject === 'function').toBe(k.needsCollateral);
+    expect(REPORT_KINDS.filter((k) => k.collateral !== undefined).map((k) => k.id)).toEqual(['typeA']);
+    expect(NONCE_KIND_NAMES).toBe('typeB');
   });
 
   it('refuses other bytes with REPORT_UNKNOWN_KIND, naming the expected prefixes', () => {
@@ -47,5 +48,24 @@ describe('report kinds', () => {
     const [a, b] = REPORT_KINDS;
     expect(codeOf(() => loadTrustRoot(a.id, DEFAULT_TRUST_ROOTS[b.id], { pinnedSha256: a.bundledRoot.sha256 }))).toBe('CONFIG_BAD_TRUST_ROOT');
     expect(() => loadTrustRoot(a.id, DEFAULT_TRUST_ROOTS[b.id], { pinnedSha256: a.bundledRoot.sha256 })).toThrow(/the bundled root was modified/);
+  });
+
+  it('gives each kind a target of its own: config key, liveCheck mapping, /info key, ledger name, build marker', () => {
+    const distinct = (f: (k: (typeof REPORT_KINDS)[number]) => string) => expect(new Set(REPORT_KINDS.map(f)).size).toBe(REPORT_KINDS.length);
+    distinct((k) => k.target.configKey);
+    distinct((k) => k.target.ledger.mappingKey);
+    distinct((k) => k.target.ledger.defaultMapping);
+    distinct((k) => k.target.info.key);
+    distinct((k) => k.target.ledger.name);
+    distinct((k) => k.target.buildOutput.marker);
+    expect(REPORT_KINDS.map((k) => [k.target.configKey, k.target.ledger.mappingKey, k.target.ledger.defaultMapping, k.target.ledger.name])).toEqual([
+      ['uniqueIdTarget', 'uniqueIdMapping', 'sgx_unique_id', 'uniqueId'],
+      ['pcrValuesTarget', 'pcrValuesMapping', 'nitro_pcr_values', 'pcrs'],
+    ]);
+    const properties = configSchema.properties as Record<string, unknown>;
+    for (const k of REPORT_KINDS) {
+      expect(properties[k.target.configKey]).toBe(k.target.configSchema);
+      expect(configSchema.properties.liveCheck.properties).toHaveProperty(k.target.ledger.mappingKey);
+    }
   });
 });

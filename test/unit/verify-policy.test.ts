@@ -1,6 +1,6 @@
 /** The TCB rule of the oracle policy: accepted statuses and the optional advisory allow-list. */
 import { describe, expect, it } from 'vitest';
-import { checkDebugEnclave, checkTcbStatus, type TcbVerdict } from '../../src/verify/policy.js';
+import { checkDebugEnclave, checkTcbStatus, type TcbVerdict } from '../../src/verify/kinds/typeA/policy.js';
 
 function codeOf(f: () => void): string | undefined {
   try {

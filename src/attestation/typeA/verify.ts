@@ -85,7 +85,7 @@ export interface VerifiedCollateral {
 
 /** Supplies verified collateral (TCB info, QE identity, CRLs) for a quote at a time. */
 export interface TypeACollateralSource {
-  forQuote(quote: Quote, time: number): Promise<VerifiedCollateral>;
+  forReport(quote: Quote, time: number): Promise<VerifiedCollateral>;
 }
 
 export interface TypeAVerdict {

@@ -6,8 +6,16 @@
  * program's owner set.
  */
 import { measurementLocation } from '../programs.js';
-import { isReportType, reportKind } from '../../verify/kinds/index.js';
+import { isReportType, KINDS, reportKind } from '../../verify/kinds/index.js';
 import { canonical, isOwnerRecord, type OutputRecord } from './updateRecord.js';
+
+type Value = string | readonly string[];
+
+/** Whether a record's measurement (hex) equals the one in force. */
+function sameValue(got: unknown, held: Value): boolean {
+  if (typeof held === 'string') return got === held;
+  return Array.isArray(got) && got.length === held.length && got.every((p, i) => p === held[i]);
+}
 
 /** The program whose mappings a record's measurements belong to ('' when the record names none). */
 function measurementDomain(r: OutputRecord): string {
@@ -16,29 +24,28 @@ function measurementDomain(r: OutputRecord): string {
 
 /** Measurements each program held, replayed from its owner transitions in ledger order. */
 export class MeasurementState {
-  private readonly held = new Map<string, { uniqueId?: { value: string; height: number }; pcrs?: { value: string[]; height: number } }>();
+  /** Per program holding the mappings: each measurement (by its ledger name) in force and the height it was set at. */
+  private readonly held = new Map<string, Map<string, { value: Value; height: number }>>();
 
   apply(r: OutputRecord): void {
     if (!isOwnerRecord(r) || !r.measurement || r.blockHeight === undefined) return;
     const key = measurementDomain(r);
-    const h = this.held.get(key) ?? {};
-    if ('uniqueId' in r.measurement) h.uniqueId = { value: r.measurement.uniqueId, height: r.blockHeight };
-    else h.pcrs = { value: r.measurement.pcrs, height: r.blockHeight };
+    const h = this.held.get(key) ?? new Map<string, { value: Value; height: number }>();
+    for (const k of KINDS) {
+      const name = k.target.ledger.name;
+      const value = r.measurement[name];
+      if (value !== undefined) h.set(name, { value, height: r.blockHeight });
+    }
     this.held.set(key, h);
   }
 
   /** The update record with measurementInForce set (or removed when nothing was replayed for its program and kind). */
   annotate(r: OutputRecord): OutputRecord {
     const { measurementInForce: _old, ...rest } = r;
-    const m = r.measurements as Partial<{ uniqueId: string; pcrs: string[] }> | undefined;
-    const h = this.held.get(measurementDomain(r));
-    let mif: OutputRecord['measurementInForce'];
-    const measures = isReportType(r.kind) ? reportKind(r.kind).measures : undefined;
-    if (measures === 'uniqueId' && h?.uniqueId) mif = { matches: m?.uniqueId === h.uniqueId.value, sourceHeight: h.uniqueId.height };
-    if (measures === 'pcrs' && h?.pcrs) {
-      const cur = h.pcrs.value;
-      mif = { matches: Array.isArray(m?.pcrs) && m.pcrs.length === 3 && m.pcrs.every((p, i) => p === cur[i]), sourceHeight: h.pcrs.height };
-    }
-    return canonical(mif ? { ...rest, measurementInForce: mif } : rest);
+    const name = isReportType(r.kind) ? reportKind(r.kind).target.ledger.name : undefined;
+    const inForce = name === undefined ? undefined : this.held.get(measurementDomain(r))?.get(name);
+    if (!inForce) return canonical(rest);
+    const m = r.measurements as Readonly<Record<string, unknown>> | undefined;
+    return canonical({ ...rest, measurementInForce: { matches: sameValue(m?.[name!], inForce.value), sourceHeight: inForce.height } });
   }
 }

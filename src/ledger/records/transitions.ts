@@ -5,14 +5,13 @@
  * from the registry, src/ledger/programs.ts). A transaction lists every transition it executed, those of
  * programs called by another program's transition included, so wrapped oracle calls are found too.
  */
-import { pcrsFromLeo, uniqueIdFromLeo } from '../../aleo/leoValue.js';
+import { kindOfMeasurement } from '../../verify/kinds/index.js';
 import { KNOWN_PROGRAM_IDS, normaliseProgramId, oracleProgram, OWNER_INPUT, ownerKindOf, UPDATE_INPUTS, updateKindOf } from '../programs.js';
 import { toFailure } from '../../verify/failure.js';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode } from '../../errorCodes.js';
 import { canonical, type OutputRecord } from './updateRecord.js';
 import type { LedgerRecordCode } from './errors.js';
-import { hex } from '../../bytes.js';
 
 /** One thing found on the ledger: an update to verify, or an owner record ready to write. */
 export type LedgerItem =
@@ -103,7 +102,8 @@ export function itemsOfTransaction(txv: unknown, programs: readonly string[], he
       const rec: OutputRecord = { ...base, kind: 'measurement' };
       try {
         if (value === undefined) throw new VerifierError<LedgerRecordCode>('LEDGER_TRANSITION_MALFORMED', `${program}/${fn}: input ${OWNER_INPUT} is not a public value`);
-        rec.measurement = sets === 'uniqueId' ? { uniqueId: hex(uniqueIdFromLeo(value)) } : { pcrs: pcrsFromLeo(value).map(hex) };
+        const m = kindOfMeasurement(sets)!.target.ledger;
+        rec.measurement = { [sets]: m.hex(m.fromLeo(value)) };
       } catch (e) {
         const f = toFailure(e);
         rec.errorCode = f.code;

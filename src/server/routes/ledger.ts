@@ -13,6 +13,7 @@ import type { LedgerRoutesOptions } from '../../ledger/watch/feature.js';
 import type { Cursor, UpdateFilter } from '../../ledger/store/updateStore.js';
 import { plainFailureSchema } from '../errorResponses.js';
 import { checksSchema, decodedDataSchema, decodedRequestsSchema } from '../schemas.js';
+import { KINDS, REPORT_TYPES } from '../../verify/kinds/index.js';
 
 const str = { type: 'string' } as const;
 const count = { type: 'integer', minimum: 0 } as const;
@@ -38,7 +39,8 @@ export const ledgerRecordSchema = {
     measurements: {
       type: 'object',
       description: '{ uniqueId } (typeA) or { pcrs: [PCR0, PCR1, PCR2] } (typeB), hex; empty when the report could not be parsed',
-      properties: { uniqueId: str, pcrs: { type: 'array', items: str } },
+      // Each kind's measurement under its ledger name (uniqueId, pcrs).
+      properties: Object.fromEntries(KINDS.map((k) => [k.target.ledger.name, k.target.ledger.recordSchema])),
     },
     checks: checksSchema,
     verifiedAt: { type: 'string', format: 'date-time' },
@@ -159,7 +161,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
           additionalProperties: false,
           properties: {
             valid: { type: 'string', enum: ['true', 'false'], description: 'true: valid reports only; false: invalid and unverifiable ones' },
-            kind: { type: 'string', enum: ['typeA', 'typeB'] },
+            kind: { type: 'string', enum: [...REPORT_TYPES] },
             fromHeight: { ...heightParam, description: 'Lowest block height (inclusive)' },
             toHeight: { ...heightParam, description: 'Highest block height (inclusive)' },
             limit: { type: 'string', pattern: '^[0-9]{1,4}$' },

@@ -1,27 +1,46 @@
 /**
  * The registry of report kinds: the one list that detection, dispatch, the pool's collateral
- * prefetch, the HTTP schemas, /verify's wire names, trust roots and CLI records read. Adding a kind
- * is a folder next to typeA/ and typeB/ plus one line here (ARCHITECTURE.md lists the rest).
+ * prefetch, the HTTP schemas, /verify's wire names, trust roots, the targets (config keys, the
+ * reproducible build's output, the live check, GET /info, the oracle policy), ledger records,
+ * metric labels and the client's /info records read. Adding a kind is a folder next to typeA/ and
+ * typeB/ plus one line here (ARCHITECTURE.md lists the rest).
  */
 import { VerifierError } from '../../errors.js';
 import { hasPrefix, hex } from '../../bytes.js';
 import type { VerifyCode } from '../errors.js';
 import { typeA } from './typeA/index.js';
 import { typeB } from './typeB/index.js';
-import type { ReportKind } from './types.js';
+import type { KindNotarizerInfo, KindTarget, ReportKind } from './types.js';
 
 export const REPORT_KINDS = [typeA, typeB] as const;
 
-export type ReportType = (typeof REPORT_KINDS)[number]['id'];
-export type WireReportType = (typeof REPORT_KINDS)[number]['wireName'];
-/** A kind of the registry, with its parse/view types erased. */
+type Kinds = (typeof REPORT_KINDS)[number];
+export type ReportType = Kinds['id'];
+export type WireReportType = Kinds['wireName'];
+/** A kind of the registry, with its parse, view, collateral, target and info types erased. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyReportKind = ReportKind<ReportType, WireReportType, any, any>;
+export type AnyReportKind = ReportKind<ReportType, WireReportType, any, any, any, any, any>;
 
-const KINDS: readonly AnyReportKind[] = REPORT_KINDS;
+/** The target value of a kind (typeA: the unique ID; typeB: PCR0–2). */
+export type TargetOf<K> = K extends { readonly target: KindTarget<infer T> } ? T : never;
+/** Every kind's target, by kind id (the oracle policy's targets). */
+export type TargetValues = { readonly [K in Kinds as K['id']]: TargetOf<K> };
+/** A kind's part of a notarizer's GET /info record. */
+export type NotarizerInfoOf<K> = K extends { readonly notarizerInfo: KindNotarizerInfo<infer R, unknown> } ? R : never;
+
+/** The registry as a list of kinds with their types erased (for code that treats every kind alike). */
+export const KINDS: readonly AnyReportKind[] = REPORT_KINDS;
 
 export const REPORT_TYPES: readonly ReportType[] = KINDS.map((k) => k.id);
 export const WIRE_REPORT_TYPES: readonly WireReportType[] = KINDS.map((k) => k.wireName);
+
+/** The kinds a request nonce applies to (kinds with acceptsNonce), as messages name them. */
+export const NONCE_KIND_NAMES: string = KINDS.filter((k) => k.acceptsNonce).map((k) => k.id).join(' and ');
+
+/** The kind whose target the ledger records under `name` (uniqueId, pcrs), or undefined. */
+export function kindOfMeasurement(name: string): AnyReportKind | undefined {
+  return KINDS.find((k) => k.target.ledger.name === name);
+}
 
 /**
  * The bytes a report binds userData to, read from its structure without any signature check (so
@@ -70,4 +89,6 @@ export function isReportType(id: unknown): id is ReportType {
   return KINDS.some((k) => k.id === id);
 }
 
-export type { ReportKind, KindDeps, KindContext, KindMeasurements, Measurement } from './types.js';
+export type {
+  CollateralFetcher, CollateralSource, InfoReader, KindCollateral, KindNotarizerInfo, KindTarget, ReportKind, KindDeps, KindContext, KindMeasurements, Measurement, ProblemCheck,
+} from './types.js';

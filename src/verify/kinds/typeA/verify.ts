@@ -8,10 +8,11 @@ import {
   TYPEA_QUOTE_CHECKS,
   verifyQuoteSignatures,
   verifyQuoteWithCollateral,
+  type TypeACollateralSource,
 } from '../../../attestation/typeA/verify.js';
 import { BINDING_CHECK, type CheckDef } from '../../checks.js';
-import type { Policy } from '../../policy.js';
-import { checkDebugEnclave, checkTcbStatus, checkUniqueId, checkUserDataBinding, fail } from '../../policy.js';
+import { checkUserDataBinding, fail, type Policy } from '../../policy.js';
+import { checkDebugEnclave, checkTcbStatus, checkUniqueId } from './policy.js';
 import type { KindContext, KindDeps } from '../types.js';
 import type { TypeAView } from './view.js';
 
@@ -28,7 +29,15 @@ export const TYPEA_KIND_CHECKS: readonly CheckDef[] = [
   BINDING_CHECK,
 ];
 
-export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8Array, policy: Policy, deps: KindDeps, ctx: KindContext): Promise<void> {
+export async function verifyTypeA(
+  quote: Quote,
+  view: TypeAView,
+  userData: Uint8Array,
+  target: Uint8Array,
+  policy: Policy,
+  deps: KindDeps<TypeACollateralSource>,
+  ctx: KindContext,
+): Promise<void> {
   const trace = ctx.trace;
   const time = deps.time ?? Date.now();
   const onCheck = trace ? { onCheck: (id: string) => trace.begin(id) } : {};
@@ -41,7 +50,7 @@ export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8
   });
   trace?.begin('typeA.collateral');
   if (!deps.collateral) fail('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral source (PCCS) is configured');
-  const collateral = await deps.collateral.forQuote(quote, time);
+  const collateral = await deps.collateral.forReport(quote, time);
   const verdict = verifyQuoteWithCollateral(signed, collateral, onCheck);
   view.tcbStatus = verdict.tcbStatusCode;
   view.tcbStatusName = verdict.tcbStatus;
@@ -53,7 +62,7 @@ export async function verifyTypeA(quote: Quote, view: TypeAView, userData: Uint8
   trace?.begin('policy.debug');
   checkDebugEnclave(body.debug, policy);
   trace?.begin('policy.uniqueId');
-  checkUniqueId(body.mrEnclave, policy.uniqueIdTarget);
+  checkUniqueId(body.mrEnclave, target);
   trace?.begin('typeA.reportDataZero');
   for (let i = 16; i < 64; i++) {
     if (body.reportData[i] !== 0) fail('TYPEA_REPORT_DATA_NOT_ZERO', `typeA: report data byte ${i} is not zero (bytes 16..64 must be zero, as the ledger program requires)`);

@@ -1,8 +1,8 @@
 /** typeB (AWS Nitro): verify (COSE, document, chain, signature) → oracle policy → nonce → binding. */
 import { TYPEB_CHECKS, verifyTypeB as verifyDocument, type ParsedTypeB } from '../../../attestation/typeB/verify.js';
 import { BINDING_CHECK, type CheckDef } from '../../checks.js';
-import type { Policy } from '../../policy.js';
-import { checkPcrs, checkUserDataBinding, equalBytes, fail } from '../../policy.js';
+import { checkUserDataBinding, equalBytes, fail, type Policy } from '../../policy.js';
+import { checkPcrs } from './policy.js';
 import type { KindContext, KindDeps } from '../types.js';
 import type { TypeBView } from './view.js';
 
@@ -16,7 +16,15 @@ export const TYPEB_KIND_CHECKS: readonly CheckDef[] = [
   BINDING_CHECK,
 ];
 
-export function verifyTypeB(parsed: ParsedTypeB, _view: TypeBView, userData: Uint8Array, policy: Policy, deps: KindDeps, ctx: KindContext): void {
+export function verifyTypeB(
+  parsed: ParsedTypeB,
+  _view: TypeBView,
+  userData: Uint8Array,
+  target: readonly Uint8Array[],
+  policy: Policy,
+  deps: KindDeps,
+  ctx: KindContext,
+): void {
   const trace = ctx.trace;
   verifyDocument(parsed, {
     root: deps.root,
@@ -25,7 +33,7 @@ export function verifyTypeB(parsed: ParsedTypeB, _view: TypeBView, userData: Uin
     ...(trace ? { onCheck: (id: string) => trace.begin(id) } : {}),
   });
   trace?.begin('policy.pcrs');
-  checkPcrs(parsed.document.pcrs, policy.pcrValuesTarget);
+  checkPcrs(parsed.document.pcrs, target);
   trace?.begin('typeB.userDataLength');
   const ud = parsed.document.userData;
   if (!ud || ud.length !== 16) {

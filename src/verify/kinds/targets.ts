@@ -1,10 +1,13 @@
 /**
- * Target measurements arrive as hex (any case) or standard/URL-safe base64 and are normalised to
- * bytes of an exact length. Hex is tried first: a 64-character hex string is also valid base64,
- * but the reference backend and every notarizer /info output treat such a value as hex.
+ * What the kinds' targets share. Target measurements arrive in config.json as hex (any case) or
+ * standard/URL-safe base64 and are normalised to bytes of an exact length. Hex is tried first: a
+ * 64-character hex string is also valid base64, but the reference backend and every notarizer
+ * /info output treat such a value as hex.
  */
-import { VerifierError } from '../errors.js';
-import type { ConfigCode } from './errors.js';
+import { VerifierError } from '../../errors.js';
+import type { DomainCode } from '../../errorCodes.js';
+
+type ConfigCode = DomainCode<'config'>;
 
 const HEX = /^[0-9a-fA-F]*$/;
 const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -29,3 +32,10 @@ export function isAllZero(b: Uint8Array): boolean {
   for (const x of b) if (x !== 0) return false;
   return true;
 }
+
+/** The config problem of a target value (CONFIG_BAD_TARGET). */
+export function badTarget(message: string): never {
+  throw new VerifierError<ConfigCode>('CONFIG_BAD_TARGET', message);
+}
+
+export const base64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
