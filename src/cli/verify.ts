@@ -7,13 +7,13 @@ import { intOption, parseArgs, timeOption } from './args.js';
 import { createCliVerifier, decodeReportBody } from './context.js';
 import { cliError, EXIT } from './errors.js';
 import { measurementsOf } from '../ledger/records/updateRecord.js';
-import { outcomeOfCode } from '../errorCodes.js';
+import { outcomeFor } from '../errorCodes.js';
 import type { VerifyOutcome } from '../verify/types.js';
 
 export const VERIFY_USAGE = `usage: oracle-verifier verify --user-data FILE --report FILE [--nonce HEX|BASE64] [--at ISO-TIME]
        [--config PATH] [--workers N] [--collateral-dir DIR] [--pccs URL] [--json]
 FILE holds the ledger struct text (or a JSON string of it).
-exit: 0 valid, 1 invalid, 2 could not verify (collateral unavailable, bad arguments)`;
+exit: 0 valid, 1 invalid, 2 could not verify (outcome unverifiable: PCCS or collateral unavailable; bad arguments)`;
 
 function readStructFile(file: string, what: string): string {
   let text: string;
@@ -37,7 +37,9 @@ function readStructFile(file: string, what: string): string {
 export function readableSummary(out: VerifyOutcome): string {
   const lines: string[] = [];
   lines.push(`report type:   ${out.reportType ?? '(not detected)'}`);
+  const outcome = outcomeFor(out.reportValid, out.error?.code);
   lines.push(`report valid:  ${out.reportValid ? 'yes' : 'NO'}`);
+  lines.push(`outcome:       ${outcome}${outcome === 'unverifiable' ? ' (could not verify: no verdict on the report; try again later)' : ''}`);
   if (out.error) lines.push(`failure:       ${out.error.code}: ${out.error.message}`);
   const v = out.decodedReport;
   if (v) {
@@ -86,8 +88,8 @@ export async function verifyCommand(argv: readonly string[], io: { stdout: (s: s
   try {
     const out = await verifier.verify(userData, report, a.values.get('nonce'));
     io.stdout(a.flags.has('json') ? `${JSON.stringify(decodeReportBody(out), null, 2)}\n` : readableSummary(out));
-    if (out.reportValid) return EXIT.ALL_VALID;
-    return outcomeOfCode(out.error?.code) === 'unverifiable' ? EXIT.INCOMPLETE : EXIT.SOME_INVALID;
+    const outcome = outcomeFor(out.reportValid, out.error?.code);
+    return outcome === 'valid' ? EXIT.ALL_VALID : outcome === 'unverifiable' ? EXIT.INCOMPLETE : EXIT.SOME_INVALID;
   } finally {
     await verifier.close();
   }

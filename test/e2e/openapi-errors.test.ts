@@ -138,7 +138,10 @@ describe('the server answers what /docs/json documents', () => {
 
   it('POST 200 answers validate too', async () => {
     expect((await answer(url, '/decode', post(JSON.stringify(decodeReq)), 200)).success).toBe(true);
-    expect((await answer(url, '/decodeReport', post(JSON.stringify({ userData: decodeReq.userData, report: decodeReq.userData })), 200)).reportValid).toBe(false);
+    expect(await answer(url, '/decodeReport', post(JSON.stringify({ userData: decodeReq.userData, report: decodeReq.userData })), 200)).toMatchObject({ reportValid: false, outcome: 'invalid' });
+    expect(doc.paths['/decodeReport'].post.responses['200'].content['application/json'].schema.properties.outcome.enum).toEqual(['valid', 'invalid', 'unverifiable']);
+    // An unreadable request is no verdict on a report: outcome invalid (the input), as its code's traits say.
+    expect(await answer(url, '/decodeReport', post('{"x": '), 400)).toMatchObject({ reportValid: false, outcome: 'invalid', errorCode: 'HTTP_INVALID_JSON' });
     const missing = await answer(url, '/verify', post(JSON.stringify({ reports: [{ reportType: 'nitro' }] })), 200);
     expect(missing.reportErrors.map((e: any) => e.errorCode)).toEqual(['REPORT_MISSING']);
   });
@@ -162,6 +165,7 @@ describe('the server answers what /docs/json documents', () => {
     expect(r.headers.get('retry-after')).toBe('1');
     expect(await answer(brokenUrl, '/decodeReport', post(JSON.stringify({ userData: 'u', report: 'r' })), 503)).toEqual({
       reportValid: false,
+      outcome: 'unverifiable',
       errorString: 'the verifier is overloaded',
       errorCode: 'POOL_OVERLOADED',
     });
