@@ -64,7 +64,7 @@ export function failureSchema(path: string): object {
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 /** Paths whose handler waits for the verification pool (its capacity errors answer 503). */
-const POOL_PATHS = new Set(['/decodeReport']);
+const POOL_PATHS = new Set(['/decodeReport', '/verify']);
 
 /** The error statuses a route can answer and when (README "Status codes"). */
 export function errorStatuses(method: string, path: string): Record<string, string> {
