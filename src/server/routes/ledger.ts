@@ -12,7 +12,8 @@ import { isVerifierError } from '../../errors.js';
 import type { LedgerRoutesOptions } from '../../ledger/watch/feature.js';
 import type { Cursor, UpdateFilter } from '../../ledger/store/updateStore.js';
 import { plainFailureSchema } from '../errorResponses.js';
-import { checksSchema, decodedDataSchema, decodedRequestsSchema } from '../schemas.js';
+import { checksSchema, decodedDataSchema, decodedRequestsSchema, outcomeSchema } from '../schemas.js';
+import { OUTCOMES, type Outcome } from '../../errorCodes.js';
 
 const str = { type: 'string' } as const;
 const count = { type: 'integer', minimum: 0 } as const;
@@ -21,7 +22,7 @@ const nullableHeight = { type: 'integer', minimum: 0, nullable: true } as const;
 export const ledgerRecordSchema = {
   type: 'object',
   description: 'One oracle update transition, verified',
-  required: ['transactionId', 'transitionId', 'blockHeight', 'program', 'function', 'reportType', 'reportValid', 'measurements', 'verifiedAt'],
+  required: ['transactionId', 'transitionId', 'blockHeight', 'program', 'function', 'reportType', 'reportValid', 'outcome', 'measurements', 'verifiedAt'],
   properties: {
     transactionId: str,
     transitionId: str,
@@ -29,7 +30,8 @@ export const ledgerRecordSchema = {
     program: str,
     function: str,
     reportType: { type: 'string', description: 'typeA (SGX) or typeB (Nitro); the program\'s kind when the report could not be read' },
-    reportValid: { type: 'boolean' },
+    reportValid: { type: 'boolean', description: 'true exactly when outcome is valid' },
+    outcome: outcomeSchema,
     errorCode: str,
     errorString: str,
     decodedData: decodedDataSchema,
@@ -147,7 +149,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
   );
 
   const heightParam = { type: 'string', pattern: '^[0-9]{1,15}$' } as const;
-  app.get<{ Querystring: { valid?: 'true' | 'false'; kind?: string; fromHeight?: string; toHeight?: string; limit?: string; cursor?: string } }>(
+  app.get<{ Querystring: { valid?: 'true' | 'false'; outcome?: Outcome; kind?: string; fromHeight?: string; toHeight?: string; limit?: string; cursor?: string } }>(
     '/ledger/updates',
     {
       attachValidation: true,
@@ -159,6 +161,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
           additionalProperties: false,
           properties: {
             valid: { type: 'string', enum: ['true', 'false'], description: 'true: valid reports only; false: invalid and unverifiable ones' },
+            outcome: { type: 'string', enum: [...OUTCOMES], description: 'Only updates of this outcome: valid, invalid (a check failed on the evidence) or unverifiable (could not be decided; verified again later)' },
             kind: { type: 'string', enum: ['typeA', 'typeB'] },
             fromHeight: { ...heightParam, description: 'Lowest block height (inclusive)' },
             toHeight: { ...heightParam, description: 'Highest block height (inclusive)' },
@@ -186,6 +189,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       }
       const filter: UpdateFilter = {
         ...(q.valid !== undefined ? { valid: q.valid === 'true' } : {}),
+        ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
         ...(q.kind !== undefined ? { kind: q.kind } : {}),
         ...(q.fromHeight !== undefined ? { fromHeight: Number(q.fromHeight) } : {}),
         ...(q.toHeight !== undefined ? { toHeight: Number(q.toHeight) } : {}),
