@@ -76,7 +76,7 @@ const synthetic = (i: number): StoredUpdate => {
     outcome: valid ? 'valid' : 'invalid',
     record: {
       transactionId: fakeId('at', `s${i}`), transitionId: fakeId('au', `s${i}`), blockHeight: 1_000_000 + Math.floor(i / 2),
-      program: 'official_oracle.aleo', function: typeA ? 'set_data_sgx' : 'set_data_nitro', reportType: typeA ? 'typeA' : 'typeB', reportValid: valid,
+      program: 'official_oracle.aleo', function: typeA ? 'set_data_sgx' : 'set_data_nitro', reportType: typeA ? 'typeA' : 'typeB', reportValid: valid, outcome: valid ? 'valid' : 'invalid',
       ...(valid ? {} : { errorCode: 'USERDATA_HASH_MISMATCH', errorString: 'the report binds other data' }),
       decodedData, decodedRequests: [decodedData], ...(typeA ? { tcbStatus: 'UpToDate' } : {}),
       measurements: typeA ? { uniqueId: 'ab'.repeat(32) } : { pcrs: ['cd'.repeat(48), 'ef'.repeat(48), '01'.repeat(48)] },

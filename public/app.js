@@ -3,20 +3,26 @@
  * The verify page: POST /decodeReport for a pasted userData/report pair, GET /ledger/transactions/{id}
  * for a transaction id; shows the verdict, the ordered checks, the decoded data (one row per
  * request), the measurements beside the configured targets (GET /info), the TCB status and the
- * full JSON for download. Every failed request is shown in the alert area. Plain ES module,
+ * full JSON for download. The verdict is three-valued: valid (green), invalid (red: a check failed
+ * on the evidence) or "could not verify" (amber: the verifier could not decide — PCCS down, pool
+ * full, ledger node unreachable — with the reason and what to do). Every failed request is shown
+ * in the alert area. Plain ES module,
  * type-checked by tsc (public/tsconfig.json); all data is inserted as text, never as HTML.
  */
 
 /**
- * @typedef {{ reportType?: string, reportValid: boolean, errorString?: string, errorCode?: string, checks?: Check[],
+ * @typedef {{ reportType?: string, reportValid: boolean, outcome?: string, errorString?: string, errorCode?: string, checks?: Check[],
  *   decodedData?: Decoded, decodedRequests?: Decoded[], decodedReport?: Record<string, unknown> }} DecodeReportBody
  */
 /** @typedef {import('./common.js').Check} Check */
+/** @typedef {import('./common.js').Outcome} Outcome */
 /** @typedef {import('./common.js').Decoded} Decoded */
 /** @typedef {import('./common.js').LedgerRecord} LedgerRecord */
 /** @typedef {{ transactionId: string, blockHeight: number, updates: LedgerRecord[] }} TransactionBody */
 
-import { byId, checksList, clearErrors, decodedTable, el, fetchJson, loadTargets, measurementsTable, showError, base64ToHex } from './common.js';
+import {
+  byId, checksList, clearErrors, decodedTable, el, fetchJson, HttpError, loadTargets, measurementsTable, outcomeLabel, outcomeOf, showError, base64ToHex, verdictText,
+} from './common.js';
 
 let downloadUrl = '';
 
@@ -44,12 +50,12 @@ function tcbLine(reportType, status, advisories) {
 }
 
 /**
- * @param {boolean} valid
+ * @param {Outcome} outcome
  * @param {string} text
  */
-function setVerdict(valid, text) {
+function setVerdict(outcome, text) {
   const v = byId('verdict');
-  v.className = valid ? 'valid' : 'invalid';
+  v.className = outcome;
   v.textContent = text;
 }
 
@@ -62,7 +68,8 @@ function offerDownload(body) {
 
 /** @param {DecodeReportBody} b */
 function showReport(b) {
-  setVerdict(b.reportValid, b.reportValid ? 'valid' : `invalid: ${b.errorString ?? 'no reason given'}${b.errorCode ? ` (${b.errorCode})` : ''}`);
+  const outcome = outcomeOf(b);
+  setVerdict(outcome, verdictText(outcome, b.errorString, b.errorCode));
   const d = byId('details');
   const rep = b.decodedReport ?? {};
   d.replaceChildren(
@@ -78,16 +85,21 @@ function showReport(b) {
 
 /** @param {TransactionBody} t */
 function showTransaction(t) {
-  const bad = t.updates.find((u) => !u.reportValid);
-  if (t.updates.length === 0) setVerdict(false, 'invalid: the transaction holds no oracle update');
-  else if (bad) setVerdict(false, `invalid: ${bad.errorString ?? 'no reason given'}${bad.errorCode ? ` (${bad.errorCode})` : ''}`);
-  else setVerdict(true, 'valid');
+  // Red when an update is invalid; else amber when one could not be verified; else green.
+  const bad = t.updates.find((u) => outcomeOf(u) === 'invalid');
+  const undecided = t.updates.find((u) => outcomeOf(u) === 'unverifiable');
+  if (t.updates.length === 0) setVerdict('invalid', 'invalid: the transaction holds no oracle update');
+  else if (bad) setVerdict('invalid', verdictText('invalid', bad.errorString, bad.errorCode));
+  else if (undecided) setVerdict('unverifiable', verdictText('unverifiable', undecided.errorString, undecided.errorCode));
+  else setVerdict('valid', 'valid');
   const d = byId('details');
   d.replaceChildren(el('p', `Transaction ${t.transactionId} at block height ${t.blockHeight}: ${t.updates.length} oracle update(s)`));
   t.updates.forEach((u, i) => {
     const s = el('section');
+    const outcome = outcomeOf(u);
     s.append(
-      el('h3', `Update ${i + 1}: ${u.program}/${u.function} — ${u.reportValid ? 'valid' : 'invalid'}`),
+      el('h3', `Update ${i + 1}: ${u.program}/${u.function} — ${outcomeLabel(outcome)}`),
+      el('p', verdictText(outcome, u.errorString, u.errorCode), `outcome-${outcome}`),
       el('p', `Transition ${u.transitionId}; report kind ${u.reportType}${u.errorCode ? `; ${u.errorCode}: ${u.errorString ?? ''}` : ''}`, 'note'),
       checksList(u.checks),
       decodedTable(u.decodedData, u.decodedRequests),
@@ -97,6 +109,21 @@ function showTransaction(t) {
     d.append(s);
   });
   offerDownload(t);
+  byId('result').hidden = false;
+}
+
+/**
+ * A request the verifier could not decide (its answer says unverifiable, or the ledger node or the
+ * verifier is unavailable: 502, 503, 504) is shown as an amber verdict too, with what to do.
+ * @param {HttpError} e
+ */
+function showUndecided(e) {
+  const b = /** @type {{ outcome?: unknown, errorString?: unknown, errorCode?: unknown }} */ (e.body);
+  if (b.outcome !== 'unverifiable' && ![502, 503, 504].includes(e.status)) return;
+  const str = (/** @type {unknown} */ v) => (typeof v === 'string' ? v : undefined);
+  setVerdict('unverifiable', verdictText('unverifiable', str(b.errorString), str(b.errorCode)));
+  byId('details').replaceChildren(el('p', `The verifier answered HTTP ${e.status}: no verdict was reached.`, 'note'));
+  offerDownload(e.body);
   byId('result').hidden = false;
 }
 
@@ -114,6 +141,7 @@ async function submitting(form, run) {
     await run();
   } catch (e) {
     showError(e instanceof Error ? e.message : String(e));
+    if (e instanceof HttpError) showUndecided(e);
   } finally {
     if (button) button.disabled = false;
   }

@@ -6,10 +6,11 @@
  */
 
 /** @typedef {{ id: string, title: string, status: 'passed' | 'failed' | 'skipped', code?: string }} Check */
+/** @typedef {'valid' | 'invalid' | 'unverifiable'} Outcome */
 /** @typedef {{ url?: string, selector?: string, attestationData?: string, timestamp?: number, tokenId?: number, encodingOptions?: { value?: string, precision?: number } }} Decoded */
 /**
  * @typedef {{ transactionId: string, transitionId: string, blockHeight: number, program: string, function: string, reportType: string,
- *   reportValid: boolean, errorCode?: string, errorString?: string, decodedData?: Decoded, decodedRequests?: Decoded[], tcbStatus?: string,
+ *   reportValid: boolean, outcome?: Outcome, errorCode?: string, errorString?: string, decodedData?: Decoded, decodedRequests?: Decoded[], tcbStatus?: string,
  *   measurements: { uniqueId?: string, pcrs?: string[] }, checks?: Check[], verifiedAt: string }} LedgerRecord
  */
 /** @typedef {{ uniqueId?: string, pcrs?: string[] }} Targets */
@@ -38,6 +39,84 @@ export function el(tag, text, cls) {
   if (text !== undefined) e.textContent = text;
   if (cls) e.className = cls;
   return e;
+}
+
+/**
+ * The outcome of an answer or record: the server's `outcome`, else (an answer of an older server)
+ * valid or invalid by `reportValid`.
+ * @param {{ outcome?: string, reportValid?: boolean }} r
+ * @returns {Outcome}
+ */
+export function outcomeOf(r) {
+  if (r.outcome === 'valid' || r.outcome === 'invalid' || r.outcome === 'unverifiable') return r.outcome;
+  return r.reportValid ? 'valid' : 'invalid';
+}
+
+/** What to do when the verifier could not decide, by failure code (the codes of src/errorCodes.ts). */
+const ADVICE = /** @type {[string[], string][]} */ ([
+  [['PCCS_UNAVAILABLE', 'PCCS_HTTP_ERROR', 'PCCS_BAD_RESPONSE'], 'the PCCS could not be reached: try again later, or configure collateralDir to verify typeA reports offline'],
+  [
+    ['PCCS_NOT_FOUND', 'TYPEA_COLLATERAL_UNAVAILABLE', 'TYPEA_FMSPC_MISMATCH', 'TYPEA_PCE_ID_MISMATCH', 'TYPEA_PCK_CRL_ISSUER_MISMATCH'],
+    "the collateral for this report's platform is missing: try again later, or add it to the PCCS or the collateral directory (oracle-verifier collateral fetch)",
+  ],
+  [
+    [
+      'TYPEA_TCB_INFO_EXPIRED', 'TYPEA_TCB_INFO_NOT_YET_VALID', 'TYPEA_QE_IDENTITY_EXPIRED', 'TYPEA_QE_IDENTITY_NOT_YET_VALID', 'CRL_EXPIRED', 'CRL_NOT_YET_VALID',
+      'TYPEA_TCB_INFO_MALFORMED', 'TYPEA_TCB_INFO_UNSUPPORTED_VERSION', 'TYPEA_TCB_INFO_BAD_SIGNATURE', 'TYPEA_QE_IDENTITY_MALFORMED',
+      'TYPEA_QE_IDENTITY_UNSUPPORTED_VERSION', 'TYPEA_QE_IDENTITY_BAD_SIGNATURE', 'TYPEA_TCB_SIGNING_CHAIN_INVALID', 'TYPEA_TCB_SIGNING_CERT_REVOKED',
+      'TYPEA_COLLATERAL_MALFORMED', 'CRL_MALFORMED', 'CRL_UNSUPPORTED_ALGORITHM', 'CRL_UNKNOWN_CRITICAL_EXTENSION', 'CRL_ISSUER_MISMATCH',
+      'CRL_ISSUER_NOT_CRL_SIGNER', 'CRL_BAD_SIGNATURE',
+    ],
+    'the collateral is outdated or unusable at the verification time: refresh the PCCS cache or the collateral directory, then try again',
+  ],
+  [['POOL_OVERLOADED', 'POOL_TASK_TIMEOUT', 'POOL_CLOSED', 'POOL_WORKER_FAILED', 'HTTP_UPSTREAM_UNAVAILABLE', 'HTTP_UPSTREAM_TIMEOUT'], 'the verifier is busy: try again in a moment'],
+  [
+    ['LEDGER_NODE_UNREACHABLE', 'LEDGER_NODE_TIMEOUT', 'LEDGER_NODE_RATE_LIMITED', 'LEDGER_NODE_HTTP_ERROR', 'LEDGER_NODE_BAD_RESPONSE', 'LEDGER_NODE_BAD_TRANSACTION', 'LEDGER_NODE_BAD_BLOCKS'],
+    'the ledger node could not be read: try again later',
+  ],
+  [['LEDGER_NODE_NOT_CONFIGURED'], 'no ledger node is configured: set liveCheck.apiBaseUrl'],
+]);
+
+/**
+ * @param {string | undefined} code
+ * @returns {string}
+ */
+export function adviceFor(code) {
+  const hit = ADVICE.find(([codes]) => code !== undefined && codes.includes(code));
+  return hit ? hit[1] : 'the verifier could not decide: try again later';
+}
+
+/**
+ * The verdict line of an answer or record: `valid`, `invalid: reason (CODE)`, or
+ * `could not verify: reason (CODE) — what to do`.
+ * @param {Outcome} outcome
+ * @param {string | undefined} errorString
+ * @param {string | undefined} errorCode
+ * @returns {string}
+ */
+export function verdictText(outcome, errorString, errorCode) {
+  if (outcome === 'valid') return 'valid';
+  const reason = `${errorString ?? 'no reason given'}${errorCode ? ` (${errorCode})` : ''}`;
+  return outcome === 'unverifiable' ? `could not verify: ${reason} — ${adviceFor(errorCode)}` : `invalid: ${reason}`;
+}
+
+/** How an outcome is named in tables and headings. @param {Outcome} outcome */
+export function outcomeLabel(outcome) {
+  return outcome === 'unverifiable' ? 'could not verify' : outcome;
+}
+
+/** A failed request: its HTTP status and the JSON body the server sent. */
+export class HttpError extends Error {
+  /**
+   * @param {string} message
+   * @param {number} status
+   * @param {Record<string, unknown>} body
+   */
+  constructor(message, status, body) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
 }
 
 /** @param {string} message */
@@ -73,7 +152,7 @@ export async function fetchJson(url, init) {
   }
   if (!r.ok) {
     const b = /** @type {{ errorCode?: string, errorString?: string }} */ (body ?? {});
-    throw new Error(`${init?.method ?? 'GET'} ${url} answered HTTP ${r.status}: ${b.errorCode ?? 'error'}: ${b.errorString ?? text}`);
+    throw new HttpError(`${init?.method ?? 'GET'} ${url} answered HTTP ${r.status}: ${b.errorCode ?? 'error'}: ${b.errorString ?? text}`, r.status, typeof body === 'object' && body !== null ? /** @type {Record<string, unknown>} */ (body) : {});
   }
   return body;
 }

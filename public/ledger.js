@@ -2,13 +2,15 @@
 /**
  * The ledger page: the watcher's stored updates (GET /ledger/updates) as the table "Oracle
  * updates" with filters (outcome, kind, height range) and keyset pagination, a detail view per
- * update with its checks, an SVG chart of valid vs invalid updates per day (the day of the
- * attested data's time), and a status strip (targets from /info, watcher height and lag from
+ * update with its checks, an SVG chart of valid, invalid and unverifiable updates per day (the day
+ * of the attested data's time), and a status strip (targets from /info, watcher height and lag from
  * /ledger/status, PCCS reachability from /status/pccs). Every failed request is shown in the alert
- * area.
+ * area. Outcomes: valid (green), invalid (red), unverifiable — "could not verify" (amber), with the
+ * reason and what to do in the detail view.
  */
 /** @typedef {import('./common.js').LedgerRecord} LedgerRecord */
-import { byId, checksList, clearErrors, decodedTable, el, fetchJson, loadTargets, measurementsTable, showError, table } from './common.js';
+/** @typedef {import('./common.js').Outcome} Outcome */
+import { byId, checksList, clearErrors, decodedTable, el, fetchJson, loadTargets, measurementsTable, outcomeLabel, outcomeOf, showError, table, verdictText } from './common.js';
 
 const PAGE = 20;
 const CHART_LIMIT = 500;
@@ -33,7 +35,7 @@ async function loadStatus() {
     );
     strip.textContent =
       `Watcher: ${s.watcher.running ? 'running' : 'stopped'}; scanned height ${s.scannedHeight ?? 'none'}; tip ${s.tipHeight ?? 'unknown'}; ` +
-      `lag ${s.lagBlocks ?? 'unknown'} blocks; stored ${s.updates.valid} valid, ${s.updates.invalid} invalid, ${s.updates.unverifiable} unverifiable` +
+      `lag ${s.lagBlocks ?? 'unknown'} blocks; stored ${s.updates.valid} valid, ${s.updates.invalid} invalid, ${s.updates.unverifiable} unverifiable (could not verify)` +
       (s.watcher.lastError ? `; last error ${s.watcher.lastError.errorCode}: ${s.watcher.lastError.errorString}` : '');
   } catch (e) {
     strip.textContent = 'Watcher: status unavailable';
@@ -67,8 +69,9 @@ async function loadPccs() {
 /** @param {LedgerRecord} r */
 function showDetail(r) {
   const body = byId('detail-body');
+  const outcome = outcomeOf(r);
   body.replaceChildren(
-    el('p', `${r.reportValid ? 'valid' : `invalid: ${r.errorString ?? ''} (${r.errorCode ?? 'no code'})`}`),
+    el('p', verdictText(outcome, r.errorString, r.errorCode), `outcome-${outcome}`),
     el('p', `Transaction ${r.transactionId}, transition ${r.transitionId}, block ${r.blockHeight}, ${r.program}/${r.function}, ${r.reportType}; verified ${r.verifiedAt}`, 'note'),
     checksList(r.checks),
     decodedTable(r.decodedData, r.decodedRequests),
@@ -86,7 +89,8 @@ function showTable(records) {
     b.type = 'button';
     b.setAttribute('aria-label', `Details of the update at block ${r.blockHeight}, transition ${r.transitionId}`);
     b.addEventListener('click', () => showDetail(r));
-    return [String(r.blockHeight), r.transactionId, `${r.program}/${r.function}`, r.reportType, r.reportValid ? 'valid' : 'invalid', r.errorCode ?? '', b];
+    const outcome = outcomeOf(r);
+    return [String(r.blockHeight), r.transactionId, `${r.program}/${r.function}`, r.reportType, el('span', outcomeLabel(outcome), `outcome-${outcome}`), r.errorCode ?? '', b];
   });
   const t = table('Oracle updates', ['Height', 'Transaction', 'Program / function', 'Kind', 'Outcome', 'Error', ''], rows);
   byId('updates').replaceChildren(records.length === 0 ? el('p', 'No stored update matches the filters.') : t);
@@ -117,12 +121,11 @@ function dayOf(r) {
 
 /** @param {LedgerRecord[]} records */
 function drawChart(records) {
-  /** @type {Map<string, { valid: number, invalid: number }>} */
+  /** @type {Map<string, Record<Outcome, number>>} */
   const days = new Map();
   for (const r of records) {
-    const d = days.get(dayOf(r)) ?? { valid: 0, invalid: 0 };
-    if (r.reportValid) d.valid++;
-    else d.invalid++;
+    const d = days.get(dayOf(r)) ?? { valid: 0, invalid: 0, unverifiable: 0 };
+    d[outcomeOf(r)]++;
     days.set(dayOf(r), d);
   }
   const list = [...days].sort(([a], [b]) => (a < b ? -1 : 1));
@@ -132,7 +135,7 @@ function drawChart(records) {
     return;
   }
   const NS = 'http://www.w3.org/2000/svg';
-  const max = Math.max(...list.map(([, c]) => c.valid + c.invalid));
+  const max = Math.max(...list.map(([, c]) => c.valid + c.invalid + c.unverifiable));
   const barW = 28;
   const h = 120;
   const width = Math.max(200, list.length * (barW + 12) + 10);
@@ -140,12 +143,13 @@ function drawChart(records) {
   svg.setAttribute('viewBox', `0 0 ${width} ${h + 40}`);
   svg.setAttribute('width', '100%');
   svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', `Valid and invalid updates per day: ${list.map(([d, c]) => `${d} ${c.valid} valid, ${c.invalid} invalid`).join('; ')}`);
+  svg.setAttribute('aria-label', `Updates per day (valid, invalid, could not verify): ${list.map(([d, c]) => `${d} ${c.valid} valid, ${c.invalid} invalid, ${c.unverifiable} could not verify`).join('; ')}`);
   list.forEach(([day, c], i) => {
     const x = 10 + i * (barW + 12);
     const vh = (c.valid / max) * h;
     const ih = (c.invalid / max) * h;
-    for (const [cls, y, hh] of /** @type {[string, number, number][]} */ ([['valid', h - vh, vh], ['invalid', h - vh - ih, ih]])) {
+    const uh = (c.unverifiable / max) * h;
+    for (const [cls, y, hh] of /** @type {[string, number, number][]} */ ([['valid', h - vh, vh], ['invalid', h - vh - ih, ih], ['unverifiable', h - vh - ih - uh, uh]])) {
       const rect = document.createElementNS(NS, 'rect');
       rect.setAttribute('x', String(x));
       rect.setAttribute('y', String(y));
@@ -164,10 +168,10 @@ function drawChart(records) {
     count.setAttribute('x', String(x));
     count.setAttribute('y', String(h + 28));
     count.setAttribute('font-size', '9');
-    count.textContent = `${c.valid}/${c.invalid}`;
+    count.textContent = `${c.valid}/${c.invalid}/${c.unverifiable}`;
     svg.append(count);
   });
-  box.replaceChildren(svg, el('p', `Green: valid, red: invalid; labels: month-day and valid/invalid counts (latest ${CHART_LIMIT} matching updates).`, 'note'));
+  box.replaceChildren(svg, el('p', `Green: valid, red: invalid, amber: could not verify; labels: month-day and valid/invalid/could-not-verify counts (latest ${CHART_LIMIT} matching updates).`, 'note'));
 }
 
 async function loadChart() {

@@ -32,6 +32,14 @@ export interface CodeTraits {
 const EVIDENCE: CodeTraits = { status: 200, outcome: 'invalid', retryable: false };
 /** A dependency of the verification could not be had (PCCS, collateral): no verdict, try later. */
 const DEPENDENCY: CodeTraits = { status: 200, outcome: 'unverifiable', retryable: true };
+/**
+ * The typeA collateral itself (TCB info, QE identity, their signing chain, the CRLs) is unusable:
+ * malformed, badly signed, outside its validity at the verification time, or for another platform.
+ * The collateral comes from the operator's PCCS or collateral directory, never from the report, so
+ * this says nothing about the report: no verdict, try later (or with fresh collateral). Codes shared
+ * with the report's own checks (X509_*, TYPEA_PCK_CHAIN_INVALID, TYPEA_PCK_CA_REVOKED) stay evidence.
+ */
+const COLLATERAL: CodeTraits = DEPENDENCY;
 /** The verifier's own set-up (configuration, start-up, CLI, store): never answered over HTTP. */
 const SETUP: CodeTraits = { status: 500, outcome: 'unverifiable', retryable: false };
 /** The caller's command or request is wrong. */
@@ -157,15 +165,16 @@ export const ERROR_TRAITS = {
     X509_CHAIN_BAD_LEAF_KEY: EVIDENCE,
     X509_CHAIN_BAD_LEAF_ALGORITHM: EVIDENCE,
   },
+  /** CRLs are typeA collateral only (PCK CRL, Root CA CRL). */
   crl: {
-    CRL_MALFORMED: EVIDENCE,
-    CRL_UNSUPPORTED_ALGORITHM: EVIDENCE,
-    CRL_UNKNOWN_CRITICAL_EXTENSION: EVIDENCE,
-    CRL_ISSUER_MISMATCH: EVIDENCE,
-    CRL_ISSUER_NOT_CRL_SIGNER: EVIDENCE,
-    CRL_BAD_SIGNATURE: EVIDENCE,
-    CRL_NOT_YET_VALID: EVIDENCE,
-    CRL_EXPIRED: EVIDENCE,
+    CRL_MALFORMED: COLLATERAL,
+    CRL_UNSUPPORTED_ALGORITHM: COLLATERAL,
+    CRL_UNKNOWN_CRITICAL_EXTENSION: COLLATERAL,
+    CRL_ISSUER_MISMATCH: COLLATERAL,
+    CRL_ISSUER_NOT_CRL_SIGNER: COLLATERAL,
+    CRL_BAD_SIGNATURE: COLLATERAL,
+    CRL_NOT_YET_VALID: COLLATERAL,
+    CRL_EXPIRED: COLLATERAL,
   },
   /** The SGX quote bytes themselves (envelope, layout). */
   quote: {
@@ -181,29 +190,29 @@ export const ERROR_TRAITS = {
     QUOTE_BAD_CERT_DATA_TYPE: EVIDENCE,
     QUOTE_BAD_PCK_CHAIN: EVIDENCE,
   },
-  /** typeA collateral and verification (CRL_* and X509_* keep their own codes). */
+  /** typeA collateral and verification (CRL_* and X509_* keep their own codes); collateral-only codes are COLLATERAL. */
   typeA: {
-    TYPEA_COLLATERAL_MALFORMED: EVIDENCE,
-    TYPEA_TCB_INFO_MALFORMED: EVIDENCE,
-    TYPEA_TCB_INFO_UNSUPPORTED_VERSION: EVIDENCE,
-    TYPEA_TCB_INFO_BAD_SIGNATURE: EVIDENCE,
-    TYPEA_TCB_INFO_NOT_YET_VALID: EVIDENCE,
-    TYPEA_TCB_INFO_EXPIRED: EVIDENCE,
-    TYPEA_QE_IDENTITY_MALFORMED: EVIDENCE,
-    TYPEA_QE_IDENTITY_UNSUPPORTED_VERSION: EVIDENCE,
-    TYPEA_QE_IDENTITY_BAD_SIGNATURE: EVIDENCE,
-    TYPEA_QE_IDENTITY_NOT_YET_VALID: EVIDENCE,
-    TYPEA_QE_IDENTITY_EXPIRED: EVIDENCE,
-    TYPEA_TCB_SIGNING_CHAIN_INVALID: EVIDENCE,
-    TYPEA_TCB_SIGNING_CERT_REVOKED: EVIDENCE,
+    TYPEA_COLLATERAL_MALFORMED: COLLATERAL,
+    TYPEA_TCB_INFO_MALFORMED: COLLATERAL,
+    TYPEA_TCB_INFO_UNSUPPORTED_VERSION: COLLATERAL,
+    TYPEA_TCB_INFO_BAD_SIGNATURE: COLLATERAL,
+    TYPEA_TCB_INFO_NOT_YET_VALID: COLLATERAL,
+    TYPEA_TCB_INFO_EXPIRED: COLLATERAL,
+    TYPEA_QE_IDENTITY_MALFORMED: COLLATERAL,
+    TYPEA_QE_IDENTITY_UNSUPPORTED_VERSION: COLLATERAL,
+    TYPEA_QE_IDENTITY_BAD_SIGNATURE: COLLATERAL,
+    TYPEA_QE_IDENTITY_NOT_YET_VALID: COLLATERAL,
+    TYPEA_QE_IDENTITY_EXPIRED: COLLATERAL,
+    TYPEA_TCB_SIGNING_CHAIN_INVALID: COLLATERAL,
+    TYPEA_TCB_SIGNING_CERT_REVOKED: COLLATERAL,
     TYPEA_PCK_CHAIN_INVALID: EVIDENCE,
-    TYPEA_PCK_CRL_ISSUER_MISMATCH: EVIDENCE,
+    TYPEA_PCK_CRL_ISSUER_MISMATCH: COLLATERAL,
     TYPEA_PCK_CA_REVOKED: EVIDENCE,
     TYPEA_PCK_CERT_REVOKED: EVIDENCE,
     TYPEA_PCK_EXTENSION_MISSING: EVIDENCE,
     TYPEA_PCK_EXTENSION_MALFORMED: EVIDENCE,
-    TYPEA_FMSPC_MISMATCH: EVIDENCE,
-    TYPEA_PCE_ID_MISMATCH: EVIDENCE,
+    TYPEA_FMSPC_MISMATCH: COLLATERAL,
+    TYPEA_PCE_ID_MISMATCH: COLLATERAL,
     TYPEA_QE_REPORT_BAD_SIGNATURE: EVIDENCE,
     TYPEA_QE_REPORT_DATA_MISMATCH: EVIDENCE,
     TYPEA_QE_MISCSELECT_MISMATCH: EVIDENCE,
@@ -385,4 +394,12 @@ export function domainOf(code: ErrorCode): ErrorDomain {
 /** The verdict of a report that failed with `code` (a code this build does not know: invalid). */
 export function outcomeOfCode(code: ErrorCode | undefined): Exclude<Outcome, 'valid'> {
   return code !== undefined && isErrorCode(code) ? traitsOf(code).outcome : 'invalid';
+}
+
+/**
+ * The outcome of a verification: `valid` when the report is valid, else its failure code's
+ * (answers, records, the store, metrics and the CLI all call this one function).
+ */
+export function outcomeFor(reportValid: boolean, code: ErrorCode | undefined): Outcome {
+  return reportValid ? 'valid' : outcomeOfCode(code);
 }

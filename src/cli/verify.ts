@@ -7,7 +7,7 @@ import { parseOptions, usage, type CommandSpec } from './args.js';
 import { createCliVerifier, decodeReportBody } from './context.js';
 import { cliError, EXIT } from './errors.js';
 import { measurementsOf } from '../ledger/records/updateRecord.js';
-import { outcomeOfCode } from '../errorCodes.js';
+import { outcomeFor } from '../errorCodes.js';
 import { KINDS } from '../verify/kinds/index.js';
 import type { VerifyOutcome } from '../verify/types.js';
 
@@ -24,7 +24,7 @@ export const VERIFY = {
     pccs: { kind: 'string', arg: 'URL', help: "PCCS for typeA collateral (else the config's pccsUrl)" },
     json: { kind: 'flag', help: 'print the POST /decodeReport result as JSON (else a readable summary)' },
   },
-  notes: ['FILE holds the ledger struct text (or a JSON string of it).', 'exit: 0 valid, 1 invalid, 2 could not verify (collateral unavailable, bad arguments)'],
+  notes: ['FILE holds the ledger struct text (or a JSON string of it).', 'exit: 0 valid, 1 invalid, 2 could not verify (outcome unverifiable: PCCS or collateral unavailable; bad arguments)'],
 } as const satisfies CommandSpec;
 
 export const VERIFY_USAGE = usage(VERIFY);
@@ -54,7 +54,9 @@ function readStructFile(file: string, what: string): string {
 export function readableSummary(out: VerifyOutcome): string {
   const lines: string[] = [];
   lines.push(`report type:   ${out.reportType ?? '(not detected)'}`);
+  const outcome = outcomeFor(out.reportValid, out.error?.code);
   lines.push(`report valid:  ${out.reportValid ? 'yes' : 'NO'}`);
+  lines.push(`outcome:       ${outcome}${outcome === 'unverifiable' ? ' (could not verify: no verdict on the report; try again later)' : ''}`);
   if (out.error) lines.push(`failure:       ${out.error.code}: ${out.error.message}`);
   const v = out.decodedReport;
   if (v) {
@@ -106,8 +108,8 @@ export async function verifyCommand(argv: readonly string[], io: { stdout: (s: s
   try {
     const out = await verifier.verify(userData, report, a.string('nonce'));
     io.stdout(a.flag('json') ? `${JSON.stringify(decodeReportBody(out), null, 2)}\n` : readableSummary(out));
-    if (out.reportValid) return EXIT.ALL_VALID;
-    return outcomeOfCode(out.error?.code) === 'unverifiable' ? EXIT.INCOMPLETE : EXIT.SOME_INVALID;
+    const outcome = outcomeFor(out.reportValid, out.error?.code);
+    return outcome === 'valid' ? EXIT.ALL_VALID : outcome === 'unverifiable' ? EXIT.INCOMPLETE : EXIT.SOME_INVALID;
   } finally {
     await verifier.close();
   }

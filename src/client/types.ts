@@ -109,6 +109,8 @@ export interface VerifyReportError {
   index: number;
   errorCode: string;
   errorMessage: string;
+  /** invalid: a check failed on the evidence; unverifiable: the verifier could not decide (e.g. PCCS down), try again later. */
+  outcome?: 'invalid' | 'unverifiable';
 }
 
 export interface VerifyResponseBody {
@@ -117,8 +119,10 @@ export interface VerifyResponseBody {
   validReports: number[];
   /** Why reports failed (one line per failed report); absent when all are valid. */
   errorMessage?: string;
-  /** Per failed report: index, stable code, reason (extension; the SDK ignores it). */
+  /** Per failed report: index, stable code, reason, outcome (extension; the SDK ignores it). */
   reportErrors?: VerifyReportError[];
+  /** Indices of the reports the verifier could not decide (extension; absent when none). */
+  unverifiableReports?: number[];
 }
 
 export interface NotarizationOptions {

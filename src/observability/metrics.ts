@@ -11,7 +11,7 @@
  * - `method` is one of the HTTP methods Fastify routes, `OTHER` otherwise.
  * - failure `code` must be a declared error code (src/errorCodes.ts), `OTHER` otherwise.
  */
-import { isErrorCode, type ErrorCode, type Outcome } from '../errorCodes.js';
+import { isErrorCode, outcomeFor, type ErrorCode, type Outcome } from '../errorCodes.js';
 import { isVerifierError } from '../errors.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { VerifierService, VerifyOutcome } from '../verify/types.js';
@@ -44,7 +44,10 @@ export interface CacheStats {
 
 /** What the rest of the service reports into. All methods are cheap and never throw. */
 export interface MetricsSink {
-  /** One decode-and-verify: report kind, verdict, failure code when invalid, wall time. */
+  /**
+   * One decode-and-verify: report kind, verdict, failure code when not valid, wall time. The
+   * `outcome` label is the code's (src/errorCodes.ts): valid, invalid or unverifiable.
+   */
   observeVerification(kind: VerificationKind, valid: boolean, code: ErrorCode | undefined, seconds: number): void;
   /** Pushes the pool's current figures (alternative to registerPoolStats). */
   setPoolStats(stats: PoolStats): void;
@@ -146,8 +149,8 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const httpDuration = new Histogram({ name: p('http_request_duration_seconds'), help: 'HTTP request latency (receipt to response sent) by route template, method and status code', labelNames: ['route', 'method', 'status_code'] as const, buckets: LATENCY_BUCKETS, registers });
 
   // --- verification -------------------------------------------------------------------------
-  const verifications = new Counter({ name: p('verifications_total'), help: 'Report verifications by report kind and outcome', labelNames: ['kind', 'outcome'] as const, registers });
-  const verificationFailures = new Counter({ name: p('verification_failures_total'), help: 'Invalid reports by report kind and failure code', labelNames: ['kind', 'code'] as const, registers });
+  const verifications = new Counter({ name: p('verifications_total'), help: 'Report verifications by report kind and outcome (valid; invalid: a check failed on the evidence; unverifiable: the verifier could not decide, e.g. PCCS down, pool full)', labelNames: ['kind', 'outcome'] as const, registers });
+  const verificationFailures = new Counter({ name: p('verification_failures_total'), help: 'Reports not valid (invalid or unverifiable) by report kind and failure code', labelNames: ['kind', 'code'] as const, registers });
   const verificationDuration = new Histogram({ name: p('verification_duration_seconds'), help: 'Decode-and-verify wall time by report kind and outcome', labelNames: ['kind', 'outcome'] as const, buckets: LATENCY_BUCKETS, registers });
   const hashDuration = new Histogram({ name: p('hash_duration_seconds'), help: 'Poseidon8 hash time of one userData struct', buckets: HASH_BUCKETS, registers });
   new Gauge({ name: p('hash_backend_info'), help: 'Poseidon8 kernel in use (native, wasm or bigint; VERIFIER_HASH_BACKEND=wasm forces wasm), value 1', labelNames: ['backend'] as const, registers })
@@ -271,10 +274,11 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     observeVerification(kind, valid, code, seconds) {
       const k: VerificationKind = KINDS.has(kind) ? kind : 'unknown';
-      const outcome = valid ? 'valid' : 'invalid';
+      const c = code !== undefined && isErrorCode(code) ? code : undefined;
+      const outcome = outcomeFor(valid, c);
       verifications.inc({ kind: k, outcome });
       verificationDuration.observe({ kind: k, outcome }, finite(seconds));
-      if (!valid) verificationFailures.inc({ kind: k, code: code && isErrorCode(code) ? code : 'OTHER' });
+      if (!valid) verificationFailures.inc({ kind: k, code: c ?? 'OTHER' });
     },
     setPoolStats(stats) {
       poolStats = { ...stats };
@@ -321,9 +325,10 @@ export function recordVerification(sink: MetricsSink, out: Pick<VerifyOutcome, '
 /**
  * The service every front end calls (built by the composition root, src/compose.ts): each
  * verification — decodeReport (POST /decodeReport, the CLI, the benchmarks) and verifyBytes
- * (POST /verify) — is reported once: kind, verdict, failure code and wall time. A call that throws
- * counts as an invalid `unknown` report with its code (INTERNAL_ERROR when it has none) and the
- * error is rethrown unchanged. decode verifies nothing and is passed through.
+ * (POST /verify) — is reported once: kind, outcome, failure code and wall time. A call that throws
+ * counts as an `unknown` report with its code (INTERNAL_ERROR when it has none; a full pool's
+ * POOL_OVERLOADED: unverifiable) and the error is rethrown unchanged. decode verifies nothing and
+ * is passed through.
  */
 export function instrumentService(svc: VerifierService, sink: MetricsSink): VerifierService {
   const counted = async (run: () => Promise<VerifyOutcome>): Promise<VerifyOutcome> => {
@@ -338,7 +343,21 @@ export function instrumentService(svc: VerifierService, sink: MetricsSink): Veri
     recordVerification(sink, out, (performance.now() - t0) / 1000);
     return out;
   };
+  const admit = svc.admit?.bind(svc);
   return {
+    ...(admit
+      ? {
+          // A refused batch counts as its reports refused, as a refused single verification does.
+          admit: (count: number) => {
+            try {
+              admit(count);
+            } catch (e) {
+              for (let i = 0; i < count; i++) sink.observeVerification('unknown', false, isVerifierError(e) ? e.code : 'INTERNAL_ERROR', 0);
+              throw e;
+            }
+          },
+        }
+      : {}),
     decode: (userData) => svc.decode(userData),
     decodeReport: (userData, report, opts) => counted(() => svc.decodeReport(userData, report, opts)),
     verifyBytes: (task) => counted(() => svc.verifyBytes(task)),

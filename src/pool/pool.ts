@@ -97,13 +97,28 @@ export class VerifierPool implements VerifierService {
     return (await this.run({ op: 'response', entry }, [], wireKind(entry.reportType).collateral !== undefined)) as ReportCheck;
   }
 
-  private async run(task: VerifyTask, transferList: ArrayBuffer[], mayNeedCollateral: boolean): Promise<unknown> {
+  /**
+   * Throws what run() would throw for the last of `count` tasks submitted now (POOL_CLOSED,
+   * POOL_OVERLOADED); nothing is reserved, so a caller that submits them in the same turn of the
+   * event loop has them all taken (POST /verify: a batch is taken whole or refused whole).
+   */
+  admit(count: number): void {
+    this.refusal(count);
+  }
+
+  /** The queue bound (running + waiting ≤ threads + maxQueue), checked before anything is handed over. */
+  private refusal(count: number): void {
     if (this.closed) throw poolError('POOL_CLOSED', 'the verification pool is shut down');
-    // The queue bound is enforced here (running + waiting ≤ threads + maxQueue), before anything
-    // is handed over, so an overloaded verifier answers at once.
-    if (this.inFlight >= this.opts.threads + this.opts.maxQueue) {
-      throw poolError('POOL_OVERLOADED', `the verifier is overloaded: ${this.inFlight} verifications running or queued; retry shortly`);
+    const capacity = this.opts.threads + this.opts.maxQueue;
+    if (this.inFlight + count > capacity) {
+      const what = count > 1 ? `; a batch of ${count} needs ${count} free places of ${capacity}` : '';
+      throw poolError('POOL_OVERLOADED', `the verifier is overloaded: ${this.inFlight} verifications running or queued${what}; retry shortly`);
     }
+  }
+
+  private async run(task: VerifyTask, transferList: ArrayBuffer[], mayNeedCollateral: boolean): Promise<unknown> {
+    // The bound is enforced before anything is handed over, so an overloaded verifier answers at once.
+    this.refusal(1);
     this.inFlight++;
     const t0 = performance.now();
     const deadline = this.deadlines.start();

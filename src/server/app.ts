@@ -116,7 +116,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(decodeRoute(opts.service));
   await app.register(decodeReportRoute(opts.service));
   // SDK-compatible POST /verify: each entry is checked whole where verification runs (a pool worker).
-  await app.register(verifyRoute((entry) => opts.service.checkResponse(entry)));
+  const svc = opts.service;
+  await app.register(verifyRoute((entry) => svc.checkResponse(entry), svc.admit ? { admit: (n) => svc.admit!(n) } : {}));
   await app.register(ledgerRoutes(opts.ledger ?? {}));
   await app.register(statusRoutes(opts.pccsStatus));
   await app.register(pageRoutes());

@@ -4,14 +4,16 @@
  * each route's 4xx/5xx responses that the route does not declare itself), so the two cannot drift.
  *
  * Shapes (README "Error bodies"): `/decode` `{ success: false, errorString, errorCode }`,
- * `/decodeReport` `{ reportValid: false, errorString, errorCode }`, `/verify`
+ * `/decodeReport` `{ reportValid: false, outcome, errorString, errorCode }` (`outcome` by the code's
+ * traits: `unverifiable` for a full pool or an internal error, `invalid` for an unreadable request), `/verify`
  * `{ success: false, validReports: [], errorMessage, errorCode }`, every other path
  * `{ errorString, errorCode }`. A request that arrives while the server closes is answered by
  * Fastify itself with `{ error, message, statusCode }`.
  */
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { classifyHttpError } from './httpErrors.js';
-import type { ErrorCode } from '../errorCodes.js';
+import { outcomeOfCode, type ErrorCode } from '../errorCodes.js';
+import { outcomeSchema } from './schemas.js';
 
 const str = { type: 'string' } as const;
 
@@ -23,8 +25,8 @@ const FAILURE_SCHEMAS: Record<string, object> = {
   },
   '/decodeReport': {
     type: 'object',
-    required: ['reportValid', 'errorString', 'errorCode'],
-    properties: { reportValid: { type: 'boolean', enum: [false] }, errorString: str, errorCode: str },
+    required: ['reportValid', 'outcome', 'errorString', 'errorCode'],
+    properties: { reportValid: { type: 'boolean', enum: [false] }, outcome: { ...outcomeSchema, enum: ['invalid', 'unverifiable'] }, errorString: str, errorCode: str },
   },
   '/verify': {
     type: 'object',
@@ -51,7 +53,7 @@ export const closingSchema = {
 /** The failure body a path answers with (keeps the route's success shape). */
 export function failureBody(path: string | undefined, code: ErrorCode, message: string): Record<string, unknown> {
   if (path === '/decode') return { success: false, errorString: message, errorCode: code };
-  if (path === '/decodeReport') return { reportValid: false, errorString: message, errorCode: code };
+  if (path === '/decodeReport') return { reportValid: false, outcome: outcomeOfCode(code), errorString: message, errorCode: code };
   if (path === '/verify') return { success: false, validReports: [], errorMessage: message, errorCode: code };
   return { errorString: message, errorCode: code };
 }
@@ -62,7 +64,7 @@ export function failureSchema(path: string): object {
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 /** Paths whose handler waits for the verification pool (its capacity errors answer 503). */
-const POOL_PATHS = new Set(['/decodeReport']);
+const POOL_PATHS = new Set(['/decodeReport', '/verify']);
 
 /** The error statuses a route can answer and when (README "Status codes"). */
 export function errorStatuses(method: string, path: string): Record<string, string> {

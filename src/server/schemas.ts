@@ -102,13 +102,23 @@ export const checksSchema = {
   },
 } as const;
 
+/** The three-valued verdict (src/errorCodes.ts `Outcome`, decided by the failure code's traits). */
+export const outcomeSchema = {
+  type: 'string',
+  enum: ['valid', 'invalid', 'unverifiable'],
+  description:
+    'valid; invalid: a check failed on the evidence; unverifiable: the verifier could not decide (PCCS or collateral unavailable or unusable, ledger node down, pool overloaded, time limit) — try again later',
+} as const;
+
 export const decodeReportResponse = {
   type: 'object',
+  required: ['reportValid', 'outcome'],
   properties: {
     decodedData: decodedDataSchema,
     decodedRequests: decodedRequestsSchema,
     decodedReport: { type: 'object', additionalProperties: true, description: 'Fields of the detected report kind' },
-    reportValid: { type: 'boolean' },
+    reportValid: { type: 'boolean', description: 'true exactly when outcome is valid' },
+    outcome: outcomeSchema,
     checks: checksSchema,
     errorString: { type: 'string' },
     errorCode: { type: 'string' },

@@ -68,4 +68,10 @@ export interface VerifierService {
    * candidate hashed once, there (src/verify/attestationResponse.ts).
    */
   checkResponse(entry: AttestationResponse): Promise<ReportCheck>;
+  /**
+   * A bounded service (the worker pool) throws its refusal (POOL_OVERLOADED, POOL_CLOSED) when it
+   * cannot take `count` more verifications now; nothing is reserved, so the caller submits them
+   * in the same turn of the event loop. Absent: no bound (in process).
+   */
+  admit?(count: number): void;
 }

@@ -1,22 +1,24 @@
 /**
  * The verify page (GET /) in a real browser: Debian's chromium, 390 px wide, keyboard only,
  * against the real server. The README Nitro pair is valid with its checks; a tampered userData is
- * invalid with the failed check named; shipped targets show the PCR mismatches; a failing request
- * is shown; a transaction is looked up on the ledger-node simulator (one row per token); the
- * ledger page's strip shows the PCCS as reachable, not reachable with the reason, or not
- * configured, and a failed status request.
+ * invalid with the failed check named; shipped targets show the PCR mismatches; a typeA report
+ * with the PCCS down is "could not verify" in amber with the reason and what to do, not a red
+ * invalid; a failing request is shown; a transaction is looked up on the ledger-node simulator
+ * (one row per token); the ledger page's strip shows the PCCS as reachable, not reachable with the
+ * reason, or not configured, and a failed status request; updates stored while the PCCS lacked
+ * their collateral are amber in the table, the filter, the detail view and the chart.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { examples, tweak, useNitroServers } from '../support/nitro-pair.js';
 import { startBrowser, type TestBrowser } from '../support/browser.js';
 import { startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
 import { startLedgerServer, type LedgerServer } from '../support/ledger-server.js';
 import { startServer, type RunningServer } from '../support/server.js';
-import { startPccsServer, recordedBundle2026 } from '../support/pccs-server.js';
+import { startPccsServer, recordedBundle2026, bundleFromCollateral } from '../support/pccs-server.js';
 import { VECTORS } from '../support/paths.js';
 
 
@@ -137,6 +139,52 @@ describe('verify page', () => {
   });
 });
 
+/** The amber of "could not verify" (style.css), distinct from the red of invalid. */
+const AMBER_BG = 'rgb(255, 241, 199)';
+/** The computed background colour of an element of the page. */
+const background = (l: Locator): Promise<string> =>
+  l.evaluate((e) => (globalThis as unknown as { getComputedStyle(el: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor);
+
+describe('verify page: could not verify', () => {
+  let pccsDown: RunningServer;
+  beforeAll(async () => {
+    const dir = 'examples/offline-sgx';
+    const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    // No collateral directory, and a PCCS that was there and is gone: its port refuses connections.
+    const sim = await startPccsServer(recordedBundle2026(VECTORS));
+    const gone = sim.url;
+    await sim.close();
+    pccsDown = await startServer({ ...cfg, port: 0, collateralDir: undefined, pccsUrl: gone }, dir);
+  });
+  afterAll(async () => {
+    await pccsDown?.close();
+  });
+
+  it('a typeA report with the PCCS down is amber "could not verify" with the reason and what to do, not red invalid', async () => {
+    const { page, consoleErrors } = await open(pccsDown.url);
+    const sgx = JSON.parse(readFileSync('examples/offline-sgx/sgx-request.json', 'utf8'));
+    const verdict = await pasteAndVerify(page, sgx.userData, sgx.report);
+    expect(verdict).toMatch(/^could not verify: .*\(PCCS_UNAVAILABLE\) — the PCCS could not be reached: try again later, or configure collateralDir/);
+    const v = page.getByRole('status');
+    expect(await v.getAttribute('class')).toBe('unverifiable');
+    expect(await background(v)).toBe(AMBER_BG);
+    // Every collateral-free check of the quote passed; the collateral step is where it stopped.
+    const items = await checkItems(page);
+    expect(items.find((t) => t.includes('(typeA.collateral)'))).toMatch(/^failed: .* — PCCS_UNAVAILABLE$/);
+    expect(items.find((t) => t.includes('(typeA.isvSignature)'))).toMatch(/^passed: /);
+    await browser.screenshot(page, 'verify-could-not-verify');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('a red invalid stays red: the colours differ', async () => {
+    const { page } = await open(srv0.own.url);
+    await pasteAndVerify(page, tweak(examples.nitro.request.userData, 0, 2), examples.nitro.request.report);
+    const v = page.getByRole('status');
+    expect(await v.getAttribute('class')).toBe('invalid');
+    expect(await background(v)).not.toBe(AMBER_BG);
+  });
+});
+
 describe('transaction lookup against the ledger-node simulator', () => {
   let dir: string;
   let fx: LedgerFixture;
@@ -231,12 +279,12 @@ describe('ledger page after the watcher ran', () => {
     await pccsLine.filter({ hasNotText: 'loading' }).waitFor();
     expect(await pccsLine.textContent()).toMatch(new RegExp(`^PCCS reachable: yes \\(\\d+ ms; ${fx.env.pccs.url.replace(/[.?]/g, '\\$&')}; checked \\d{4}-`));
     // Chart: one SVG naming the days.
-    const chart = page.getByRole('img', { name: /Valid and invalid updates per day/ });
-    expect(await chart.getAttribute('aria-label')).toMatch(/\d{4}-\d\d-\d\d \d+ valid, \d+ invalid/);
+    const chart = page.getByRole('img', { name: /Updates per day/ });
+    expect(await chart.getAttribute('aria-label')).toMatch(/\d{4}-\d\d-\d\d \d+ valid, \d+ invalid, 0 could not verify/);
     // Filter: invalid only, keyboard.
     const invalid = stored.filter((r) => !r.reportValid);
     expect(invalid.length).toBeGreaterThan(0);
-    await page.getByLabel('Outcome').selectOption('false');
+    await page.getByLabel('Outcome').selectOption('invalid');
     await page.getByRole('button', { name: 'Apply filters' }).press('Enter');
     await expect.poll(async () => (await tableRows.allTextContents()).every((t) => t.includes('invalid'))).toBe(true);
     expect(await tableRows.count()).toBe(Math.min(20, invalid.length));
@@ -300,5 +348,70 @@ describe('ledger page: the PCCS state in the status strip', () => {
     const { page, text } = await pccsLine(offline.url, (p) => p.route('**/status/pccs', (r) => r.abort()));
     expect(text).toBe('PCCS reachable: unknown (the status request failed)');
     await expect.poll(async () => (await page.getByRole('alert').allTextContents()).join('\n')).toMatch(/GET \/status\/pccs failed: /);
+  });
+});
+
+describe('ledger page: updates stored while the PCCS lacked their collateral', () => {
+  const LATEST = 725;
+  let dir: string;
+  let fx: LedgerFixture;
+  let srv: LedgerServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'page-unverifiable-'));
+    fx = await startLedgerFixture(dir, { first: 700, latest: LATEST });
+    // The PCCS has no TCB info for the platform: every typeA update is unverifiable (PCCS_NOT_FOUND).
+    fx.env.pccs.setBundle({ ...bundleFromCollateral(fx.env.typeA.collateral), tcbInfo: {} });
+    srv = await startLedgerServer(fx, dir, { watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
+    await srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === LATEST);
+  });
+  afterAll(async () => {
+    await srv?.close();
+    await fx?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('they are amber "could not verify" in the table, the outcome filter, the detail view and the chart; the lookup says so too', async () => {
+    const stored: any[] = (await srv.get('/ledger/updates?limit=500')).body.updates;
+    const undecided = stored.filter((r) => r.outcome === 'unverifiable');
+    expect(undecided.length).toBeGreaterThan(0);
+    expect(undecided.every((r) => r.reportType === 'typeA' && r.errorCode === 'PCCS_NOT_FOUND')).toBe(true);
+
+    const { page, consoleErrors } = await open(`${srv.url}/ledger`);
+    const tableRows = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr');
+    await tableRows.first().waitFor();
+    const cell = page.getByRole('table', { name: 'Oracle updates' }).locator('.outcome-unverifiable').first();
+    expect(await cell.textContent()).toBe('could not verify');
+    expect(await background(cell)).toBe(AMBER_BG);
+    expect(await page.getByLabel('Watcher status').textContent()).toContain(`${undecided.length} unverifiable`);
+    const chart = page.getByRole('img', { name: /Updates per day/ });
+    const label = (await chart.getAttribute('aria-label')) ?? '';
+    const counted = [...label.matchAll(/(\d+) could not verify/g)].reduce((a, m) => a + Number(m[1]), 0);
+    expect(counted).toBe(undecided.length);
+    expect(await page.locator('#chart rect.bar-unverifiable').count()).toBeGreaterThan(0);
+
+    // The outcome filter: could not verify only.
+    await page.getByLabel('Outcome').selectOption('unverifiable');
+    await page.getByRole('button', { name: 'Apply filters' }).press('Enter');
+    await expect.poll(async () => (await tableRows.allTextContents()).every((t) => t.includes('could not verify'))).toBe(true);
+    expect(await tableRows.count()).toBe(Math.min(20, undecided.length));
+    // The detail view: amber, with the reason and what to do.
+    await tableRows.first().getByRole('button').press('Enter');
+    const verdict = page.locator('#detail-body p.outcome-unverifiable');
+    expect(await verdict.textContent()).toMatch(/^could not verify: .*\(PCCS_NOT_FOUND\) — the collateral for this report's platform is missing: try again later/);
+    const items = await page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
+    expect(items.find((t) => t.startsWith('failed:'))).toMatch(/\(typeA\.collateral\) — PCCS_NOT_FOUND$/);
+    await browser.screenshot(page, 'ledger-could-not-verify');
+    expect(consoleErrors).toEqual([]);
+
+    // Looking the transaction up on the verify page: amber too.
+    const lookup = await open(srv.url);
+    await lookup.page.getByLabel('Transaction ID').fill(fx.tx.officialSgx!.transactionId);
+    await lookup.page.getByRole('button', { name: 'Look up' }).press('Enter');
+    const status = lookup.page.getByRole('status');
+    await status.filter({ hasText: /\S/ }).waitFor();
+    expect(await status.textContent()).toMatch(/^could not verify: .*\(PCCS_NOT_FOUND\) — /);
+    expect(await status.getAttribute('class')).toBe('unverifiable');
+    expect(await lookup.page.getByRole('heading', { name: /^Update 1: .* — could not verify$/ }).count()).toBe(1);
+    expect(lookup.consoleErrors).toEqual([]);
   });
 });

@@ -309,13 +309,15 @@ describe('offline sources', () => {
     writeFileSync(jsonl, `${JSON.stringify(nitro)}\n{"userData": 1}\n`);
     const r1 = await inProcess(['--jsonl', jsonl, '--config', config, '--workers', '0'], join(dir, 'bad.out'));
     expect(r1.code).toBe(1);
-    expect(r1.records[1]).toMatchObject({ reportValid: false, errorCode: 'CLI_BAD_INPUT' });
+    expect(r1.records[1]).toMatchObject({ reportValid: false, outcome: 'invalid', errorCode: 'CLI_BAD_INPUT' });
+    expect(r1.records[0]).toMatchObject({ reportValid: true, outcome: 'valid' });
     const sgxOnly = join(dir, 'sgx.jsonl');
     writeFileSync(sgxOnly, `${JSON.stringify(sgx)}\n`);
     const r2 = await inProcess(['--jsonl', sgxOnly, '--config', config, '--at', AT, '--pccs', 'http://127.0.0.1:9/sgx/certification/v4/', '--workers', '0'], join(dir, 'sgx.out'));
     expect(r2.code).toBe(2);
-    expect(r2.records[0]).toMatchObject({ kind: 'typeA', reportValid: false, errorCode: 'PCCS_UNAVAILABLE' });
-    expect(r2.stderr).toMatch(/unverifiable 1/);
+    expect(r2.records[0]).toMatchObject({ kind: 'typeA', reportValid: false, outcome: 'unverifiable', errorCode: 'PCCS_UNAVAILABLE' });
+    expect(r2.stderr).toMatch(/typeA\s+unverifiable\s+PCCS_UNAVAILABLE\s+1/);
+    expect(r2.stderr).toMatch(/valid 0, invalid 0, unverifiable 1/);
   });
 
   it('reads saved transactions (--tx-dir), bare and with metadata', async () => {

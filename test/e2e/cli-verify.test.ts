@@ -66,9 +66,21 @@ describe('verify', () => {
   it('prints a readable summary without --json', async () => {
     const r = await verify(['--user-data', join(dir, 'sgx.ud'), '--report', join(dir, 'sgx.rep'), '--config', config, '--at', '2026-09-23T00:00:00Z']);
     expect(r.stdout).toMatch(/report valid:\s+NO/);
+    expect(r.stdout).toMatch(/^outcome:\s+invalid$/m);
     expect(r.stdout).toMatch(/TYPEA_TCB_STATUS_REJECTED/);
     expect(r.stdout).toContain(`unique id:     ${MRENCLAVE}`);
     expect(r.stdout).toMatch(/TCB status:\s+OutOfDate \(INTEL-SA-/);
+  });
+
+  it('with the PCCS unreachable: outcome unverifiable, exit 2 (not 1: nothing was found wrong with the report)', async () => {
+    const args = ['--user-data', join(dir, 'sgx.ud'), '--report', join(dir, 'sgx.rep'), '--config', config, '--at', '2026-09-23T00:00:00Z', '--pccs', 'http://127.0.0.1:9/sgx/certification/v4/'];
+    const readable = await verify(args);
+    expect(readable.code).toBe(2);
+    expect(readable.stdout).toMatch(/^outcome:\s+unverifiable \(could not verify: /m);
+    expect(readable.stdout).toMatch(/^failure:\s+PCCS_UNAVAILABLE: /m);
+    const json = await verify([...args, '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ reportValid: false, outcome: 'unverifiable', errorCode: 'PCCS_UNAVAILABLE' });
   });
 });
 

@@ -50,7 +50,7 @@ describe('GET /ledger/transactions/{id}', { timeout: 300_000 }, () => {
       expect(r.body.blockHeight).toBe(added.height);
       expect(r.body.updates).toHaveLength(1);
       const u = r.body.updates[0];
-      expect(u, name).toMatchObject({ transactionId: t.transactionId, transitionId: added.transitionId, blockHeight: added.height, program, function: fn, reportType: kind, reportValid: true });
+      expect(u, name).toMatchObject({ transactionId: t.transactionId, transitionId: added.transitionId, blockHeight: added.height, program, function: fn, reportType: kind, reportValid: true, outcome: 'valid' });
       expect(u.errorCode).toBeUndefined();
       expect(Date.parse(u.verifiedAt)).not.toBeNaN();
       expect(kind === 'typeA' ? Object.keys(u.measurements) : u.measurements.pcrs).toHaveLength(kind === 'typeA' ? 1 : 3);
@@ -81,7 +81,7 @@ describe('GET /ledger/transactions/{id}', { timeout: 300_000 }, () => {
     const r = await srv.get(`/ledger/transactions/${fx.tx.invalid!.transactionId}`);
     expect(r.status).toBe(200);
     expect(r.body.updates).toHaveLength(1);
-    expect(r.body.updates[0]).toMatchObject({ reportType: 'typeB', reportValid: false, errorCode: expect.any(String), errorString: expect.any(String) });
+    expect(r.body.updates[0]).toMatchObject({ reportType: 'typeB', reportValid: false, outcome: 'invalid', errorCode: expect.any(String), errorString: expect.any(String) });
   });
 
   it('answers 200 with no updates for a transaction without oracle updates (and unknown programs’ look-alikes)', async () => {

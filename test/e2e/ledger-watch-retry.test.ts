@@ -50,6 +50,8 @@ describe('ledger watcher retries', { timeout: 300_000 }, () => {
     expect(typeA.length).toBeGreaterThan(3);
     const during = await allUpdates(s);
     expect(during.filter((u) => u.reportType === 'typeA').map((u) => u.errorCode)).toEqual(typeA.map(() => 'PCCS_NOT_FOUND'));
+    expect(during.filter((u) => u.reportType === 'typeA').map((u) => u.outcome)).toEqual(typeA.map(() => 'unverifiable'));
+    expect((await s.get('/ledger/updates?outcome=unverifiable&limit=500')).body.updates.map((u: any) => u.transitionId).sort()).toEqual([...typeA].sort());
     expect((await s.get('/ledger/status')).body.updates).toEqual({ valid: typeB - 1, invalid: 1, unverifiable: typeA.length });
     // Retries while the PCCS still lacks the collateral leave them unverifiable (and stored once).
     await s.waitFor((l) => l.msg === 'ledger update re-verified' && l.obj.outcome === 'unverifiable' && l.obj.attempt === 2);
@@ -65,7 +67,7 @@ describe('ledger watcher retries', { timeout: 300_000 }, () => {
     const after = await allUpdates(s);
     expect(after.map((u) => u.transitionId).sort()).toEqual(fx.expected.map((e) => e.transitionId).sort());
     for (const u of after.filter((x) => x.reportType === 'typeA')) {
-      expect(u).toMatchObject({ reportValid: true, tcbStatus: 'UpToDate' });
+      expect(u).toMatchObject({ reportValid: true, outcome: 'valid', tcbStatus: 'UpToDate' });
       expect(u.errorCode).toBeUndefined();
       expect(u.checks.every((c: any) => c.status === 'passed')).toBe(true);
     }

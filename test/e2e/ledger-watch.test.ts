@@ -88,6 +88,8 @@ describe('ledger watcher', { timeout: 300_000 }, () => {
       expect(u).toMatchObject({ transactionId: e.transactionId, blockHeight: e.height, program: e.program, function: e.function });
     }
     expect(all.filter((u) => !u.reportValid).map((u) => u.transactionId)).toEqual([fx.tx.invalid!.transactionId]);
+    // Every stored record carries its outcome.
+    expect(all.map((u) => u.outcome)).toEqual(all.map((u) => (u.reportValid ? 'valid' : 'invalid')));
 
     // Metrics: heights, and each stored update counted once by kind, outcome and code.
     const metrics = (await srv.get('/metrics')).body as string;
@@ -101,6 +103,9 @@ describe('ledger watcher', { timeout: 300_000 }, () => {
 
   it('filters by validity, kind and height range, and refuses bad parameters', async () => {
     expect((await allUpdates(srv, '&valid=false')).map((u) => u.transactionId)).toEqual([fx.tx.invalid!.transactionId]);
+    expect((await allUpdates(srv, '&outcome=invalid')).map((u) => u.transactionId)).toEqual([fx.tx.invalid!.transactionId]);
+    expect(await allUpdates(srv, '&outcome=unverifiable')).toEqual([]);
+    expect((await allUpdates(srv, '&outcome=valid')).length).toBe(fx.expected.length - 1);
     const typeB = await allUpdates(srv, '&kind=typeB', 2);
     expect(typeB.length).toBe(fx.expected.filter((x) => x.function === 'set_data_nitro').length);
     expect(typeB.every((u) => u.reportType === 'typeB')).toBe(true);
@@ -108,6 +113,7 @@ describe('ledger watcher', { timeout: 300_000 }, () => {
     expect(range.map((u) => u.blockHeight)).toEqual([712, 711, 707, 705]);
     for (const [q, code] of [
       ['valid=yes', 'LEDGER_BAD_REQUEST'],
+      ['outcome=unknown', 'LEDGER_BAD_REQUEST'],
       ['kind=typeC', 'LEDGER_BAD_REQUEST'],
       ['limit=0', 'LEDGER_BAD_REQUEST'],
       ['limit=501', 'LEDGER_BAD_REQUEST'],

@@ -16,6 +16,7 @@ import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { createMetrics, instrumentService, type Metrics } from '../../src/observability/metrics.js';
 import { metricsPlugin } from '../../src/server/metricsPlugin.js';
 import type { VerifierService } from '../../src/verify/types.js';
+import { VerifierError } from '../../src/errors.js';
 import { readVectorJson } from '../support/paths.js';
 import { postJson } from '../support/server.js';
 
@@ -246,6 +247,44 @@ describe('createMetrics', () => {
     expect(await a.registry.getSingleMetricAsString('verifier_verifications_total')).toMatch(/kind="typeA",outcome="valid"} 1/);
     expect(await b.registry.getSingleMetricAsString('verifier_verifications_total')).not.toMatch(/kind="typeA"/);
     expect(register.getMetricsAsArray().filter((m) => m.name.startsWith('verifier_'))).toEqual([]);
+  });
+
+  it('labels the outcome by the failure code: unverifiable (PCCS down, pool full) apart from invalid', async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    m.sink.observeVerification('typeA', false, 'PCCS_UNAVAILABLE', 0.01);
+    m.sink.observeVerification('typeA', false, 'TYPEA_TCB_INFO_EXPIRED', 0.01);
+    m.sink.observeVerification('typeB', false, 'USERDATA_HASH_MISMATCH', 0.01);
+    m.sink.observeVerification('typeB', true, undefined, 0.01);
+    const refused = new VerifierError('POOL_OVERLOADED', 'full');
+    const svc = instrumentService(
+      {
+        decode: () => ({ error: { code: 'USERDATA_ERA_UNKNOWN', message: 'x' } }),
+        decodeReport: async () => {
+          throw refused;
+        },
+        verifyBytes: async () => {
+          throw refused;
+        },
+        checkResponse: async () => ({ valid: true }),
+        admit: () => {
+          throw refused;
+        },
+      },
+      m.sink,
+    );
+    await expect(svc.decodeReport('a', 'b')).rejects.toBe(refused);
+    // A refused batch of three counts three refused reports.
+    expect(() => svc.admit!(3)).toThrow(refused);
+    const s = parseExposition(await m.registry.metrics());
+    expect(value(s, 'verifier_verifications_total', { kind: 'typeA', outcome: 'unverifiable' })).toBe(2);
+    expect(value(s, 'verifier_verifications_total', { kind: 'typeA', outcome: 'invalid' })).toBeUndefined();
+    expect(value(s, 'verifier_verifications_total', { kind: 'typeB', outcome: 'invalid' })).toBe(1);
+    expect(value(s, 'verifier_verifications_total', { kind: 'typeB', outcome: 'valid' })).toBe(1);
+    expect(value(s, 'verifier_verifications_total', { kind: 'unknown', outcome: 'unverifiable' })).toBe(4);
+    expect(value(s, 'verifier_verification_duration_seconds_count', { kind: 'typeA', outcome: 'unverifiable' })).toBe(2);
+    expect(value(s, 'verifier_verification_failures_total', { kind: 'unknown', code: 'POOL_OVERLOADED' })).toBe(4);
+    // A service without a bound has no admit.
+    expect(instrumentService({ ...svc, admit: undefined } as VerifierService, m.sink).admit).toBeUndefined();
   });
 
   it('exports the Poseidon8 kernel in use as verifier_hash_backend_info{backend}', async () => {

@@ -157,7 +157,7 @@ describe.skipIf(!nginxBin && !inCi)('nginx in front of two replicas (deploy/ngin
     const none = await fetch(`${nginx!.url}/decodeReport`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(none.status).toBe(502);
     expect(none.headers.get('retry-after')).toBe('1');
-    expect(await none.json()).toEqual({ reportValid: false, errorString: 'no verifier replica is available', errorCode: 'HTTP_UPSTREAM_UNAVAILABLE' });
+    expect(await none.json()).toEqual({ reportValid: false, outcome: 'unverifiable', errorString: 'no verifier replica is available', errorCode: 'HTTP_UPSTREAM_UNAVAILABLE' });
     // bounded: nginx's record shows at most proxy_next_upstream_tries (3) attempts, then the 502
     const entry = await until('nginx to log the /decodeReport request', () => nginx!.accessLog().find((e) => e.uri === '/decodeReport'));
     expect(entry.status).toBe(502);

@@ -80,7 +80,7 @@ describe('POST /decodeReport with collateralDir and no PCCS reachable', () => {
   for (const workers of [1, 0]) {
     it(`the README SGX pair gets its real verdict: OutOfDate, tcbStatus 1 (workers: ${workers})`, async () => {
       const body = await withServer({ ...local, workers, pccsUrl: NO_PCCS }, decodeSgx);
-      expect(body).toMatchObject({ reportType: 'typeA', reportValid: false, errorCode: 'TYPEA_TCB_STATUS_REJECTED' });
+      expect(body).toMatchObject({ reportType: 'typeA', reportValid: false, outcome: 'invalid', errorCode: 'TYPEA_TCB_STATUS_REJECTED' });
       expect(body.decodedReport).toMatchObject({ tcbStatus: 1, tcbStatusName: 'OutOfDate' });
       expect(body.decodedReport.advisoryIds).toContain('INTEL-SA-01153');
       expect(body.errorString).toMatch(/OutOfDate/);
@@ -90,19 +90,27 @@ describe('POST /decodeReport with collateralDir and no PCCS reachable', () => {
   it('accepting OutOfDate makes the same pair valid (the whole chain verified offline)', async () => {
     const body = await withServer({ ...local, pccsUrl: NO_PCCS, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded', 'OutOfDate'] }, decodeSgx);
     expect(body.errorString).toBeUndefined();
-    expect(body).toMatchObject({ reportValid: true, decodedReport: { tcbStatus: 1 } });
+    expect(body).toMatchObject({ reportValid: true, outcome: 'valid', decodedReport: { tcbStatus: 1 } });
   });
 
-  it('without collateralDir the same server answers PCCS_UNAVAILABLE', async () => {
+  it('without collateralDir the same server answers PCCS_UNAVAILABLE: unverifiable, not invalid', async () => {
     const body = await withServer({ ...local, collateralDir: undefined, pccsUrl: NO_PCCS }, decodeSgx);
-    expect(body).toMatchObject({ reportValid: false, errorCode: 'PCCS_UNAVAILABLE' });
+    expect(body).toMatchObject({ reportValid: false, outcome: 'unverifiable', errorCode: 'PCCS_UNAVAILABLE' });
+  });
+
+  it('collateral outside its validity at the verification time is unverifiable, not invalid', async () => {
+    // The directory's TCB info was good until 2026-10-22, its Root CA CRL until 2027-02-26.
+    const tcb = await withServer({ ...local, pccsUrl: NO_PCCS, verificationTime: '2026-11-15T00:00:00Z' }, decodeSgx);
+    expect(tcb).toMatchObject({ reportValid: false, outcome: 'unverifiable', errorCode: 'TYPEA_TCB_INFO_EXPIRED' });
+    const crl = await withServer({ ...local, pccsUrl: NO_PCCS, verificationTime: '2027-12-01T00:00:00Z' }, decodeSgx);
+    expect(crl).toMatchObject({ reportValid: false, outcome: 'unverifiable', errorCode: 'CRL_EXPIRED' });
   });
 
   it('a missing piece with no PCCS reachable fails naming the missing file', async () => {
     const dir = dirWithout('no-qe', 'qe_identity.json');
     for (const workers of [0, 1]) {
       const body = await withServer({ ...local, workers, collateralDir: dir, pccsUrl: NO_PCCS }, decodeSgx);
-      expect(body).toMatchObject({ reportValid: false, errorCode: 'TYPEA_COLLATERAL_UNAVAILABLE' });
+      expect(body).toMatchObject({ reportValid: false, outcome: 'unverifiable', errorCode: 'TYPEA_COLLATERAL_UNAVAILABLE' });
       expect(body.errorString).toMatch(/^typeA: collateralDir \S+no-qe lacks qe_identity\.json, and the PCCS at http:\/\/127\.0\.0\.1:9\/sgx\/certification\/v4\/ could not supply it \(PCCS_UNAVAILABLE: /);
     }
     const noTcb = dirWithout('no-tcb', 'tcb/00906ed50000.json');

@@ -71,6 +71,9 @@ beforeAll(async () => {
     decodeReport: async () => {
       throw new VerifierError('POOL_OVERLOADED', 'the verifier is overloaded');
     },
+    checkResponse: async () => {
+      throw new VerifierError('POOL_OVERLOADED', 'the verifier is overloaded');
+    },
   };
   broken = await buildApp({ service: failing, info });
   brokenUrl = await listen(broken);
@@ -138,9 +141,16 @@ describe('the server answers what /docs/json documents', () => {
 
   it('POST 200 answers validate too', async () => {
     expect((await answer(url, '/decode', post(JSON.stringify(decodeReq)), 200)).success).toBe(true);
-    expect((await answer(url, '/decodeReport', post(JSON.stringify({ userData: decodeReq.userData, report: decodeReq.userData })), 200)).reportValid).toBe(false);
+    expect(await answer(url, '/decodeReport', post(JSON.stringify({ userData: decodeReq.userData, report: decodeReq.userData })), 200)).toMatchObject({ reportValid: false, outcome: 'invalid' });
+    expect(doc.paths['/decodeReport'].post.responses['200'].content['application/json'].schema.properties.outcome.enum).toEqual(['valid', 'invalid', 'unverifiable']);
+    // An unreadable request is no verdict on a report: outcome invalid (the input), as its code's traits say.
+    expect(await answer(url, '/decodeReport', post('{"x": '), 400)).toMatchObject({ reportValid: false, outcome: 'invalid', errorCode: 'HTTP_INVALID_JSON' });
     const missing = await answer(url, '/verify', post(JSON.stringify({ reports: [{ reportType: 'nitro' }] })), 200);
-    expect(missing.reportErrors.map((e: any) => e.errorCode)).toEqual(['REPORT_MISSING']);
+    expect(missing.reportErrors).toEqual([{ index: 0, errorCode: 'REPORT_MISSING', errorMessage: expect.any(String), outcome: 'invalid' }]);
+    const verify200 = doc.paths['/verify'].post.responses['200'].content['application/json'].schema;
+    expect(verify200.properties.reportErrors.items.properties.outcome.enum).toEqual(['invalid', 'unverifiable']);
+    expect(verify200.properties.unverifiableReports.type).toBe('array');
+    expect(doc.paths['/verify'].post.description).toMatch(/503 with Retry-After/);
   });
 
   it('/verify documents its report entries and answers an entry of the wrong shape with the documented 400', async () => {
@@ -162,9 +172,20 @@ describe('the server answers what /docs/json documents', () => {
     expect(r.headers.get('retry-after')).toBe('1');
     expect(await answer(brokenUrl, '/decodeReport', post(JSON.stringify({ userData: 'u', report: 'r' })), 503)).toEqual({
       reportValid: false,
+      outcome: 'unverifiable',
       errorString: 'the verifier is overloaded',
       errorCode: 'POOL_OVERLOADED',
     });
+    // POST /verify: a report the pool refused is no verdict: the whole batch is a 503, in the route shape.
+    const v = await fetch(`${brokenUrl}/verify`, post(JSON.stringify({ reports: [{ reportType: 'nitro' }] })));
+    expect(v.headers.get('retry-after')).toBe('1');
+    expect(await answer(brokenUrl, '/verify', post(JSON.stringify({ reports: [{ reportType: 'nitro' }] })), 503)).toEqual({
+      success: false,
+      validReports: [],
+      errorMessage: 'the verifier is overloaded',
+      errorCode: 'POOL_OVERLOADED',
+    });
+    expect(doc.paths['/verify'].post.responses['503'].description).toMatch(/POOL_OVERLOADED/);
   });
 
   it.each(GET_ROUTES)('GET %s: 200 validates, another method is a documented 405', async (p) => {

@@ -1,9 +1,12 @@
 /**
  * The Piscina verification pool: the same outcomes as the in-process core, bytes transferred not
- * copied, a bounded queue answered with 503 + Retry-After, per-task time limits and recovery from
- * a crashed worker.
+ * copied, a bounded queue answered with 503 + Retry-After (POST /decodeReport and, for a whole
+ * batch, POST /verify: overload never looks like a verdict), per-task time limits and recovery
+ * from a crashed worker.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VerifierPool } from '../../src/pool/pool.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
@@ -18,8 +21,13 @@ import { VerifierError } from '../../src/errors.js';
 import { typeA } from '../../src/verify/kinds/typeA/index.js';
 import { TAMPER_CASES, tamperQuote } from '../support/typea-tamper.js';
 import { traceRows, traceStoppingAt } from '../support/check-trace.js';
+import { bundleFromCollateral, startPccsServer, type PccsServer } from '../support/pccs-server.js';
+import { startNotarizerSim, type NotarizerSim } from '../support/notarizer-sim.js';
+import { until } from '../support/wait.js';
 
 const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
+/** A real notarizer AttestationResponse (POST /verify entry), valid with the document's PCRs as targets. */
+const nitroAttestation = readVectorJson<any>('aleo/e2e/docs-example_btc_usdc_attestation_nitro.json');
 const manifest = readVectorJson<any>('nitro/manifest.json');
 const doc = manifest.vectors.find((v: any) => v.file === 'oracle-nitro-report.hex');
 const TYPEA_PLAN = typeA.checks.map((c) => c.id);
@@ -132,6 +140,87 @@ describe('bounded queue (pool and HTTP)', () => {
       expect(r.body).toMatchObject({ reportValid: false, errorCode: 'POOL_OVERLOADED' });
     }
     for (const r of seen.filter((x) => x.status === 200)) expect(r.body.reportValid).toBe(true);
+  });
+
+  it('POST /verify takes a batch whole or refuses it whole: 503 with Retry-After, never success: false for valid reports', async () => {
+    // workers 1 + maxQueue 1: two places. A batch of three valid reports does not fit, on an idle pool too.
+    const refused = await postJson(`${srv.url}/verify`, { reports: [nitroAttestation, nitroAttestation, nitroAttestation] });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body).toMatchObject({ success: false, validReports: [], errorCode: 'POOL_OVERLOADED' });
+    expect(refused.body.errorMessage).toMatch(/a batch of 3 needs 3 free places of 2/);
+    expect(refused.body.reportErrors).toBeUndefined();
+    // A batch that fits is verified whole.
+    const taken = await postJson(`${srv.url}/verify`, { reports: [nitroAttestation, nitroAttestation] });
+    expect(taken.status).toBe(200);
+    expect(taken.body).toEqual({ success: true, validReports: [0, 1] });
+  });
+});
+
+describe('a full pool over HTTP: POST /verify answers 503, the reports it holds get their own outcome', () => {
+  const pki = mintTypeAPki({ pckTcb: { components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, fmspc: '00906ED50000', pceId: '0000' } });
+  const dir = mkdtempSync(join(tmpdir(), 'pool-full-'));
+  let pccs: PccsServer;
+  let sim: NotarizerSim;
+  let srv: RunningServer;
+  beforeAll(async () => {
+    pccs = await startPccsServer(bundleFromCollateral(pki.collateral));
+    sim = await startNotarizerSim({ kind: 'typeA', typeA: pki, whitelist: ['api.example.com'], targets: { 'api.example.com/p': { body: '{"p":"42"}' } } });
+    writeFileSync(join(dir, 'typea-root.pem'), pki.root.pem);
+    srv = await startServer({
+      workers: 1,
+      maxQueue: 1,
+      pccsUrl: pccs.url,
+      trustedRoots: { typeA: join(dir, 'typea-root.pem') },
+      verificationTime: new Date(pki.time).toISOString(),
+      uniqueIdTarget: '5a'.repeat(32),
+      pcrValuesTarget: [doc.pcr0, doc.pcr1, doc.pcr2],
+    });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    await sim?.close();
+    await pccs?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('while two typeA reports wait for the PCCS the pool is full: other batches get 503 + Retry-After; the held ones end unverifiable, not invalid', async () => {
+    const notarized = await postJson(`${sim.url}/notarize`, { url: 'api.example.com/p', requestMethod: 'GET', selector: 'p', responseFormat: 'json', encodingOptions: { value: 'int' }, debugRequest: false });
+    expect(notarized.status).toBe(200);
+    const typeAEntry = notarized.body;
+    // The PCCS holds its QE identity answer until released, then has none (404) for either report.
+    let release!: () => void;
+    pccs.inject('qe/identity', { status: 404, until: new Promise<void>((r) => (release = r)) }, { status: 404 });
+    const held = postJson(`${srv.url}/verify`, { reports: [typeAEntry, typeAEntry] });
+    // Both reports were taken together (the batch is admitted whole); the first one's collateral
+    // request reaching the PCCS means both hold their places: the pool (1 worker + 1 queued) is full.
+    await until('the PCCS to be asked for the QE identity', () => pccs.requests.some((r) => r.includes('qe/identity')));
+
+    const refused = await postJson(`${srv.url}/verify`, { reports: [nitroAttestation] });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body).toMatchObject({ success: false, validReports: [], errorCode: 'POOL_OVERLOADED' });
+    const single = await postJson(`${srv.url}/decodeReport`, examples.nitro.request);
+    expect(single.status).toBe(503);
+    expect(single.body).toMatchObject({ reportValid: false, outcome: 'unverifiable', errorCode: 'POOL_OVERLOADED' });
+
+    release();
+    const r = await held;
+    pccs.clearInjected();
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ success: false, validReports: [], unverifiableReports: [0, 1] });
+    expect(r.body.reportErrors).toEqual([0, 1].map((index) => ({ index, errorCode: 'PCCS_NOT_FOUND', errorMessage: expect.any(String), outcome: 'unverifiable' })));
+    expect(r.body.errorMessage).toMatch(/^report 0: could not verify: /);
+
+    // The pool is free again: the same batch of valid reports is valid.
+    const after = await postJson(`${srv.url}/verify`, { reports: [nitroAttestation] });
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual({ success: true, validReports: [0] });
+    // Refusals and the PCCS outage are counted as unverifiable, not invalid.
+    const metrics = await (await fetch(`${srv.url}/metrics`)).text();
+    expect(metrics).toMatch(/^verifier_verifications_total\{kind="unknown",outcome="unverifiable"\} 2$/m);
+    expect(metrics).toMatch(/^verifier_verifications_total\{kind="typeA",outcome="unverifiable"\} 2$/m);
+    expect(metrics).not.toMatch(/outcome="invalid"/);
   });
 });
 

@@ -3,7 +3,14 @@
  * of the documentation (verified at its own time against the bundled AWS root) and its tampered
  * variants, and with fresh typeA/typeB attestations of the notarizer simulator.
  */
+import Fastify from 'fastify';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyRoute, type ReportCheck } from '../../src/server/routes/verify.js';
+import { AJV_OPTIONS } from '../../src/server/app.js';
+import { httpErrorHandler } from '../../src/server/errorResponses.js';
+import { VerifierError } from '../../src/errors.js';
+import type { ErrorCode } from '../../src/errorCodes.js';
 import { readVectorJson } from '../support/paths.js';
 import { postJson } from '../support/server.js';
 import { createTypeBPki } from '../support/typeb-pki.js';
@@ -82,6 +89,9 @@ describe('POST /verify with the real Nitro attestation', () => {
       [5, 'REPORT_MISMATCH'],
     ]);
     expect(r.body.errorMessage).toMatch(/^report 0: .*; report 2: /);
+    // Each is a verdict on the evidence: invalid, none unverifiable.
+    expect(r.body.reportErrors.map((e: any) => e.outcome)).toEqual(['invalid', 'invalid', 'invalid', 'invalid', 'invalid']);
+    expect(r.body.unverifiableReports).toBeUndefined();
   });
 
   it('refuses the whole request, naming the entry, when an entry has the wrong shape (nothing is verified)', async () => {
@@ -178,6 +188,90 @@ describe('POST /verify with fresh simulator attestations', () => {
       expect(r.body.reportErrors[1].index).toBe(1); // bundled AWS root, test-PKI document
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('POST /verify outcomes: per report, or the whole request when the verifier refused the work', () => {
+  /** The route over a checker scripted per entry (its `nonce` names what happens to it). */
+  async function scripted(script: Record<string, () => Promise<ReportCheck>>, admit?: (n: number) => void) {
+    const app = Fastify({ logger: false, ajv: AJV_OPTIONS });
+    app.setErrorHandler(httpErrorHandler);
+    await app.register(verifyRoute((entry) => script[entry.nonce ?? '']!(), admit ? { admit } : {}));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    return { post: (names: string[]) => postJson(`${url}/verify`, { reports: names.map((nonce) => ({ reportType: 'nitro', nonce })) }), close: () => app.close() };
+  }
+  const fails = (code: ErrorCode) => async (): Promise<ReportCheck> => ({ valid: false, error: { code, message: `${code} happened` } });
+  const throws = (code: ErrorCode) => async (): Promise<ReportCheck> => {
+    throw new VerifierError(code, `${code} thrown`);
+  };
+  const script = {
+    valid: async (): Promise<ReportCheck> => ({ valid: true }),
+    forged: fails('TYPEB_SIGNATURE_INVALID'),
+    pccsDown: fails('PCCS_UNAVAILABLE'),
+    staleCollateral: fails('TYPEA_TCB_INFO_EXPIRED'),
+    pccsThrown: throws('PCCS_HTTP_ERROR'),
+    timedOut: throws('POOL_TASK_TIMEOUT'),
+    closed: throws('POOL_CLOSED'),
+    workerDied: throws('POOL_WORKER_FAILED'),
+  };
+
+  it('valid, invalid and unverifiable reports each get their outcome; success only when all are valid', async () => {
+    const s = await scripted(script);
+    try {
+      const r = await s.post(['valid', 'forged', 'pccsDown', 'valid', 'staleCollateral', 'pccsThrown']);
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ success: false, validReports: [0, 3], unverifiableReports: [2, 4, 5] });
+      expect(r.body.reportErrors).toEqual([
+        { index: 1, errorCode: 'TYPEB_SIGNATURE_INVALID', errorMessage: 'TYPEB_SIGNATURE_INVALID happened', outcome: 'invalid' },
+        { index: 2, errorCode: 'PCCS_UNAVAILABLE', errorMessage: 'PCCS_UNAVAILABLE happened', outcome: 'unverifiable' },
+        { index: 4, errorCode: 'TYPEA_TCB_INFO_EXPIRED', errorMessage: 'TYPEA_TCB_INFO_EXPIRED happened', outcome: 'unverifiable' },
+        { index: 5, errorCode: 'PCCS_HTTP_ERROR', errorMessage: 'PCCS_HTTP_ERROR thrown', outcome: 'unverifiable' },
+      ]);
+      expect(r.body.errorMessage).toBe(
+        'report 1: TYPEB_SIGNATURE_INVALID happened; report 2: could not verify: PCCS_UNAVAILABLE happened; report 4: could not verify: TYPEA_TCB_INFO_EXPIRED happened; report 5: could not verify: PCCS_HTTP_ERROR thrown',
+      );
+      // Only unverifiable reports: still not a success (the SDKs keep validReports only), nothing invalid.
+      const u = await s.post(['pccsDown', 'valid']);
+      expect(u.body).toMatchObject({ success: false, validReports: [1], unverifiableReports: [0] });
+      expect(u.body.reportErrors.map((e: any) => e.outcome)).toEqual(['unverifiable']);
+      expect((await s.post(['valid', 'valid'])).body).toEqual({ success: true, validReports: [0, 1] });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a report the pool timed out, refused or lost makes the whole request the pool\'s answer (503 + Retry-After, or 500)', async () => {
+    const s = await scripted(script);
+    try {
+      for (const [name, status, code] of [['timedOut', 503, 'POOL_TASK_TIMEOUT'], ['closed', 503, 'POOL_CLOSED'], ['workerDied', 500, 'POOL_WORKER_FAILED']] as const) {
+        const r = await s.post(['valid', 'forged', name, 'valid']);
+        expect(r.status, name).toBe(status);
+        expect(r.headers.get('retry-after'), name).toBe(status === 503 ? '1' : null);
+        expect(r.body, name).toEqual({ success: false, validReports: [], errorMessage: `${code} thrown`, errorCode: code });
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a batch the pool has no room for is refused before any report is checked', async () => {
+    let checked = 0;
+    const counting = Object.fromEntries(Object.entries(script).map(([k, f]) => [k, () => (checked++, f())]));
+    const s = await scripted(counting, (n) => {
+      if (n > 2) throw new VerifierError('POOL_OVERLOADED', `no room for ${n}`);
+    });
+    try {
+      const r = await s.post(['valid', 'valid', 'valid']);
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(r.body).toEqual({ success: false, validReports: [], errorMessage: 'no room for 3', errorCode: 'POOL_OVERLOADED' });
+      expect(checked).toBe(0);
+      expect((await s.post(['valid', 'valid'])).body).toEqual({ success: true, validReports: [0, 1] });
+      expect(checked).toBe(2);
+    } finally {
+      await s.close();
     }
   });
 });

@@ -20,6 +20,7 @@ const upd = (h: number, id: string, outcome: Outcome = 'valid', reportType = 'ty
     function: 'set_data_sgx',
     reportType,
     reportValid: outcome === 'valid',
+    outcome,
     ...(outcome !== 'valid' ? { errorCode: outcome === 'invalid' ? 'USERDATA_HASH_MISMATCH' : 'PCCS_UNAVAILABLE' } : {}),
     measurements: {},
     verifiedAt: '2026-11-25T00:00:00.000Z',
@@ -74,6 +75,9 @@ describe('update store', () => {
     expect(p3.records.map((r) => r.transitionId)).toEqual(['au1b', 'au1a']);
     expect(p3.next).toBeUndefined();
     expect(s.list({ valid: false }, 10).records.map((r) => r.transitionId)).toEqual(['au1d', 'au1b']);
+    expect(s.list({ outcome: 'unverifiable' }, 10).records.map((r) => [r.transitionId, r.outcome])).toEqual([['au1d', 'unverifiable']]);
+    expect(s.list({ outcome: 'invalid' }, 10).records.map((r) => [r.transitionId, r.outcome])).toEqual([['au1b', 'invalid']]);
+    expect(s.list({ outcome: 'valid', kind: 'typeB' }, 10).records.map((r) => r.transitionId)).toEqual(['au1e']);
     expect(s.list({ kind: 'typeB' }, 10).records.map((r) => r.transitionId)).toEqual(['au1e', 'au1b']);
     expect(s.list({ fromHeight: 2, toHeight: 3, valid: true }, 10).records.map((r) => r.transitionId)).toEqual(['au1cz', 'au1c']);
     expect(s.list({}, 1).records[0]).toEqual(upd(9, 'au1f').record);
@@ -126,7 +130,9 @@ describe('update store', () => {
       INSERT INTO scan_state (id, scanned_height, tip_height) VALUES (1, 9, 12);
     `);
     const ins = db.prepare('INSERT INTO updates (transition_id, transaction_id, block_height, report_type, report_valid, outcome, record) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    for (const u of [upd(3, 'au1m1', 'unverifiable'), upd(4, 'au1m2')]) ins.run(u.record.transitionId, u.record.transactionId, u.record.blockHeight, u.record.reportType, u.record.reportValid ? 1 : 0, u.outcome, JSON.stringify(u.record));
+    // Records of that time carried no outcome: it is served from the row.
+    const recordOfV1 = ({ outcome: _o, ...r }: StoredUpdate['record']) => r;
+    for (const u of [upd(3, 'au1m1', 'unverifiable'), upd(4, 'au1m2')]) ins.run(u.record.transitionId, u.record.transactionId, u.record.blockHeight, u.record.reportType, u.record.reportValid ? 1 : 0, u.outcome, JSON.stringify(recordOfV1(u.record)));
     db.pragma('user_version = 1');
     db.close();
     const s = openUpdateStore(file);

@@ -5,7 +5,7 @@
  * Update record (an update transition of a followed program — see src/ledger/programs.ts — or one
  * JSONL input line):
  *   { transactionId?, transitionId?, blockHeight?, id?, program?, function?, kind, reportValid,
- *     errorCode?, errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
+ *     outcome (valid, invalid or unverifiable: src/errorCodes.ts), errorCode?, errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
  *     decodedRequests? (every request of the userData, as POST /decodeReport answers it),
  *     checks? (the ordered check trace, as POST /decodeReport answers it), measurementInForce?: { matches, sourceHeight } }
  * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
@@ -18,7 +18,7 @@ import type { CheckResult } from '../../verify/checks.js';
 import { updateKindOf } from '../programs.js';
 import { reportKind, type Measurement } from '../../verify/kinds/index.js';
 import type { VerifyOutcome } from '../../verify/types.js';
-import { outcomeOfCode, type ErrorCode, type Outcome } from '../../errorCodes.js';
+import { outcomeFor, type ErrorCode, type Outcome } from '../../errorCodes.js';
 
 export type { Outcome } from '../../errorCodes.js';
 
@@ -33,6 +33,8 @@ export interface OutputRecord {
   function?: string;
   kind: string;
   reportValid?: boolean;
+  /** How the update's verification ended (update records; the code's traits decide, src/errorCodes.ts). */
+  outcome?: Outcome;
   errorCode?: ErrorCode;
   errorString?: string;
   tcbStatus?: string;
@@ -46,14 +48,18 @@ export interface OutputRecord {
 }
 
 const ORDER: readonly (keyof OutputRecord)[] = [
-  'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'reportValid', 'errorCode', 'errorString',
+  'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'reportValid', 'outcome', 'errorCode', 'errorString',
   'tcbStatus', 'measurements', 'measurement', 'decodedData', 'decodedRequests', 'checks', 'measurementInForce',
 ];
 
-/** The record with its keys in the documented order and undefined fields dropped. */
+/**
+ * The record with its keys in the documented order and undefined fields dropped; an update record
+ * without `outcome` (written before it existed, or built here) gets the one of its code.
+ */
 export function canonical(r: OutputRecord): OutputRecord {
+  const withOutcome = r.outcome === undefined && !isOwnerRecord(r) ? { ...r, outcome: outcomeOf(r) } : r;
   const out: Record<string, unknown> = {};
-  for (const k of ORDER) if (r[k] !== undefined) out[k] = r[k];
+  for (const k of ORDER) if (withOutcome[k] !== undefined) out[k] = withOutcome[k];
   return out as unknown as OutputRecord;
 }
 
@@ -85,6 +91,5 @@ export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transit
 
 /** How an update ended (a failed one: by its code's traits, src/errorCodes.ts). */
 export function outcomeOf(r: OutputRecord): Outcome {
-  if (r.reportValid) return 'valid';
-  return outcomeOfCode(r.errorCode);
+  return outcomeFor(r.reportValid === true, r.errorCode);
 }

@@ -33,6 +33,8 @@ export interface LedgerRecord {
   function: string;
   reportType: string;
   reportValid: boolean;
+  /** valid, invalid or unverifiable (the failure code's traits); served from the row for records stored before it was part of the record. */
+  outcome: Outcome;
   errorCode?: ErrorCode;
   errorString?: string;
   decodedData?: unknown;
@@ -56,6 +58,7 @@ export interface ScanState {
 
 export interface UpdateFilter {
   valid?: boolean;
+  outcome?: Outcome;
   kind?: string;
   fromHeight?: number;
   toHeight?: number;
@@ -220,6 +223,10 @@ export function openUpdateStore(file: string): UpdateStore {
         where.push('report_valid = ?');
         args.push(filter.valid ? 1 : 0);
       }
+      if (filter.outcome !== undefined) {
+        where.push('outcome = ?');
+        args.push(filter.outcome);
+      }
       if (filter.kind !== undefined) {
         where.push('report_type = ?');
         args.push(filter.kind);
@@ -236,12 +243,12 @@ export function openUpdateStore(file: string): UpdateStore {
         where.push('(block_height, transition_id) < (?, ?)');
         args.push(after.blockHeight, after.transitionId);
       }
-      const sql = `SELECT block_height AS h, transition_id AS t, record FROM updates ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY block_height DESC, transition_id DESC LIMIT ?`;
-      const rows = db.prepare(sql).all(...args, limit + 1) as { h: number; t: string; record: string }[];
+      const sql = `SELECT block_height AS h, transition_id AS t, outcome, record FROM updates ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY block_height DESC, transition_id DESC LIMIT ?`;
+      const rows = db.prepare(sql).all(...args, limit + 1) as { h: number; t: string; outcome: Outcome; record: string }[];
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
-        records: page.map((r) => JSON.parse(r.record) as LedgerRecord),
+        records: page.map((r) => ({ ...(JSON.parse(r.record) as LedgerRecord), outcome: r.outcome })),
         ...(rows.length > limit && last ? { next: { blockHeight: last.h, transitionId: last.t } } : {}),
       };
     },

@@ -16,6 +16,7 @@ import type { VerifyOutcome } from '../../verify/types.js';
 export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate | undefined {
   if (r.kind === 'measurement') return undefined;
   if (r.transactionId === undefined || r.transitionId === undefined || r.blockHeight === undefined || r.program === undefined || r.function === undefined) return undefined;
+  const outcome = outcomeOf(r);
   const record: LedgerRecord = {
     transactionId: r.transactionId,
     transitionId: r.transitionId,
@@ -24,6 +25,7 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
     function: r.function,
     reportType: r.kind,
     reportValid: r.reportValid === true,
+    outcome,
     ...(r.errorCode !== undefined ? { errorCode: r.errorCode } : {}),
     ...(r.errorString !== undefined ? { errorString: r.errorString } : {}),
     ...(r.decodedData !== undefined ? { decodedData: r.decodedData } : {}),
@@ -33,7 +35,7 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
     ...(r.checks !== undefined ? { checks: r.checks } : {}),
     verifiedAt,
   };
-  return { record, outcome: outcomeOf(r) };
+  return { record, outcome };
 }
 
 export type Verify = (userData: string, report: string) => Promise<VerifyOutcome>;

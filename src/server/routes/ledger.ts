@@ -12,8 +12,9 @@ import { isVerifierError } from '../../errors.js';
 import type { LedgerRoutesOptions } from '../../ledger/watch/feature.js';
 import type { Cursor, UpdateFilter } from '../../ledger/store/updateStore.js';
 import { plainFailureSchema } from '../errorResponses.js';
-import { checksSchema, decodedDataSchema, decodedRequestsSchema } from '../schemas.js';
+import { checksSchema, decodedDataSchema, decodedRequestsSchema, outcomeSchema } from '../schemas.js';
 import { KINDS, REPORT_TYPES } from '../../verify/kinds/index.js';
+import { OUTCOMES, type Outcome } from '../../errorCodes.js';
 
 const str = { type: 'string' } as const;
 const count = { type: 'integer', minimum: 0 } as const;
@@ -22,7 +23,7 @@ const nullableHeight = { type: 'integer', minimum: 0, nullable: true } as const;
 export const ledgerRecordSchema = {
   type: 'object',
   description: 'One oracle update transition, verified',
-  required: ['transactionId', 'transitionId', 'blockHeight', 'program', 'function', 'reportType', 'reportValid', 'measurements', 'verifiedAt'],
+  required: ['transactionId', 'transitionId', 'blockHeight', 'program', 'function', 'reportType', 'reportValid', 'outcome', 'measurements', 'verifiedAt'],
   properties: {
     transactionId: str,
     transitionId: str,
@@ -30,7 +31,8 @@ export const ledgerRecordSchema = {
     program: str,
     function: str,
     reportType: { type: 'string', description: 'typeA (SGX) or typeB (Nitro); the program\'s kind when the report could not be read' },
-    reportValid: { type: 'boolean' },
+    reportValid: { type: 'boolean', description: 'true exactly when outcome is valid' },
+    outcome: outcomeSchema,
     errorCode: str,
     errorString: str,
     decodedData: decodedDataSchema,
@@ -149,7 +151,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
   );
 
   const heightParam = { type: 'string', pattern: '^[0-9]{1,15}$' } as const;
-  app.get<{ Querystring: { valid?: 'true' | 'false'; kind?: string; fromHeight?: string; toHeight?: string; limit?: string; cursor?: string } }>(
+  app.get<{ Querystring: { valid?: 'true' | 'false'; outcome?: Outcome; kind?: string; fromHeight?: string; toHeight?: string; limit?: string; cursor?: string } }>(
     '/ledger/updates',
     {
       attachValidation: true,
@@ -161,6 +163,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
           additionalProperties: false,
           properties: {
             valid: { type: 'string', enum: ['true', 'false'], description: 'true: valid reports only; false: invalid and unverifiable ones' },
+            outcome: { type: 'string', enum: [...OUTCOMES], description: 'Only updates of this outcome: valid, invalid (a check failed on the evidence) or unverifiable (could not be decided; verified again later)' },
             kind: { type: 'string', enum: [...REPORT_TYPES] },
             fromHeight: { ...heightParam, description: 'Lowest block height (inclusive)' },
             toHeight: { ...heightParam, description: 'Highest block height (inclusive)' },
@@ -188,6 +191,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       }
       const filter: UpdateFilter = {
         ...(q.valid !== undefined ? { valid: q.valid === 'true' } : {}),
+        ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
         ...(q.kind !== undefined ? { kind: q.kind } : {}),
         ...(q.fromHeight !== undefined ? { fromHeight: Number(q.fromHeight) } : {}),
         ...(q.toHeight !== undefined ? { toHeight: Number(q.toHeight) } : {}),
