@@ -8,6 +8,10 @@ export class Summary {
   valid = 0;
   invalid = 0;
   unverifiable = 0;
+  /** Writes of oracle data with no report (owner or council overwrites). */
+  unattested = 0;
+  /** Updates from transitions the program registry does not name. */
+  unrecognized = 0;
   mismatchInForce = 0;
 
   add(r: OutputRecord): void {
@@ -18,6 +22,7 @@ export class Summary {
     this.updates++;
     const o = outcomeOf(r);
     this[o]++;
+    if (r.unrecognized) this.unrecognized++;
     if (r.measurementInForce && !r.measurementInForce.matches) this.mismatchInForce++;
     const key = `${r.kind}\u0000${o}\u0000${r.errorCode ?? '-'}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
@@ -40,6 +45,8 @@ export class Summary {
     const out = [line(head), w.map((n) => '-'.repeat(n)).join('  '), ...rows.map(line)];
     out.push(
       `updates ${this.updates}: valid ${this.valid}, invalid ${this.invalid}, unverifiable ${this.unverifiable}` +
+        (this.unattested ? `, unattested writes ${this.unattested}` : '') +
+        (this.unrecognized ? `; from unrecognized transitions ${this.unrecognized}` : '') +
         (this.owner ? `; measurement transitions ${this.owner}, updates not matching the measurement in force ${this.mismatchInForce}` : ''),
     );
     return `${out.join('\n')}\n`;

@@ -70,6 +70,12 @@ export interface MetricsSink {
   observeLedgerUpdate(kind: string, outcome: Outcome, code: ErrorCode | undefined): void;
   /** One re-verification of an unverifiable stored update, by report kind, new outcome and failure code. */
   observeLedgerRetry(kind: string, outcome: Outcome, code: ErrorCode | undefined): void;
+  /**
+   * One stored record of a transition that is no plain update of a known program: an update from a
+   * transition the program registry does not name (`unrecognized`), or a write of oracle data with
+   * no report (`unattested`), by program and function.
+   */
+  observeLedgerWrite(what: 'unrecognized' | 'unattested', program: string, fn: string): void;
   /** Reads the watcher's scanned and tip heights at each scrape (null: not known yet). */
   registerLedgerHeights(read: () => { scannedHeight: number | null; tipHeight: number | null }): void;
   /** Reads whether the PCCS is reachable at each scrape (undefined: not observed yet). */
@@ -87,6 +93,7 @@ export const NOOP_METRICS_SINK: MetricsSink = {
   observeHash() {},
   observeLedgerUpdate() {},
   observeLedgerRetry() {},
+  observeLedgerWrite() {},
   registerLedgerHeights() {},
   registerPccsUp() {},
 };
@@ -219,6 +226,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   // --- ledger watcher ------------------------------------------------------------------------
   const ledgerUpdates = new Counter({ name: p('ledger_updates_total'), help: 'Ledger oracle updates stored by the watcher, by report kind, outcome (valid, invalid, unverifiable) and failure code (`none` when valid)', labelNames: ['kind', 'outcome', 'code'] as const, registers });
   const ledgerRetries = new Counter({ name: p('ledger_retries_total'), help: 'Re-verifications of stored unverifiable ledger updates, by report kind, new outcome (valid, invalid, unverifiable) and failure code (`none` when valid)', labelNames: ['kind', 'outcome', 'code'] as const, registers });
+  const ledgerWrites = {
+    unrecognized: new Counter({ name: p('ledger_unrecognized_total'), help: 'Stored updates from transitions the program registry does not name (an unknown program or function whose inputs have the shape of an update), by program and function', labelNames: ['program', 'function'] as const, registers }),
+    unattested: new Counter({ name: p('ledger_unattested_total'), help: 'Stored writes of oracle data that carry no report (owner or council overwrites), by program and function', labelNames: ['program', 'function'] as const, registers }),
+  };
   let ledgerRead: (() => { scannedHeight: number | null; tipHeight: number | null }) | undefined;
   const ledgerHeight = (which: 'scannedHeight' | 'tipHeight') =>
     function (this: Gauge) {
@@ -264,6 +275,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     observeLedgerRetry(kind, outcome, code) {
       ledgerRetries.inc(ledgerLabels(kind, outcome, code));
+    },
+    observeLedgerWrite(what, program, fn) {
+      ledgerWrites[what].inc({ program, function: fn });
     },
     registerLedgerHeights(read) {
       ledgerRead = read;

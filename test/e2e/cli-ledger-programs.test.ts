@@ -24,6 +24,9 @@ const VLINK = 'vlink_oracle_v0001.aleo';
 const VERU2 = 'veru_oracle_v2.aleo';
 const IFACE5 = 'veru_oracle_interface_v5.aleo';
 const DATA5 = 'veru_oracle_data_v5.aleo';
+const COUNCIL5 = 'veru_oracle_council_imp_v5.aleo';
+const OTHER = 'other_oracle.aleo';
+const VOTERS = `[${Array(5).fill('aleo1urxgwaz5yqf5u7ajlc52lxcq7a3u62tpk4m5ryl5e8xplz0mxy9sd6thfe').join(', ')}]`;
 const OTHER_ID = new Uint8Array(32).fill(0x33);
 
 let dir: string;
@@ -47,10 +50,12 @@ beforeAll(async () => {
   tx.veruOwner = chain.add(706, [t.setUniqueId(VERU2, formatUniqueId(OTHER_ID))]);
   // A wrapping program's transaction: the callee's transition comes first, then the caller's.
   tx.veruWrapped = chain.add(707, [u(VERU2, 'set_data_sgx', sgx('3.00000001')), t.other('price_vault.aleo', 'refresh_price', ['8u8'])]);
-  tx.ifaceOwner = chain.add(710, [t.setUniqueId(IFACE5, formatUniqueId(MRENCLAVE))]);
+  // Era 4: the unique ID lives in the data program; the council sets it there (the data program's
+  // transition, its callee, comes first).
+  tx.ifaceOwner = chain.add(710, [t.setUniqueId(DATA5, formatUniqueId(MRENCLAVE)), t.other(COUNCIL5, 'tb_set_unique_id', ['7u32', formatUniqueId(MRENCLAVE), VOTERS])]);
   tx.ifaceSingle = chain.add(711, [u(IFACE5, 'set_single_data_sgx', era4)]);
   tx.ifaceWrapped = chain.add(712, [
-    t.other(DATA5, 'set_data', ['1u128', '2u128']),
+    t.other(DATA5, 'set_sgx_data', ['aleo1urxgwaz5yqf5u7ajlc52lxcq7a3u62tpk4m5ryl5e8xplz0mxy9sd6thfe', '1u128', '2u128', '[]']),
     u(IFACE5, 'set_multiple_data_sgx', era4),
     t.other('lending_pool.aleo', 'update_prices', ['1u8']),
   ]);
@@ -85,7 +90,7 @@ const scanArgs = () => scan.map((x) => (x === '' ? node.url : x));
 const shape = (r: any) => [r.blockHeight, r.program, r.function, r.transitionId];
 
 describe('reverify follows every era’s oracle programs', () => {
-  it('by default follows every known program, wrapped calls included, and skips unknown programs', async () => {
+  it("by default follows every known program, wrapped calls included, and records an unknown program's update as unrecognized", async () => {
     const { code, records } = await run(scanArgs(), 'all');
     const updates = records.filter((r) => r.kind !== 'measurement');
     expect(updates.map(shape)).toEqual([
@@ -96,13 +101,17 @@ describe('reverify follows every era’s oracle programs', () => {
       [711, IFACE5, 'set_single_data_sgx', tx.ifaceSingle!.transitionIds[0]],
       [712, IFACE5, 'set_multiple_data_sgx', tx.ifaceWrapped!.transitionIds[1]],
       [713, IFACE5, 'set_five_data_sgx', tx.ifaceFive!.transitionIds[0]],
+      [715, OTHER, 'set_data_sgx', tx.unknown!.transitionIds[0]],
     ]);
     expect(records.filter((r) => r.kind === 'measurement').map(shape)).toEqual([
       [701, OFFICIAL, 'set_unique_id', tx.officialOwner!.transitionIds[0]],
       [701, OFFICIAL, 'set_pcr_values', tx.officialOwner!.transitionIds[1]],
       [706, VERU2, 'set_unique_id', tx.veruOwner!.transitionIds[0]],
-      [710, IFACE5, 'set_unique_id', tx.ifaceOwner!.transitionIds[0]],
+      [710, DATA5, 'set_unique_id', tx.ifaceOwner!.transitionIds[0]],
     ]);
+    // Never silent: the unknown program's transition of update shape is verified and marked.
+    expect(updates.find((r) => r.blockHeight === 715)).toMatchObject({ unrecognized: true, kind: 'typeA', reportValid: true, outcome: 'valid' });
+    expect(updates.filter((r) => r.unrecognized).length).toBe(1);
     const by = (h: number) => updates.find((r) => r.blockHeight === h);
     // Eras 1–3 (8-chunk userData): verified; the measurement in force is the one of each update's own program.
     expect(by(702)).toMatchObject({ transactionId: tx.officialSgx!.transactionId, kind: 'typeA', reportValid: true, measurementInForce: { matches: true, sourceHeight: 701 } });
@@ -127,14 +136,15 @@ describe('reverify follows every era’s oracle programs', () => {
       [705, VLINK, 'set_data_nitro', tx.vlinkNitro!.transitionIds[0]],
       [706, VERU2, 'set_unique_id', tx.veruOwner!.transitionIds[0]],
       [707, VERU2, 'set_data_sgx', tx.veruWrapped!.transitionIds[0]],
+      [715, OTHER, 'set_data_sgx', tx.unknown!.transitionIds[0]],
     ]);
     expect(code).toBe(0);
   });
 
   it('the config key ledgerPrograms restricts the scan when --program is not given', async () => {
     const { code, records } = await run(scanArgs(), 'config-filtered', join(dir, 'config-official.json'));
-    expect(records.map((r) => r.program)).toEqual([OFFICIAL, OFFICIAL, OFFICIAL, OFFICIAL]);
-    expect(records.filter((r) => r.kind !== 'measurement').map((r) => r.blockHeight)).toEqual([702, 703]);
+    expect(records.map((r) => r.program)).toEqual([OFFICIAL, OFFICIAL, OFFICIAL, OFFICIAL, OTHER]);
+    expect(records.filter((r) => r.kind !== 'measurement').map((r) => r.blockHeight)).toEqual([702, 703, 715]);
     expect(code).toBe(0);
   });
 

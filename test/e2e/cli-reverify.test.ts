@@ -124,7 +124,7 @@ describe('reverify over a ledger node', () => {
     const r = await cli(scanArgs(['--workers', '0', '--out', out, '--progress-interval', '0'], undefined, '0'));
     expect(r.code, r.stderr).toBe(1); // the tampered update is invalid, nothing else failed
     const updates = lines(readFileSync(out, 'utf8')).filter((x) => x.kind !== 'measurement');
-    expect(updates.map((x) => x.blockHeight)).toEqual([1010, 1020, 1070, 1080, 1110]);
+    expect(updates.map((x) => x.blockHeight)).toEqual([1010, 1020, 1030, 1070, 1080, 1110]);
     expect(updates.filter((x) => x.errorCode !== undefined && x.errorCode !== 'USERDATA_HASH_MISMATCH')).toEqual([]);
     expect(node.requestsTo('/blocks').length).toBeGreaterThan(6);
   });
@@ -145,11 +145,14 @@ describe('reverify over a ledger node', () => {
     expect(updates.map((x) => [x.blockHeight, x.function, x.transitionId])).toEqual([
       [1010, 'set_data_sgx', ids.sgx!.transitionIds[0]],
       [1020, 'set_data_nitro', ids.nitroOld!.transitionIds[0]],
+      [1030, 'set_data_sgx', ids.skip!.transitionIds[1]],
       [1070, 'set_data_nitro', ids.viaInterface!.transitionIds[1]],
       [1080, 'set_data_sgx', ids.tampered!.transitionIds[0]],
       [1110, 'set_data_nitro', ids.nitroNew!.transitionIds[0]],
     ]);
-    const [s, n1, n2, bad, n3] = updates;
+    const [s, n1, unknown, n2, bad, n3] = updates;
+    // Never silent: another program's transition of update shape is verified, and marked unrecognized.
+    expect(unknown).toMatchObject({ program: 'other_oracle.aleo', unrecognized: true, kind: 'typeA', reportValid: true });
     expect(s).toMatchObject({ transactionId: ids.sgx!.transactionId, kind: 'typeA', reportValid: true, tcbStatus: 'OutOfDate', measurements: { uniqueId: MRENCLAVE } });
     expect(s.measurementInForce).toEqual({ matches: true, sourceHeight: 1003 });
     expect(s.decodedData).toEqual(examples.sgx.response.decodedData);
@@ -166,7 +169,7 @@ describe('reverify over a ledger node', () => {
     // The summary table on stderr: kind × outcome × code.
     expect(r.stderr).toMatch(/typeA\s+invalid\s+USERDATA_HASH_MISMATCH\s+1/);
     expect(r.stderr).toMatch(/typeB\s+valid\s+-\s+3/);
-    expect(r.stderr).toMatch(/updates 5: valid 4, invalid 1, unverifiable 0/);
+    expect(r.stderr).toMatch(/updates 6: valid 5, invalid 1, unverifiable 0; from unrecognized transitions 1/);
     // Calls: ≤ 50 blocks each, end exclusive; the rate limit holds (25 rps → 40 ms per call, retries
     // included). Arrivals may bunch (a call can arrive late, never early), so the bound is taken
     // from the start of the run: the last call cannot arrive before (n − 1) × 40 ms.
@@ -200,7 +203,7 @@ describe('reverify over a ledger node', () => {
     const m = await cli(['merge', merged, s1, s0, s1]); // order and duplicates do not matter
     expect(m.code, m.stderr).toBe(1);
     expect(readFileSync(merged, 'utf8')).toBe(unsharded);
-    expect(m.stderr).toMatch(/updates 5: valid 4, invalid 1/);
+    expect(m.stderr).toMatch(/updates 6: valid 5, invalid 1, unverifiable 0; from unrecognized transitions 1/);
   });
 
   it('exits 2 when the node keeps failing', async () => {

@@ -84,8 +84,15 @@ describe('GET /ledger/transactions/{id}', { timeout: 300_000 }, () => {
     expect(r.body.updates[0]).toMatchObject({ reportType: 'typeB', reportValid: false, outcome: 'invalid', errorCode: expect.any(String), errorString: expect.any(String) });
   });
 
-  it('answers 200 with no updates for a transaction without oracle updates (and unknown programs’ look-alikes)', async () => {
-    for (const name of ['transfer', 'unknown', 'owner']) {
+  it("answers an unknown program's transition of update shape as an unrecognized update, never dropped", async () => {
+    const r = await srv.get(`/ledger/transactions/${fx.tx.unknown!.transactionId}`);
+    expect(r.status).toBe(200);
+    expect(r.body.updates).toHaveLength(1);
+    expect(r.body.updates[0]).toMatchObject({ program: 'other_oracle.aleo', function: 'set_data_sgx', unrecognized: true, reportType: 'typeA', outcome: 'valid' });
+  });
+
+  it('answers 200 with no updates for a transaction without oracle updates', async () => {
+    for (const name of ['transfer', 'owner']) {
       const r = await srv.get(`/ledger/transactions/${fx.tx[name]!.transactionId}`);
       expect(r.status, name).toBe(200);
       expect(r.body, name).toEqual({ transactionId: fx.tx[name]!.transactionId, blockHeight: expect.any(Number), updates: [] });

@@ -71,7 +71,7 @@ describe('ledger watcher retries', { timeout: 300_000 }, () => {
       expect(u.errorCode).toBeUndefined();
       expect(u.checks.every((c: any) => c.status === 'passed')).toBe(true);
     }
-    expect((await s.get('/ledger/status')).body.updates).toEqual({ valid: fx.expected.length - 1, invalid: 1, unverifiable: 0 });
+    expect((await s.get('/ledger/status')).body.updates).toEqual({ valid: fx.expected.length - 1, invalid: 1, unverifiable: 0, unattested: 0 });
 
     const metrics = (await s.get('/metrics')).body as string;
     const count = (name: string, labels: string) => Number(new RegExp(`^verifier_${name}\\{${labels}\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);

@@ -2,7 +2,8 @@
  * A ledger of every era for the ledger routes and the watcher: minted typeA/typeB PKIs (config at
  * `dir`/config.json), a chain served by the ledger-node simulator with updates of each era's oracle
  * program (era 4: the real 10-chunk userData of 2026-01-14), calls wrapped by other programs, a
- * rejected transaction, owner transitions, a transfer and an unknown program's look-alike.
+ * rejected transaction, owner transitions, a transfer and an unknown program's look-alike (an
+ * update the registry does not name: stored as unrecognized, never dropped).
  */
 import { hashReportData } from '../../src/hash/index.js';
 import { formatPcrStruct, formatUniqueId } from '../../src/aleo/ids.js';
@@ -84,7 +85,9 @@ export async function startLedgerFixture(dir: string, o: { first?: number; lates
   for (let i = 0; i < (o.extraSgx ?? 0); i++) chain.add(h(21 + i), [u(VERU2, 'set_data_sgx', sgx(`6.${i + 1}`))]);
   const node = await startLedgerNode();
   chain.install(node);
-  const expected = chain.added.filter((x) => x.accepted && updateKindOf(x.program, x.function) !== undefined);
+  // Every update stored: the registry's, and the unknown program's look-alike (unrecognized).
+  const unrecognized = new Set(tx.unknown.transitionIds);
+  const expected = chain.added.filter((x) => x.accepted && (updateKindOf(x.program, x.function) !== undefined || unrecognized.has(x.transitionId)));
   return {
     env,
     chain,

@@ -4,7 +4,10 @@ import { KNOWN_PROGRAM_IDS, measurementLocation, oracleProgram, ownerKindOf, upd
 
 describe('oracle program registry', () => {
   it('knows the programs and update transitions of every era', () => {
-    expect(KNOWN_PROGRAM_IDS).toEqual(['official_oracle.aleo', 'official_oracle_v2.aleo', 'vlink_oracle_v0001.aleo', 'veru_oracle_v2.aleo', 'veru_oracle_interface_v5.aleo']);
+    expect(KNOWN_PROGRAM_IDS).toEqual([
+      'official_oracle.aleo', 'official_oracle_v2.aleo', 'vlink_oracle_v0001.aleo', 'vlink_oracle_v0002.aleo', 'vlink_oracle_v2.aleo', 'veru_oracle_v2.aleo',
+      'veru_oracle_interface_v3.aleo', 'veru_oracle_data_v3.aleo', 'veru_oracle_interface_v5.aleo', 'veru_oracle_data_v5.aleo', 'veru_oracle_council_imp_v5.aleo',
+    ]);
     for (const p of ['official_oracle', 'vlink_oracle_v0001.aleo', 'veru_oracle_v2.aleo']) {
       expect([updateKindOf(p, 'set_data_sgx'), updateKindOf(p, 'set_data_nitro')]).toEqual(['typeA', 'typeB']);
       expect([ownerKindOf(p, 'set_unique_id'), ownerKindOf(p, 'set_pcr_values')]).toEqual(['uniqueId', 'pcrs']);

@@ -42,7 +42,7 @@ describe('update store', () => {
     expect(s.state().scannedHeight).toBe(14);
     s.setTip(30);
     expect(s.state()).toEqual({ scannedHeight: 14, tipHeight: 30 });
-    expect(s.counts()).toEqual({ valid: 2, invalid: 1, unverifiable: 0 });
+    expect(s.counts()).toEqual({ valid: 2, invalid: 1, unverifiable: 0, unattested: 0 });
     s.close();
     // Reopened: the same state.
     const again = openUpdateStore(join(dir, 'a.db'));
@@ -106,7 +106,7 @@ describe('update store', () => {
     expect(s.resolveRetry(verified, 9_000)).toBe(true);
     expect(s.dueForRetry(1e15, 10).map((d) => d.transitionId)).toEqual(['au1r2']);
     expect(s.list({ fromHeight: 4, toHeight: 4 }, 10).records).toEqual([verified.record]);
-    expect(s.counts()).toEqual({ valid: 2, invalid: 1, unverifiable: 1 });
+    expect(s.counts()).toEqual({ valid: 2, invalid: 1, unverifiable: 1, unattested: 0 });
     // Only an unverifiable update is ever replaced.
     expect(s.resolveRetry(upd(4, 'au1r1', 'invalid'), 9_000)).toBe(false);
     expect(s.resolveRetry(upd(7, 'au1r4', 'valid'), 9_000)).toBe(false);

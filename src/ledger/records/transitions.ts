@@ -1,40 +1,50 @@
 /**
  * Ledger items of `reverify` and of the server's ledger watcher (their transactions come from
- * src/ledger/node/blockScanner.ts or saved transaction JSON): the programs to follow, and the
- * followed oracle programs' transitions of a transaction (the programs and their transitions come
- * from the registry, src/ledger/programs.ts). A transaction lists every transition it executed, those of
- * programs called by another program's transition included, so wrapped oracle calls are found too.
+ * src/ledger/node/blockScanner.ts or saved transaction JSON): the programs to follow, and what
+ * each transition of a transaction is, by its function's role in the program registry
+ * (src/ledger/programs.ts). A transaction lists every transition it executed, a called program's
+ * before its caller's, so wrapped oracle calls are found too.
+ *
+ * Nothing that writes oracle data goes unaccounted for: an update is verified, a measurement is
+ * replayed, an unattested write is recorded as such, a callee is accounted for by its caller's
+ * transition in the same transaction; and any other transition, of any program, whose public
+ * inputs hold a userData-shaped struct (8 or 10 chunks of 32 u128) followed by a report struct (10
+ * chunks) is recorded as an unrecognized update and verified where its inputs decode.
  */
-import { kindOfMeasurement } from '../../verify/kinds/index.js';
-import { KNOWN_PROGRAM_IDS, normaliseProgramId, oracleProgram, OWNER_INPUT, ownerKindOf, UPDATE_INPUTS, updateKindOf } from '../programs.js';
+import { parseChunkedStruct, REPORT_CHUNKS } from '../../aleo/struct.js';
+import { USER_DATA_CHUNK_COUNTS } from '../../encoding/eras/index.js';
+import { normaliseProgramId, PROGRAMS, type FunctionRole, type ProgramRegistry } from '../programs.js';
 import { toFailure } from '../../verify/failure.js';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode } from '../../errorCodes.js';
 import { canonical, type OutputRecord } from './updateRecord.js';
 import type { LedgerRecordCode } from './errors.js';
+import { kindOfMeasurement } from '../../verify/kinds/index.js';
 
-/** One thing found on the ledger: an update to verify, or an owner record ready to write. */
+/** One thing found on the ledger: an update to verify, or a record ready to write. */
 export type LedgerItem =
   | { type: 'update'; base: UpdateBase; userData: string; report: string }
   | { type: 'update-malformed'; record: OutputRecord }
-  | { type: 'owner'; record: OutputRecord };
+  | { type: 'owner'; record: OutputRecord }
+  | { type: 'unattested'; record: OutputRecord };
 
-export type UpdateBase = Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function'>;
+export type UpdateBase = Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function' | 'unrecognized'>;
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The programs to follow: the given names (`.aleo` optional), else all known programs. Every name
- * must be a known oracle program: an unknown one is a usage error of whoever named it (a CLI
- * option or a config key), CLI_USAGE for both.
+ * The programs to follow: the given names (`.aleo` optional) with their related programs (an
+ * interface's data program and council), else every program of the registry. Every name must be a
+ * known oracle program: an unknown one is a usage error of whoever named it (a CLI option or a
+ * config key), CLI_USAGE for both.
  */
-export function programsToFollow(names: readonly string[] | undefined, where: string): string[] {
-  if (names === undefined || names.length === 0) return [...KNOWN_PROGRAM_IDS];
+export function programsToFollow(names: readonly string[] | undefined, where: string, registry: ProgramRegistry = PROGRAMS): string[] {
+  if (names === undefined || names.length === 0) return registry.ids;
   const ids = [...new Set(names.map(normaliseProgramId))];
-  const unknown = ids.filter((id) => !oracleProgram(id));
-  if (unknown.length) throw new VerifierError<ErrorCode>('CLI_USAGE', `${where}: unknown oracle program ${unknown.join(', ')} (known: ${KNOWN_PROGRAM_IDS.join(', ')})`);
-  return ids;
+  const unknown = ids.filter((id) => !registry.program(id));
+  if (unknown.length) throw new VerifierError<ErrorCode>('CLI_USAGE', `${where}: unknown oracle program ${unknown.join(', ')} (known: ${registry.ids.join(', ')})`);
+  return registry.withRelated(ids);
 }
 
 /**
@@ -58,59 +68,125 @@ function publicValue(inputs: unknown, i: number): string | undefined {
   return x.value;
 }
 
+/** The shortest text a chunked struct of 8 chunks can have (32 fields of `fN: 0u128` a chunk). */
+const MIN_STRUCT_TEXT = 8 * 32 * 9;
 
-/** The followed programs' update and owner transitions of one transaction, in transition order. */
-export function itemsOfTransaction(txv: unknown, programs: readonly string[], heightHint?: number): LedgerItem[] {
+function isChunkedStruct(text: string, chunks: readonly number[]): boolean {
+  if (text.length < MIN_STRUCT_TEXT || !text.includes('c7')) return false;
+  for (const n of chunks) {
+    try {
+      parseChunkedStruct(text, n, 'input');
+      return true;
+    } catch {
+      /* another chunk count, or not a struct */
+    }
+  }
+  return false;
+}
+
+/**
+ * Where a transition of no known role carries an update: its first public input of the userData
+ * shape and a later one of the report shape. undefined when it carries none.
+ */
+export function updateShapedInputs(inputs: unknown): { userData: number; report: number } | undefined {
+  if (!Array.isArray(inputs)) return undefined;
+  for (let i = 0; i < inputs.length; i++) {
+    const u = publicValue(inputs, i);
+    if (u === undefined || !isChunkedStruct(u, USER_DATA_CHUNK_COUNTS)) continue;
+    for (let j = i + 1; j < inputs.length; j++) {
+      const r = publicValue(inputs, j);
+      if (r !== undefined && isChunkedStruct(r, [REPORT_CHUNKS])) return { userData: i, report: j };
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+function malformed(base: UpdateBase, kind: string, message: string): LedgerItem {
+  return {
+    type: 'update-malformed',
+    record: canonical({ ...base, kind, reportValid: false, errorCode: 'LEDGER_TRANSITION_MALFORMED', errorString: message, measurements: {} }),
+  };
+}
+
+/** What one transition is, by its role (undefined: nothing to account for). */
+function itemOf(t: Json, role: FunctionRole | undefined, base: UpdateBase, present: ReadonlySet<string>): LedgerItem | undefined {
+  const where = `${base.program}/${base.function}`;
+  if (role?.role === 'update') {
+    const userData = publicValue(t.inputs, role.userData);
+    const report = publicValue(t.inputs, role.report);
+    if (userData === undefined || report === undefined) {
+      return malformed(base, role.kind, `${where}: inputs ${role.userData} and ${role.report} must be public values (report_data, report)`);
+    }
+    return { type: 'update', base, userData, report };
+  }
+  if (role?.role === 'measurement') {
+    const value = publicValue(t.inputs, role.input);
+    const rec: OutputRecord = { ...base, kind: 'measurement' };
+    try {
+      if (value === undefined) throw new VerifierError<LedgerRecordCode>('LEDGER_TRANSITION_MALFORMED', `${where}: input ${role.input} is not a public value`);
+      const m = kindOfMeasurement(role.sets)!.target.ledger;
+      rec.measurement = { [role.sets]: m.hex(m.fromLeo(value)) };
+    } catch (e) {
+      const f = toFailure(e);
+      rec.errorCode = f.code;
+      rec.errorString = f.message;
+    }
+    return { type: 'owner', record: canonical(rec) };
+  }
+  if (role?.role === 'unattested') {
+    const key = publicValue(t.inputs, role.key);
+    const value = publicValue(t.inputs, role.value);
+    let mapping: string | undefined;
+    if (typeof role.mapping === 'string') mapping = role.mapping;
+    else {
+      const sel = publicValue(t.inputs, role.mapping.input);
+      mapping = sel === 'true' ? role.mapping.ifTrue : sel === 'false' ? role.mapping.ifFalse : undefined;
+    }
+    const rec: OutputRecord = { ...base, kind: 'unattested', outcome: 'unattested' };
+    if (key === undefined || value === undefined || mapping === undefined) {
+      rec.errorCode = 'LEDGER_TRANSITION_MALFORMED';
+      rec.errorString = `${where}: inputs ${role.key} (key) and ${role.value} (value)${typeof role.mapping === 'string' ? '' : ` and ${role.mapping.input} (which mapping)`} must be public values`;
+    } else rec.written = { mapping, key, value: value.replace(/\s+/g, ' ').trim() };
+    return { type: 'unattested', record: canonical(rec) };
+  }
+  if (role?.role === 'ignored') return undefined;
+  if (role?.role === 'callee' && present.has(normaliseProgramId(role.caller))) return undefined;
+  // No role (or a callee without its caller): an update whenever the inputs have its shape.
+  const shaped = updateShapedInputs(t.inputs);
+  if (!shaped) return undefined;
+  return { type: 'update', base: { ...base, unrecognized: true }, userData: publicValue(t.inputs, shaped.userData)!, report: publicValue(t.inputs, shaped.report)! };
+}
+
+/**
+ * Every transition of one transaction that writes oracle data or carries an update, in transition
+ * order: the followed programs' by their roles, and any transition of update shape whose program
+ * or function the registry does not name (unrecognized). A known program that is not followed is
+ * left out: the caller chose the subset.
+ */
+export function itemsOfTransaction(txv: unknown, programs: readonly string[], heightHint?: number, registry: ProgramRegistry = PROGRAMS): LedgerItem[] {
   const u = unwrapTransaction(txv);
   if (!u) return [];
   const height = u.height ?? heightHint;
   const transactionId = typeof u.tx.id === 'string' ? u.tx.id : undefined;
   const transitions = (u.tx.execution as Json).transitions;
   if (!Array.isArray(transitions)) return [];
+  const present = new Set(transitions.flatMap((t) => (isObj(t) && typeof t.program === 'string' ? [t.program] : [])));
   const items: LedgerItem[] = [];
   for (const t of transitions) {
-    if (!isObj(t) || typeof t.program !== 'string' || !programs.includes(t.program) || typeof t.function !== 'string') continue;
-    const program = t.program;
-    const fn = t.function;
+    if (!isObj(t) || typeof t.program !== 'string' || typeof t.function !== 'string') continue;
+    const followed = programs.includes(t.program);
+    // A known program left out of the followed set (a --program subset) is the caller's choice.
+    if (!followed && registry.program(t.program)) continue;
     const base: UpdateBase = {
       ...(transactionId !== undefined ? { transactionId } : {}),
       ...(typeof t.id === 'string' ? { transitionId: t.id } : {}),
       ...(height !== undefined ? { blockHeight: height } : {}),
-      program,
-      function: fn,
+      program: t.program,
+      function: t.function,
     };
-    const kind = updateKindOf(program, fn);
-    const sets = ownerKindOf(program, fn);
-    if (kind !== undefined) {
-      const userData = publicValue(t.inputs, UPDATE_INPUTS.userData);
-      const report = publicValue(t.inputs, UPDATE_INPUTS.report);
-      if (userData === undefined || report === undefined) {
-        items.push({
-          type: 'update-malformed',
-          record: canonical({
-            ...base,
-            kind,
-            reportValid: false,
-            errorCode: 'LEDGER_TRANSITION_MALFORMED',
-            errorString: `${program}/${fn}: inputs ${UPDATE_INPUTS.userData} and ${UPDATE_INPUTS.report} must be public values (report_data, report)`,
-            measurements: {},
-          }),
-        });
-      } else items.push({ type: 'update', base, userData, report });
-    } else if (sets !== undefined) {
-      const value = publicValue(t.inputs, OWNER_INPUT);
-      const rec: OutputRecord = { ...base, kind: 'measurement' };
-      try {
-        if (value === undefined) throw new VerifierError<LedgerRecordCode>('LEDGER_TRANSITION_MALFORMED', `${program}/${fn}: input ${OWNER_INPUT} is not a public value`);
-        const m = kindOfMeasurement(sets)!.target.ledger;
-        rec.measurement = { [sets]: m.hex(m.fromLeo(value)) };
-      } catch (e) {
-        const f = toFailure(e);
-        rec.errorCode = f.code;
-        rec.errorString = f.message;
-      }
-      items.push({ type: 'owner', record: canonical(rec) });
-    }
+    const item = itemOf(t, followed ? registry.roleOf(t.program, t.function) : undefined, base, present);
+    if (item) items.push(item);
   }
   return items;
 }

@@ -11,6 +11,11 @@
  * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
  *   { transactionId, transitionId, blockHeight, program, function, kind: "measurement",
  *     measurement?: { uniqueId } | { pcrs }, errorCode?, errorString? }
+ * Unattested write (an owner or council overwrite of stored oracle data, with no report):
+ *   { transactionId, transitionId, blockHeight, program, function, kind: "unattested",
+ *     outcome: "unattested", written?: { mapping, key, value } (Leo values), errorCode?, errorString? }
+ * An update record with `unrecognized: true` comes from a transition the program registry does
+ * not name (an unknown program or function) whose inputs have the shape of an update.
  * measurementInForce: src/ledger/records/measurementState.ts.
  * Hex is lower case. Fields are written in this order, so runs are byte-for-byte comparable.
  */
@@ -32,9 +37,11 @@ export interface OutputRecord {
   program?: string;
   function?: string;
   kind: string;
+  /** An update from a transition the program registry does not name (src/ledger/records/transitions.ts). */
+  unrecognized?: true;
   reportValid?: boolean;
-  /** How the update's verification ended (update records; the code's traits decide, src/errorCodes.ts). */
-  outcome?: Outcome;
+  /** How the update's verification ended (update records; the code's traits decide, src/errorCodes.ts); `unattested` for unattested writes. */
+  outcome?: RecordOutcome;
   errorCode?: ErrorCode;
   errorString?: string;
   tcbStatus?: string;
@@ -45,11 +52,17 @@ export interface OutputRecord {
   /** The ordered check trace of the verification (src/verify/checks.ts). */
   checks?: CheckResult[];
   measurementInForce?: { matches: boolean; sourceHeight: number };
+  /** What an unattested write wrote: the mapping, its key and the value (Leo values as on the ledger). */
+  written?: { mapping: string; key: string; value: string };
 }
 
+/** A record's outcome: a verification's, or `unattested` for a write that carries no report. */
+export type RecordOutcome = Outcome | 'unattested';
+export const RECORD_OUTCOMES: readonly RecordOutcome[] = ['valid', 'invalid', 'unverifiable', 'unattested'];
+
 const ORDER: readonly (keyof OutputRecord)[] = [
-  'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'reportValid', 'outcome', 'errorCode', 'errorString',
-  'tcbStatus', 'measurements', 'measurement', 'decodedData', 'decodedRequests', 'checks', 'measurementInForce',
+  'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'unrecognized', 'reportValid', 'outcome', 'errorCode', 'errorString',
+  'tcbStatus', 'measurements', 'measurement', 'written', 'decodedData', 'decodedRequests', 'checks', 'measurementInForce',
 ];
 
 /**
@@ -74,7 +87,7 @@ export function measurementsOf(out: VerifyOutcome): Measurement | Record<string,
   return reportKind(out.reportType).measurements(v);
 }
 
-export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function'>, out: VerifyOutcome): OutputRecord {
+export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function' | 'unrecognized'>, out: VerifyOutcome): OutputRecord {
   const r: OutputRecord = { ...base, kind: out.reportType ?? updateKindOf(base.program, base.function) ?? 'unknown', reportValid: out.reportValid };
   if (out.error) {
     r.errorCode = out.error.code;
@@ -89,7 +102,8 @@ export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transit
   return canonical(r);
 }
 
-/** How an update ended (a failed one: by its code's traits, src/errorCodes.ts). */
-export function outcomeOf(r: OutputRecord): Outcome {
+/** How an update ended (a failed one: by its code's traits, src/errorCodes.ts); an unattested write is `unattested`. */
+export function outcomeOf(r: OutputRecord): RecordOutcome {
+  if (r.kind === 'unattested') return 'unattested';
   return outcomeFor(r.reportValid === true, r.errorCode);
 }

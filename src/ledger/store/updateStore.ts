@@ -20,9 +20,11 @@
 import Database from 'better-sqlite3';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode, Outcome } from '../../errorCodes.js';
+import type { RecordOutcome } from '../records/updateRecord.js';
 import type { StoreCode } from './errors.js';
 
 export type { Outcome };
+export type { RecordOutcome };
 
 /** The record of one oracle update found on the ledger (issue 16, item 3). */
 export interface LedgerRecord {
@@ -33,8 +35,15 @@ export interface LedgerRecord {
   function: string;
   reportType: string;
   reportValid: boolean;
-  /** valid, invalid or unverifiable (the failure code's traits); served from the row for records stored before it was part of the record. */
-  outcome: Outcome;
+  /**
+   * valid, invalid or unverifiable (the failure code's traits), or unattested (a write with no
+   * report); served from the row for records stored before it was part of the record.
+   */
+  outcome: RecordOutcome;
+  /** An update from a transition the program registry does not name (src/ledger/records/transitions.ts). */
+  unrecognized?: true;
+  /** What an unattested write wrote. */
+  written?: { mapping: string; key: string; value: string };
   errorCode?: ErrorCode;
   errorString?: string;
   decodedData?: unknown;
@@ -48,7 +57,7 @@ export interface LedgerRecord {
 
 export interface StoredUpdate {
   record: LedgerRecord;
-  outcome: Outcome;
+  outcome: RecordOutcome;
 }
 
 export interface ScanState {
@@ -58,7 +67,9 @@ export interface ScanState {
 
 export interface UpdateFilter {
   valid?: boolean;
-  outcome?: Outcome;
+  outcome?: RecordOutcome;
+  /** Only updates from transitions the program registry does not name. */
+  unrecognized?: boolean;
   kind?: string;
   fromHeight?: number;
   toHeight?: number;
@@ -99,7 +110,7 @@ export interface UpdateStore {
   postponeRetry(transitionId: string, retryAt: number): void;
   setTip(height: number): void;
   state(): ScanState;
-  counts(): Record<Outcome, number>;
+  counts(): Record<RecordOutcome, number>;
   /** Up to `limit` records after `cursor` in the documented order, and the cursor of the next page. */
   list(filter: UpdateFilter, limit: number, after?: Cursor): { records: LedgerRecord[]; next?: Cursor };
   close(): void;
@@ -212,8 +223,8 @@ export function openUpdateStore(file: string): UpdateStore {
     },
     state: () => getState.get() as ScanState,
     counts() {
-      const out: Record<Outcome, number> = { valid: 0, invalid: 0, unverifiable: 0 };
-      for (const row of countRows.all() as { outcome: Outcome; n: number }[]) out[row.outcome] = row.n;
+      const out: Record<RecordOutcome, number> = { valid: 0, invalid: 0, unverifiable: 0, unattested: 0 };
+      for (const row of countRows.all() as { outcome: RecordOutcome; n: number }[]) out[row.outcome] = row.n;
       return out;
     },
     list(filter, limit, after) {
@@ -231,6 +242,7 @@ export function openUpdateStore(file: string): UpdateStore {
         where.push('report_type = ?');
         args.push(filter.kind);
       }
+      if (filter.unrecognized !== undefined) where.push(filter.unrecognized ? "json_extract(record, '$.unrecognized') = 1" : "json_extract(record, '$.unrecognized') IS NULL");
       if (filter.fromHeight !== undefined) {
         where.push('block_height >= ?');
         args.push(filter.fromHeight);
@@ -244,7 +256,7 @@ export function openUpdateStore(file: string): UpdateStore {
         args.push(after.blockHeight, after.transitionId);
       }
       const sql = `SELECT block_height AS h, transition_id AS t, outcome, record FROM updates ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY block_height DESC, transition_id DESC LIMIT ?`;
-      const rows = db.prepare(sql).all(...args, limit + 1) as { h: number; t: string; outcome: Outcome; record: string }[];
+      const rows = db.prepare(sql).all(...args, limit + 1) as { h: number; t: string; outcome: RecordOutcome; record: string }[];
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {

@@ -77,10 +77,17 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     concurrency: Math.max(1, config.workers),
     log,
     onStored: (added) => {
-      for (const u of added) sink.observeLedgerUpdate(u.record.reportType, u.outcome, u.record.errorCode);
+      for (const u of added) {
+        const r = u.record;
+        if (r.outcome === 'unattested') sink.observeLedgerWrite('unattested', r.program, r.function);
+        else sink.observeLedgerUpdate(r.reportType, r.outcome, r.errorCode);
+        if (r.unrecognized) sink.observeLedgerWrite('unrecognized', r.program, r.function);
+      }
     },
     retry: { intervalMs: w.retryIntervalMs, batch: w.batchBlocks * 4 },
-    onRetried: (u) => sink.observeLedgerRetry(u.record.reportType, u.outcome, u.record.errorCode),
+    onRetried: (u) => {
+      if (u.outcome !== 'unattested') sink.observeLedgerRetry(u.record.reportType, u.outcome, u.record.errorCode);
+    },
   });
   sink.registerLedgerHeights(() => store.state());
   return {

@@ -1,8 +1,9 @@
 /**
- * From ledger items to stored update records: every update transition of a followed program is
- * verified through the verification service (the one POST /decodeReport uses: same core, same
- * policy) and becomes a LedgerRecord (src/ledger/store/updateStore.ts); owner transitions are not updates
- * and are left out. Shared by the watcher, GET /ledger/transactions/{id} and `reverify --store`.
+ * From ledger items to stored update records: every update transition (of a followed program, or
+ * unrecognized) is verified through the verification service (the one POST /decodeReport uses:
+ * same core, same policy) and becomes a LedgerRecord (src/ledger/store/updateStore.ts), and so
+ * does every unattested write; owner transitions are not updates and are left out. Shared by the
+ * watcher, GET /ledger/transactions/{id} and `reverify --store`.
  */
 import { outcomeOf, updateRecord, type OutputRecord } from '../records/updateRecord.js';
 import type { LedgerItem } from '../records/transitions.js';
@@ -26,6 +27,8 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
     reportType: r.kind,
     reportValid: r.reportValid === true,
     outcome,
+    ...(r.unrecognized ? { unrecognized: true as const } : {}),
+    ...(r.written !== undefined ? { written: r.written } : {}),
     ...(r.errorCode !== undefined ? { errorCode: r.errorCode } : {}),
     ...(r.errorString !== undefined ? { errorString: r.errorString } : {}),
     ...(r.decodedData !== undefined ? { decodedData: r.decodedData } : {}),
@@ -43,7 +46,9 @@ export type Verify = (userData: string, report: string) => Promise<VerifyOutcome
 /** The output records of the items' updates (verified with `verify`), in item order. */
 export async function verifyUpdates(items: readonly LedgerItem[], verify: Verify): Promise<OutputRecord[]> {
   const out = await Promise.all(
-    items.map((it) => (it.type === 'update' ? verify(it.userData, it.report).then((o) => updateRecord(it.base, o)) : it.type === 'update-malformed' ? it.record : undefined)),
+    items.map((it) =>
+      it.type === 'update' ? verify(it.userData, it.report).then((o) => updateRecord(it.base, o)) : it.type === 'update-malformed' || it.type === 'unattested' ? it.record : undefined,
+    ),
   );
   return out.filter((r): r is OutputRecord => r !== undefined);
 }

@@ -14,7 +14,7 @@ import type { Cursor, UpdateFilter } from '../../ledger/store/updateStore.js';
 import { plainFailureSchema } from '../errorResponses.js';
 import { checksSchema, decodedDataSchema, decodedRequestsSchema, outcomeSchema } from '../schemas.js';
 import { KINDS, REPORT_TYPES } from '../../verify/kinds/index.js';
-import { OUTCOMES, type Outcome } from '../../errorCodes.js';
+import { RECORD_OUTCOMES, type RecordOutcome } from '../../ledger/records/updateRecord.js';
 
 const str = { type: 'string' } as const;
 const count = { type: 'integer', minimum: 0 } as const;
@@ -32,7 +32,14 @@ export const ledgerRecordSchema = {
     function: str,
     reportType: { type: 'string', description: 'typeA (SGX) or typeB (Nitro); the program\'s kind when the report could not be read' },
     reportValid: { type: 'boolean', description: 'true exactly when outcome is valid' },
-    outcome: outcomeSchema,
+    outcome: { type: 'string', enum: [...RECORD_OUTCOMES], description: `${outcomeSchema.description} unattested: a write of oracle data with no report (an owner or council overwrite), listed with what it wrote.` },
+    unrecognized: { type: 'boolean', enum: [true], description: 'The transition is of a program or function the program registry does not name, but its inputs have the shape of an update: verified as one' },
+    written: {
+      type: 'object',
+      description: 'What an unattested write wrote (Leo values as on the ledger)',
+      required: ['mapping', 'key', 'value'],
+      properties: { mapping: str, key: str, value: str },
+    },
     errorCode: str,
     errorString: str,
     decodedData: decodedDataSchema,
@@ -130,7 +137,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
               scannedHeight: { ...nullableHeight, description: 'Every block up to this height is scanned and its updates stored (null: none yet)' },
               tipHeight: { ...nullableHeight, description: 'Latest height the ledger node reported' },
               lagBlocks: { ...nullableHeight, description: 'tipHeight − scannedHeight' },
-              updates: { type: 'object', required: ['valid', 'invalid', 'unverifiable'], properties: { valid: count, invalid: count, unverifiable: count } },
+              updates: { type: 'object', required: [...RECORD_OUTCOMES], properties: Object.fromEntries(RECORD_OUTCOMES.map((o) => [o, count])) },
               watcher: {
                 type: 'object',
                 required: ['running'],
@@ -151,7 +158,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
   );
 
   const heightParam = { type: 'string', pattern: '^[0-9]{1,15}$' } as const;
-  app.get<{ Querystring: { valid?: 'true' | 'false'; outcome?: Outcome; kind?: string; fromHeight?: string; toHeight?: string; limit?: string; cursor?: string } }>(
+  app.get<{ Querystring: { valid?: 'true' | 'false'; outcome?: RecordOutcome; unrecognized?: 'true' | 'false'; kind?: string; fromHeight?: string; toHeight?: string; limit?: string; cursor?: string } }>(
     '/ledger/updates',
     {
       attachValidation: true,
@@ -163,7 +170,8 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
           additionalProperties: false,
           properties: {
             valid: { type: 'string', enum: ['true', 'false'], description: 'true: valid reports only; false: invalid and unverifiable ones' },
-            outcome: { type: 'string', enum: [...OUTCOMES], description: 'Only updates of this outcome: valid, invalid (a check failed on the evidence) or unverifiable (could not be decided; verified again later)' },
+            outcome: { type: 'string', enum: [...RECORD_OUTCOMES], description: 'Only updates of this outcome: valid, invalid (a check failed on the evidence), unverifiable (could not be decided; verified again later) or unattested (writes with no report)' },
+            unrecognized: { type: 'string', enum: ['true', 'false'], description: 'Only updates from transitions the program registry does not name (true), or only the others (false)' },
             kind: { type: 'string', enum: [...REPORT_TYPES] },
             fromHeight: { ...heightParam, description: 'Lowest block height (inclusive)' },
             toHeight: { ...heightParam, description: 'Highest block height (inclusive)' },
@@ -192,6 +200,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       const filter: UpdateFilter = {
         ...(q.valid !== undefined ? { valid: q.valid === 'true' } : {}),
         ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
+        ...(q.unrecognized !== undefined ? { unrecognized: q.unrecognized === 'true' } : {}),
         ...(q.kind !== undefined ? { kind: q.kind } : {}),
         ...(q.fromHeight !== undefined ? { fromHeight: Number(q.fromHeight) } : {}),
         ...(q.toHeight !== undefined ? { toHeight: Number(q.toHeight) } : {}),
