@@ -6,12 +6,13 @@
  */
 
 /** @typedef {{ id: string, title: string, status: 'passed' | 'failed' | 'skipped', code?: string }} Check */
-/** @typedef {'valid' | 'invalid' | 'unverifiable'} Outcome */
+/** @typedef {'valid' | 'invalid' | 'unverifiable' | 'unattested'} Outcome */
 /** @typedef {{ url?: string, selector?: string, attestationData?: string, timestamp?: number, tokenId?: number, encodingOptions?: { value?: string, precision?: number } }} Decoded */
 /**
  * @typedef {{ transactionId: string, transitionId: string, blockHeight: number, program: string, function: string, reportType: string,
  *   reportValid: boolean, outcome?: Outcome, errorCode?: string, errorString?: string, decodedData?: Decoded, decodedRequests?: Decoded[], tcbStatus?: string,
- *   measurements: { uniqueId?: string, pcrs?: string[] }, checks?: Check[], verifiedAt: string }} LedgerRecord
+ *   measurements: { uniqueId?: string, pcrs?: string[] }, checks?: Check[], verifiedAt: string,
+ *   unrecognized?: boolean, written?: { mapping: string, key: string, value: string } }} LedgerRecord
  */
 /** @typedef {{ uniqueId?: string, pcrs?: string[] }} Targets */
 
@@ -48,7 +49,7 @@ export function el(tag, text, cls) {
  * @returns {Outcome}
  */
 export function outcomeOf(r) {
-  if (r.outcome === 'valid' || r.outcome === 'invalid' || r.outcome === 'unverifiable') return r.outcome;
+  if (r.outcome === 'valid' || r.outcome === 'invalid' || r.outcome === 'unverifiable' || r.outcome === 'unattested') return r.outcome;
   return r.reportValid ? 'valid' : 'invalid';
 }
 
@@ -96,13 +97,14 @@ export function adviceFor(code) {
  */
 export function verdictText(outcome, errorString, errorCode) {
   if (outcome === 'valid') return 'valid';
+  if (outcome === 'unattested') return 'unattested write: oracle data written without a report (an owner or council overwrite)';
   const reason = `${errorString ?? 'no reason given'}${errorCode ? ` (${errorCode})` : ''}`;
   return outcome === 'unverifiable' ? `could not verify: ${reason} — ${adviceFor(errorCode)}` : `invalid: ${reason}`;
 }
 
 /** How an outcome is named in tables and headings. @param {Outcome} outcome */
 export function outcomeLabel(outcome) {
-  return outcome === 'unverifiable' ? 'could not verify' : outcome;
+  return outcome === 'unverifiable' ? 'could not verify' : outcome === 'unattested' ? 'unattested write' : outcome;
 }
 
 /** A failed request: its HTTP status and the JSON body the server sent. */

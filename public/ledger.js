@@ -73,6 +73,8 @@ function showDetail(r) {
   body.replaceChildren(
     el('p', verdictText(outcome, r.errorString, r.errorCode), `outcome-${outcome}`),
     el('p', `Transaction ${r.transactionId}, transition ${r.transitionId}, block ${r.blockHeight}, ${r.program}/${r.function}, ${r.reportType}; verified ${r.verifiedAt}`, 'note'),
+    ...(r.unrecognized ? [el('p', 'Unrecognized: the program registry does not name this program or function; its inputs have the shape of an update, so it was verified as one. Add it to ledgerPrograms in config.json.', 'note')] : []),
+    ...(r.written ? [el('p', `Wrote ${r.written.mapping}[${r.written.key}] = ${r.written.value}`)] : []),
     checksList(r.checks),
     decodedTable(r.decodedData, r.decodedRequests),
     measurementsTable(r.measurements),
@@ -90,7 +92,7 @@ function showTable(records) {
     b.setAttribute('aria-label', `Details of the update at block ${r.blockHeight}, transition ${r.transitionId}`);
     b.addEventListener('click', () => showDetail(r));
     const outcome = outcomeOf(r);
-    return [String(r.blockHeight), r.transactionId, `${r.program}/${r.function}`, r.reportType, el('span', outcomeLabel(outcome), `outcome-${outcome}`), r.errorCode ?? '', b];
+    return [String(r.blockHeight), r.transactionId, `${r.program}/${r.function}${r.unrecognized ? ' (unrecognized)' : ''}`, r.reportType, el('span', outcomeLabel(outcome), `outcome-${outcome}`), r.errorCode ?? '', b];
   });
   const t = table('Oracle updates', ['Height', 'Transaction', 'Program / function', 'Kind', 'Outcome', 'Error', ''], rows);
   byId('updates').replaceChildren(records.length === 0 ? el('p', 'No stored update matches the filters.') : t);
@@ -124,7 +126,7 @@ function drawChart(records) {
   /** @type {Map<string, Record<Outcome, number>>} */
   const days = new Map();
   for (const r of records) {
-    const d = days.get(dayOf(r)) ?? { valid: 0, invalid: 0, unverifiable: 0 };
+    const d = days.get(dayOf(r)) ?? { valid: 0, invalid: 0, unverifiable: 0, unattested: 0 };
     d[outcomeOf(r)]++;
     days.set(dayOf(r), d);
   }
@@ -135,7 +137,7 @@ function drawChart(records) {
     return;
   }
   const NS = 'http://www.w3.org/2000/svg';
-  const max = Math.max(...list.map(([, c]) => c.valid + c.invalid + c.unverifiable));
+  const max = Math.max(...list.map(([, c]) => c.valid + c.invalid + c.unverifiable + c.unattested));
   const barW = 28;
   const h = 120;
   const width = Math.max(200, list.length * (barW + 12) + 10);
@@ -143,13 +145,15 @@ function drawChart(records) {
   svg.setAttribute('viewBox', `0 0 ${width} ${h + 40}`);
   svg.setAttribute('width', '100%');
   svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', `Updates per day (valid, invalid, could not verify): ${list.map(([d, c]) => `${d} ${c.valid} valid, ${c.invalid} invalid, ${c.unverifiable} could not verify`).join('; ')}`);
+  svg.setAttribute('aria-label', `Updates per day (valid, invalid, could not verify, unattested writes): ${list.map(([d, c]) => `${d} ${c.valid} valid, ${c.invalid} invalid, ${c.unverifiable} could not verify, ${c.unattested} unattested`).join('; ')}`);
   list.forEach(([day, c], i) => {
     const x = 10 + i * (barW + 12);
     const vh = (c.valid / max) * h;
     const ih = (c.invalid / max) * h;
     const uh = (c.unverifiable / max) * h;
-    for (const [cls, y, hh] of /** @type {[string, number, number][]} */ ([['valid', h - vh, vh], ['invalid', h - vh - ih, ih], ['unverifiable', h - vh - ih - uh, uh]])) {
+    const ah = (c.unattested / max) * h;
+    const segments = /** @type {[string, number, number][]} */ ([['valid', h - vh, vh], ['invalid', h - vh - ih, ih], ['unverifiable', h - vh - ih - uh, uh], ['unattested', h - vh - ih - uh - ah, ah]]);
+    for (const [cls, y, hh] of segments) {
       const rect = document.createElementNS(NS, 'rect');
       rect.setAttribute('x', String(x));
       rect.setAttribute('y', String(y));
@@ -168,7 +172,7 @@ function drawChart(records) {
     count.setAttribute('x', String(x));
     count.setAttribute('y', String(h + 28));
     count.setAttribute('font-size', '9');
-    count.textContent = `${c.valid}/${c.invalid}/${c.unverifiable}`;
+    count.textContent = `${c.valid}/${c.invalid}/${c.unverifiable}${c.unattested ? `/${c.unattested}` : ''}`;
     svg.append(count);
   });
   box.replaceChildren(svg, el('p', `Green: valid, red: invalid, amber: could not verify; labels: month-day and valid/invalid/could-not-verify counts (latest ${CHART_LIMIT} matching updates).`, 'note'));

@@ -282,7 +282,7 @@ describe('ledger page after the watcher ran', () => {
     const chart = page.getByRole('img', { name: /Updates per day/ });
     expect(await chart.getAttribute('aria-label')).toMatch(/\d{4}-\d\d-\d\d \d+ valid, \d+ invalid, 0 could not verify/);
     // Filter: invalid only, keyboard.
-    const invalid = stored.filter((r) => !r.reportValid);
+    const invalid = stored.filter((r) => r.outcome === 'invalid');
     expect(invalid.length).toBeGreaterThan(0);
     await page.getByLabel('Outcome').selectOption('invalid');
     await page.getByRole('button', { name: 'Apply filters' }).press('Enter');
@@ -293,6 +293,17 @@ describe('ledger page after the watcher ran', () => {
     const items = await page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
     expect(items.filter((t) => t.startsWith('failed:'))).toHaveLength(1);
     expect(items.find((t) => t.startsWith('failed:'))).toContain(invalid[0].errorCode);
+    // Unattested writes are listed, with what they wrote.
+    await page.getByLabel('Outcome').selectOption('unattested');
+    await page.getByRole('button', { name: 'Apply filters' }).press('Enter');
+    await expect.poll(async () => await tableRows.allTextContents()).toEqual([expect.stringContaining('unattested write')]);
+    await tableRows.first().getByRole('button').press('Enter');
+    await page.getByText('Wrote sgx_attested_data[77u128] = { data: 123u128, attestation_timestamp: 1725008028u128 }').waitFor();
+    // Updates from transitions the registry does not name are listed and marked.
+    await page.getByLabel('Outcome').selectOption('');
+    await page.getByLabel('Source').selectOption('true');
+    await page.getByRole('button', { name: 'Apply filters' }).press('Enter');
+    await expect.poll(async () => await tableRows.allTextContents()).toEqual([expect.stringContaining('other_oracle.aleo/set_data_sgx (unrecognized)')]);
     await browser.screenshot(page, 'ledger-page');
     expect(consoleErrors).toEqual([]);
   });

@@ -78,7 +78,7 @@ describe('ledger watcher', { timeout: 300_000 }, () => {
 
     const status = await srv.get('/ledger/status');
     expect(status.status).toBe(200);
-    const valid = fx.expected.length - 1; // one update carries a report bound to other data
+    const valid = fx.expected.length - 2; // one update carries a report bound to other data; one record is an unattested overwrite
     expect(status.body).toMatchObject({ scannedHeight: LATEST, tipHeight: LATEST, lagBlocks: 0, updates: { valid, invalid: 1, unverifiable: 0 }, watcher: { running: true } });
 
     const all = await allUpdates(srv);
@@ -87,25 +87,37 @@ describe('ledger watcher', { timeout: 300_000 }, () => {
       const e = fx.expected.find((x) => x.transitionId === u.transitionId)!;
       expect(u).toMatchObject({ transactionId: e.transactionId, blockHeight: e.height, program: e.program, function: e.function });
     }
-    expect(all.filter((u) => !u.reportValid).map((u) => u.transactionId)).toEqual([fx.tx.invalid!.transactionId]);
-    // Every stored record carries its outcome.
-    expect(all.map((u) => u.outcome)).toEqual(all.map((u) => (u.reportValid ? 'valid' : 'invalid')));
+    expect(all.filter((u) => u.outcome === 'invalid').map((u) => u.transactionId)).toEqual([fx.tx.invalid!.transactionId]);
+    // Every stored record carries its outcome: the overwrite is an unattested write, and says what it wrote.
+    const overwrite = fx.tx.overwrite!.transitionIds[0];
+    expect(all.map((u) => u.outcome)).toEqual(all.map((u) => (u.transitionId === overwrite ? 'unattested' : u.reportValid ? 'valid' : 'invalid')));
+    expect(all.find((u) => u.transitionId === overwrite)).toMatchObject({
+      reportValid: false,
+      written: { mapping: 'sgx_attested_data', key: '77u128', value: '{ data: 123u128, attestation_timestamp: 1725008028u128 }' },
+    });
+    // The unknown program's update is stored as unrecognized, and both are counted by program and function.
+    expect(all.find((u) => u.transitionId === fx.tx.unknown!.transitionIds[0])).toMatchObject({ unrecognized: true, outcome: 'valid' });
 
     // Metrics: heights, and each stored update counted once by kind, outcome and code.
     const metrics = (await srv.get('/metrics')).body as string;
     expect(metrics).toMatch(new RegExp(`^verifier_ledger_scanned_height ${LATEST}$`, 'm'));
     expect(metrics).toMatch(new RegExp(`^verifier_ledger_tip_height ${LATEST}$`, 'm'));
     const count = (labels: string) => Number(new RegExp(`^verifier_ledger_updates_total\\{${labels}\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
-    const invalid = all.find((u) => !u.reportValid);
+    const invalid = all.find((u) => u.outcome === 'invalid');
+    expect(metrics).toMatch(/^verifier_ledger_unattested_total\{program="veru_oracle_v2\.aleo",function="update_historic_data"\} 1$/m);
+    expect(metrics).toMatch(/^verifier_ledger_unrecognized_total\{program="other_oracle\.aleo",function="set_data_sgx"\} 1$/m);
     expect(count(`kind="typeB",outcome="invalid",code="${invalid.errorCode}"`)).toBe(1);
     expect(count('kind="typeA",outcome="valid",code="none"') + count('kind="typeB",outcome="valid",code="none"')).toBe(valid);
   });
 
   it('filters by validity, kind and height range, and refuses bad parameters', async () => {
-    expect((await allUpdates(srv, '&valid=false')).map((u) => u.transactionId)).toEqual([fx.tx.invalid!.transactionId]);
+    // valid=false: everything not valid, the unattested write (newest) included
+    expect((await allUpdates(srv, '&valid=false')).map((u) => u.transactionId)).toEqual([fx.tx.overwrite!.transactionId, fx.tx.invalid!.transactionId]);
     expect((await allUpdates(srv, '&outcome=invalid')).map((u) => u.transactionId)).toEqual([fx.tx.invalid!.transactionId]);
     expect(await allUpdates(srv, '&outcome=unverifiable')).toEqual([]);
-    expect((await allUpdates(srv, '&outcome=valid')).length).toBe(fx.expected.length - 1);
+    expect((await allUpdates(srv, '&outcome=valid')).length).toBe(fx.expected.length - 2);
+    expect((await allUpdates(srv, '&outcome=unattested')).map((u) => u.transitionId)).toEqual(fx.tx.overwrite!.transitionIds);
+    expect((await allUpdates(srv, '&unrecognized=true')).map((u) => u.transitionId)).toEqual(fx.tx.unknown!.transitionIds);
     const typeB = await allUpdates(srv, '&kind=typeB', 2);
     expect(typeB.length).toBe(fx.expected.filter((x) => x.function === 'set_data_nitro').length);
     expect(typeB.every((u) => u.reportType === 'typeB')).toBe(true);

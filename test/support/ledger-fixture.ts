@@ -2,8 +2,9 @@
  * A ledger of every era for the ledger routes and the watcher: minted typeA/typeB PKIs (config at
  * `dir`/config.json), a chain served by the ledger-node simulator with updates of each era's oracle
  * program (era 4: the real 10-chunk userData of 2026-01-14), calls wrapped by other programs, a
- * rejected transaction, owner transitions, a transfer and an unknown program's look-alike (an
- * update the registry does not name: stored as unrecognized, never dropped).
+ * rejected transaction, owner transitions, a transfer, an unknown program's look-alike (an
+ * update the registry does not name: stored as unrecognized, never dropped) and an owner's
+ * overwrite of stored data (an unattested write).
  */
 import { hashReportData } from '../../src/hash/index.js';
 import { formatPcrStruct, formatUniqueId } from '../../src/aleo/ids.js';
@@ -80,13 +81,16 @@ export async function startLedgerFixture(dir: string, o: { first?: number; lates
   tx.ifaceWrapped = chain.add(h(12), [t.other('veru_oracle_data_v5.aleo', 'set_data', ['1u128', '2u128']), u(IFACE5, 'set_multiple_data_sgx', era4), t.other('lending_pool.aleo', 'update_prices', ['1u8'])]);
   tx.ifaceFive = chain.add(h(13), [u(IFACE5, 'set_five_data_sgx', era4)]);
   tx.unknown = chain.add(h(15), [t.other('other_oracle.aleo', 'set_data_sgx', [sgx('9.0').userData, sgx('9.0').report])]);
+  // The owner overwrites stored SGX data (no report): an unattested write.
+  tx.overwrite = chain.add(h(16), [t.other(VERU2, 'update_historic_data', ['true', '77u128', '{ data: 123u128, attestation_timestamp: 1725008028u128 }'])]);
   // Two updates in one block, and (optionally) more typeA updates spread over the chain.
   tx.pair = chain.add(h(20), [u(OFFICIAL, 'set_data_sgx', sgx('5.1')), u(OFFICIAL, 'set_data_nitro', nitro('5.2'))]);
   for (let i = 0; i < (o.extraSgx ?? 0); i++) chain.add(h(21 + i), [u(VERU2, 'set_data_sgx', sgx(`6.${i + 1}`))]);
   const node = await startLedgerNode();
   chain.install(node);
-  // Every update stored: the registry's, and the unknown program's look-alike (unrecognized).
-  const unrecognized = new Set(tx.unknown.transitionIds);
+  // Every record stored: the registry's updates, the unknown program's look-alike (unrecognized)
+  // and the owner's overwrite (unattested).
+  const unrecognized = new Set([...tx.unknown.transitionIds, ...tx.overwrite.transitionIds]);
   const expected = chain.added.filter((x) => x.accepted && (updateKindOf(x.program, x.function) !== undefined || unrecognized.has(x.transitionId)));
   return {
     env,
