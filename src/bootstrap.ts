@@ -16,7 +16,7 @@ import { buildInfoRecord, liveCheckProgramName } from './server/info.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics } from './observability/metrics.js';
 import { composeVerifier } from './compose.js';
-import { createLedgerFeature } from './ledger/watch/feature.js';
+import { createLedgerFeature, followedPrograms } from './ledger/watch/feature.js';
 import { KINDS, type ReportType, type TargetValues } from './verify/kinds/index.js';
 
 export interface Targets {
@@ -79,7 +79,12 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   const targets = await resolveTargets(config, log);
   await checkLive(config, targets, log);
   const { service, pool, metrics, pccsStatus } = composeVerifier(config, { targets: targets.values, metrics: createMetrics(), log });
-  const info = buildInfoRecord(targets.values, liveCheckProgramName(config.liveCheck.contractName), Date.now());
+  const info = buildInfoRecord(
+    targets.values,
+    liveCheckProgramName(config.liveCheck.contractName),
+    Date.now(),
+    config.liveCheck.apiBaseUrl !== undefined ? followedPrograms(config) : undefined,
+  );
   // The watcher and /ledger routes verify through the same (instrumented) service as /decodeReport.
   const ledger = createLedgerFeature(config, (u, r) => service.decodeReport(u, r), log, metrics.sink);
   const app = await buildApp({

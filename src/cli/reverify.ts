@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { parseOptions, usage, type CommandSpec } from './args.js';
 import { createCliVerifier, type CliVerifier } from './context.js';
 import { cliError, EXIT } from './errors.js';
-import { KNOWN_PROGRAM_IDS } from '../ledger/programs.js';
+import { KNOWN_PROGRAM_IDS, ProgramRegistry } from '../ledger/programs.js';
 import { programsToFollow } from '../ledger/records/transitions.js';
 import { createBlockScanner, MAX_BLOCKS_PER_CALL } from '../ledger/node/blockScanner.js';
 import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from './output.js';
@@ -144,9 +144,11 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
     if (storeFile !== undefined) store = openUpdateStore(resolve(storeFile));
     const programList = a.list('program');
     if (programList !== undefined && jsonl !== undefined) throw cliError('CLI_USAGE', 'reverify: --program applies to --node and --tx-dir');
+    // The built-in programs and those config.json defines (ledgerPrograms); --program may name either.
+    const registry = new ProgramRegistry(verifier.config.definedPrograms);
     const programs = programList !== undefined
-      ? programsToFollow(programList, 'reverify --program')
-      : programsToFollow(verifier.config.ledgerPrograms, `config ${verifier.config.file}: ledgerPrograms`);
+      ? programsToFollow(programList, 'reverify --program', registry)
+      : programsToFollow(verifier.config.ledgerPrograms, `config ${verifier.config.file}: ledgerPrograms`, registry);
     let source: Source;
     if (node !== undefined) {
       const scanned = store?.state().scannedHeight;
@@ -166,6 +168,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         scanner,
         node: scanner.client.baseUrl,
         programs,
+        registry,
         from,
         to,
         batchSize: a.int('batch')!,
@@ -177,12 +180,13 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       if (!existsSync(f)) throw cliError('CLI_BAD_INPUT', `--jsonl ${f}: no such file`);
       source = jsonlSource(f);
     } else {
-      source = txDirSource(resolve(txDir!), programs);
+      source = txDirSource(resolve(txDir!), programs, registry);
     }
     const defaultInFlight = Math.max(2, verifier.workers * 4);
     const maxInFlight = Math.min(a.int('max-in-flight', defaultInFlight)!, verifier.config.maxQueue + Math.max(1, verifier.workers));
     return await runReverify({
       source,
+      registry,
       verifier,
       maxInFlight,
       annotateInForce: !shard || shard.count === 1,
@@ -205,6 +209,8 @@ export interface RunOptions {
   maxInFlight: number;
   /** Replay owner transitions into measurementInForce (off for shards: merge does it). */
   annotateInForce: boolean;
+  /** Where each program's measurements live (default: the built-in programs). */
+  registry?: ProgramRegistry;
   outFile?: string;
   checkpointFile?: string;
   resume: boolean;
@@ -231,7 +237,7 @@ function readCheckpoint(file: string): Checkpoint {
 export async function runReverify(o: RunOptions): Promise<number> {
   const { source, io } = o;
   const summary = new Summary();
-  const state = new MeasurementState();
+  const state = new MeasurementState(o.registry);
   let cursor = source.initialCursor;
   let startOffset = 0;
   if (o.checkpointFile) {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cliError } from './errors.js';
 import { itemsOfTransaction, type LedgerItem } from '../ledger/records/transitions.js';
+import type { ProgramRegistry } from '../ledger/programs.js';
 import type { BlockScanner } from '../ledger/node/blockScanner.js';
 import { canonical } from '../ledger/records/updateRecord.js';
 
@@ -45,7 +46,7 @@ export function parseShard(s: string): Shard {
   return { index, count };
 }
 
-export function blockSource(o: { scanner: BlockScanner; programs: readonly string[]; from: number; to: number; batchSize: number; concurrency: number; shard?: Shard; node: string }): Source {
+export function blockSource(o: { scanner: BlockScanner; programs: readonly string[]; registry?: ProgramRegistry; from: number; to: number; batchSize: number; concurrency: number; shard?: Shard; node: string }): Source {
   const { from, to, batchSize } = o;
   const shard = o.shard ?? { index: 0, count: 1 };
   /** Start heights of this shard's batches at or after `cursor` (cursors are batch boundaries). */
@@ -69,7 +70,7 @@ export function blockSource(o: { scanner: BlockScanner; programs: readonly strin
         const e = endOf(s);
         const p = o.scanner.fetchRange(s, e).then((blocks) => {
           const items: LedgerItem[] = [];
-          for (const b of blocks) for (const tx of b.transactions) items.push(...itemsOfTransaction(tx, o.programs, b.height));
+          for (const b of blocks) for (const tx of b.transactions) items.push(...itemsOfTransaction(tx, o.programs, b.height, o.registry));
           return { cursor: e, items, units: e - s };
         });
         p.catch(() => undefined); // surfaced when awaited in order
@@ -147,7 +148,7 @@ export function jsonlSource(file: string, batchLines = 50): Source {
   };
 }
 
-export function txDirSource(dir: string, programs: readonly string[], batchFiles = 50): Source {
+export function txDirSource(dir: string, programs: readonly string[], registry?: ProgramRegistry, batchFiles = 50): Source {
   let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
@@ -171,7 +172,7 @@ export function txDirSource(dir: string, programs: readonly string[], batchFiles
             throw cliError('CLI_BAD_INPUT', `--tx-dir: ${join(dir, f)} is not readable JSON (${(err as Error).message})`);
           }
           // A file may hold one transaction or an array of them (e.g. /block/{h}/transactions).
-          for (const tx of Array.isArray(v) ? v : [v]) items.push(...itemsOfTransaction(tx, programs));
+          for (const tx of Array.isArray(v) ? v : [v]) items.push(...itemsOfTransaction(tx, programs, undefined, registry));
         }
         yield { cursor: e, items, units: e - s };
         if (stop()) return;

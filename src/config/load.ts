@@ -4,6 +4,8 @@
  * VerifierError whose message has one line per invalid value (the key, the value and what was
  * expected), schema violations and target checks alike.
  */
+import { definedPrograms, namedPrograms, registryOf } from '../ledger/programsConfig.js';
+import { normaliseProgramId, type OracleProgram } from '../ledger/programs.js';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -52,8 +54,10 @@ export interface Config {
   reproducibleBuildTimeoutMs: number;
   /** Fixed typeA verification time (epoch ms), for audits of history and for expired vectors. */
   verificationTime?: number;
-  /** Oracle programs the ledger scans follow (CLI reverify); absent: every known program. */
+  /** Oracle programs the ledger scans follow (watcher, CLI reverify); absent: every known program. */
   ledgerPrograms?: string[];
+  /** Programs config.json defines in ledgerPrograms (added to the built-in registry, src/ledger/programs.ts). */
+  definedPrograms?: OracleProgram[];
   /** The ledger watcher (present when `watch.enabled`); `database` is an absolute path. */
   watch?: WatchSettings & { database: string };
   logLevel: string;
@@ -195,6 +199,18 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (raw.pccsUrl === null && raw.collateralDir === undefined) {
     problems.add('CONFIG_INVALID', 'config: pccsUrl = null: without a PCCS typeA needs a collateral directory; set collateralDir, or a PCCS URL');
   }
+  if (Array.isArray(raw.ledgerPrograms) && !schemaErrors.some((e) => e.instancePath.startsWith('/ledgerPrograms'))) {
+    const registry = registryOf(raw.ledgerPrograms);
+    const seen = new Set<string>();
+    raw.ledgerPrograms.forEach((e, i) => {
+      const id = normaliseProgramId(typeof e === 'string' ? e : e.id);
+      if (seen.has(id)) problems.add('CONFIG_INVALID', `config: ledgerPrograms.${i} = ${JSON.stringify(id)}: named twice`);
+      seen.add(id);
+      if (!registry.program(id)) {
+        problems.add('CONFIG_INVALID', `config: ledgerPrograms.${i} = ${JSON.stringify(e)}: not a known oracle program (known: ${registry.ids.join(', ')}); define it here as { id, functions }`);
+      }
+    });
+  }
   problems.throwIfAny();
 
   const config: Config = {
@@ -226,7 +242,10 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (raw.pccsUrl !== null) config.pccsUrl = raw.pccsUrl.endsWith('/') ? raw.pccsUrl : `${raw.pccsUrl}/`;
   if (raw.collateralDir !== undefined) config.collateralDir = resolve(baseDir, raw.collateralDir);
   if (raw.acceptedAdvisories !== undefined) config.acceptedAdvisories = raw.acceptedAdvisories;
-  if (raw.ledgerPrograms !== undefined) config.ledgerPrograms = raw.ledgerPrograms;
+  if (raw.ledgerPrograms !== undefined) {
+    config.ledgerPrograms = namedPrograms(raw.ledgerPrograms);
+    config.definedPrograms = definedPrograms(raw.ledgerPrograms);
+  }
   if (raw.watch?.enabled) config.watch = { ...raw.watch, database: resolve(baseDir, raw.watch.database!) };
   return config;
 }

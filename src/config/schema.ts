@@ -6,7 +6,7 @@
  * back to a default.
  */
 import { PLATFORM_TCB_STATUSES, type TcbStatus } from '../attestation/typeA/tcbStatus.js';
-import { KNOWN_PROGRAM_IDS } from '../ledger/programs.js';
+import { ledgerProgramsSchema, type LedgerProgramsSetting } from '../ledger/programsConfig.js';
 import { KINDS, REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 
 /** The TCB status vocabulary of the typeA verification (one list, attestation/typeA/tcbStatus.ts). */
@@ -75,12 +75,7 @@ export const configSchema = {
     reproducibleBuildScript: { type: 'string', minLength: 1, default: './get-enclave-id.sh' },
     reproducibleBuildTimeoutMs: { type: 'integer', minimum: 1000, default: 7_200_000 },
     verificationTime: { type: 'string', format: 'date-time' },
-    ledgerPrograms: {
-      type: 'array',
-      items: { type: 'string', enum: [...KNOWN_PROGRAM_IDS] },
-      minItems: 1,
-      uniqueItems: true,
-    },
+    ledgerPrograms: ledgerProgramsSchema,
     watch: {
       type: 'object',
       description: 'The ledger watcher: follows liveCheck.apiBaseUrl and stores every oracle update it verified (README "Ledger")',
@@ -135,7 +130,7 @@ export interface RawConfig {
   reproducibleBuildScript: string;
   reproducibleBuildTimeoutMs: number;
   verificationTime?: string;
-  ledgerPrograms?: string[];
+  ledgerPrograms?: LedgerProgramsSetting;
   watch?: WatchSettings;
   logLevel: string;
   bodyLimit: number;

@@ -7,6 +7,8 @@ export interface InfoRecord {
   /** The ledger program of the live check (`NAME.aleo`); null when config.json names none. */
   liveCheckProgram: string | null;
   startTimeUTC: string;
+  /** The oracle programs the ledger side follows; absent without a ledger node. */
+  ledgerPrograms?: string[];
 }
 
 /** `liveCheck.contractName` as the full program name (`.aleo` appended), null when not configured. */
@@ -20,10 +22,11 @@ export function formatStartTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-export function buildInfoRecord(targets: TargetValues, program: string | null, startMs: number): InfoRecord {
+export function buildInfoRecord(targets: TargetValues, program: string | null, startMs: number, ledgerPrograms?: readonly string[]): InfoRecord {
   return {
     ...Object.fromEntries(KINDS.map((k) => [k.target.info.key, k.target.info.of(targets[k.id])])),
     liveCheckProgram: program,
     startTimeUTC: formatStartTime(startMs),
+    ...(ledgerPrograms ? { ledgerPrograms: [...ledgerPrograms] } : {}),
   };
 }

@@ -137,5 +137,10 @@ export const infoResponse = {
       description: 'Ledger program of the live check (NAME.aleo); null when liveCheck.contractName is not configured',
     },
     startTimeUTC: { type: 'string' },
+    ledgerPrograms: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The oracle programs the ledger watcher and GET /ledger/transactions/{id} follow (built-in, or defined in config.json ledgerPrograms); absent without a ledger node (liveCheck.apiBaseUrl)',
+    },
   },
 } as const;

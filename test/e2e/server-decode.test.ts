@@ -2,6 +2,7 @@
  * The real Fastify server over a real socket: GET /info, POST /decode with the README example,
  * the documented status codes and hostile inputs that must never crash or hang the server.
  */
+import { KNOWN_PROGRAM_IDS } from '../../src/ledger/programs.js';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
@@ -25,7 +26,9 @@ describe('GET /info', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     const info: any = await r.json();
-    expect(Object.keys(info)).toEqual(['targetUniqueId', 'targetPcrValues', 'liveCheckProgram', 'startTimeUTC']);
+    // The spec's record, then the programs the ledger side follows (a ledger node is configured).
+    expect(Object.keys(info)).toEqual(['targetUniqueId', 'targetPcrValues', 'liveCheckProgram', 'startTimeUTC', 'ledgerPrograms']);
+    expect(info.ledgerPrograms).toEqual([...KNOWN_PROGRAM_IDS]);
     expect(info.targetUniqueId).toEqual({
       hexEncoded: targets.uniqueIdTargetHex,
       base64Encoded: targets.uniqueIdTarget,

@@ -146,7 +146,7 @@ describe('config ledgerPrograms', () => {
   it('is absent unless set and accepts only known oracle programs', () => {
     expect(resolveConfig(base, '/').ledgerPrograms).toBeUndefined();
     expect(resolveConfig({ ...base, ledgerPrograms: ['veru_oracle_v2.aleo'] }, '/').ledgerPrograms).toEqual(['veru_oracle_v2.aleo']);
-    expect(errorOf({ ...base, ledgerPrograms: ['other_oracle.aleo'] }).lines[0]).toMatch(/^config: ledgerPrograms\.0 = "other_oracle.aleo": expected one of "official_oracle.aleo", /);
+    expect(errorOf({ ...base, ledgerPrograms: ['other_oracle.aleo'] }).lines[0]).toMatch(/^config: ledgerPrograms\.0 = "other_oracle.aleo": not a known oracle program \(known: official_oracle.aleo, /);
     expect(errorOf({ ...base, ledgerPrograms: [] }).lines[0]).toBe('config: ledgerPrograms = []: expected at least 1 item(s)');
   });
 });

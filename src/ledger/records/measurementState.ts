@@ -5,7 +5,7 @@
  * holding the mappings (era 4: the data program), so an update is compared with what its own
  * program's owner set.
  */
-import { measurementLocation } from '../programs.js';
+import { PROGRAMS, type ProgramRegistry } from '../programs.js';
 import { isReportType, KINDS, reportKind } from '../../verify/kinds/index.js';
 import { canonical, isOwnerRecord, type OutputRecord } from './updateRecord.js';
 
@@ -18,8 +18,8 @@ function sameValue(got: unknown, held: Value): boolean {
 }
 
 /** The program whose mappings a record's measurements belong to ('' when the record names none). */
-function measurementDomain(r: OutputRecord): string {
-  return r.program === undefined ? '' : measurementLocation(r.program).program;
+function measurementDomain(r: OutputRecord, registry: ProgramRegistry): string {
+  return r.program === undefined ? '' : registry.measurementLocation(r.program).program;
 }
 
 /** Measurements each program held, replayed from its owner transitions in ledger order. */
@@ -27,9 +27,11 @@ export class MeasurementState {
   /** Per program holding the mappings: each measurement (by its ledger name) in force and the height it was set at. */
   private readonly held = new Map<string, Map<string, { value: Value; height: number }>>();
 
+  constructor(private readonly registry: ProgramRegistry = PROGRAMS) {}
+
   apply(r: OutputRecord): void {
     if (!isOwnerRecord(r) || !r.measurement || r.blockHeight === undefined) return;
-    const key = measurementDomain(r);
+    const key = measurementDomain(r, this.registry);
     const h = this.held.get(key) ?? new Map<string, { value: Value; height: number }>();
     for (const k of KINDS) {
       const name = k.target.ledger.name;
@@ -43,7 +45,7 @@ export class MeasurementState {
   annotate(r: OutputRecord): OutputRecord {
     const { measurementInForce: _old, ...rest } = r;
     const name = isReportType(r.kind) ? reportKind(r.kind).target.ledger.name : undefined;
-    const inForce = name === undefined ? undefined : this.held.get(measurementDomain(r))?.get(name);
+    const inForce = name === undefined ? undefined : this.held.get(measurementDomain(r, this.registry))?.get(name);
     if (!inForce) return canonical(rest);
     const m = r.measurements as Readonly<Record<string, unknown>> | undefined;
     return canonical({ ...rest, measurementInForce: { matches: sameValue(m?.[name!], inForce.value), sourceHeight: inForce.height } });

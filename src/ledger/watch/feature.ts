@@ -9,7 +9,7 @@ import type { Config } from '../../config/load.js';
 import { VerifierError } from '../../errors.js';
 import { itemsOfTransaction, programsToFollow } from '../records/transitions.js';
 import { createBlockScanner, fetchTransaction } from '../node/blockScanner.js';
-import { normaliseProgramId, oracleProgram } from '../programs.js';
+import { ProgramRegistry } from '../programs.js';
 import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/updateStore.js';
 import { storedUpdates, verifyUpdates, type Verify } from './verifyUpdates.js';
 import { NOOP_METRICS_SINK, type MetricsSink } from '../../observability/metrics.js';
@@ -40,10 +40,18 @@ export interface LedgerFeature {
   close(): Promise<void>;
 }
 
-export function followedPrograms(config: Pick<Config, 'ledgerPrograms' | 'liveCheck' | 'file'>): string[] {
-  const programs = programsToFollow(config.ledgerPrograms, `config ${config.file}: ledgerPrograms`);
+/** The built-in programs and those config.json defines (ledgerPrograms). */
+export function programRegistryOf(config: Pick<Config, 'definedPrograms'>): ProgramRegistry {
+  return new ProgramRegistry(config.definedPrograms);
+}
+
+export function followedPrograms(config: Pick<Config, 'ledgerPrograms' | 'definedPrograms' | 'liveCheck' | 'file'>): string[] {
+  const registry = programRegistryOf(config);
+  const programs = programsToFollow(config.ledgerPrograms, `config ${config.file}: ledgerPrograms`, registry);
   const contract = config.liveCheck.contractName;
-  if (contract !== undefined && oracleProgram(contract) && !programs.includes(normaliseProgramId(contract))) programs.push(normaliseProgramId(contract));
+  if (contract !== undefined && registry.program(contract)) {
+    for (const id of registry.withRelated([contract])) if (!programs.includes(id)) programs.push(id);
+  }
   return programs;
 }
 
@@ -51,13 +59,14 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   const baseUrl = config.liveCheck.apiBaseUrl;
   if (baseUrl === undefined) return { routes: {}, start() {}, close: async () => {} };
   const programs = followedPrograms(config);
+  const registry = programRegistryOf(config);
   const rps = config.watch?.rps ?? 5;
   // Backoff between retries: at most the poll interval (a watcher polling fast also retries fast).
   const backoffMs = Math.min(BACKOFF_MS, config.watch?.pollIntervalMs ?? BACKOFF_MS);
   const lookupNode = createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: LOOKUP_RETRIES, backoffMs });
   const lookup = async (id: string): Promise<TransactionUpdates> => {
     const { transaction, blockHeight } = await fetchTransaction(lookupNode.client, id);
-    const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight), verify);
+    const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight, registry), verify);
     // The pool refused a verification (overloaded, closing): the whole answer is a 503, not a verdict.
     const refused = records.find((r) => r.errorCode !== undefined && traitsOf(r.errorCode).refused);
     if (refused) throw new VerifierError(refused.errorCode!, refused.errorString ?? 'verification refused by the pool');
@@ -70,6 +79,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs }),
     store,
     programs,
+    registry,
     verify,
     fromHeight: w.fromHeight,
     pollIntervalMs: w.pollIntervalMs,

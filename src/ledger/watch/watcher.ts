@@ -19,6 +19,7 @@
 import { VerifierError } from '../../errors.js';
 import { Semaphore } from '../../rateLimit.js';
 import { itemsOfTransaction, type LedgerItem } from '../records/transitions.js';
+import type { ProgramRegistry } from '../programs.js';
 import type { OutputRecord } from '../records/updateRecord.js';
 import type { BlockScanner } from '../node/blockScanner.js';
 import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.js';
@@ -35,6 +36,8 @@ export interface WatcherOptions {
   scanner: BlockScanner;
   store: UpdateStore;
   programs: readonly string[];
+  /** The program registry the followed programs' roles come from (default: the built-in one). */
+  registry?: ProgramRegistry;
   verify: Verify;
   fromHeight: number;
   pollIntervalMs: number;
@@ -146,7 +149,7 @@ export class LedgerWatcher {
   private async scanRange(start: number, end: number, tip: number): Promise<boolean> {
     const blocks = await this.race(this.o.scanner.fetchRange(start, end + 1));
     if (blocks === STOPPED) return false;
-    const items = blocks.flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height)));
+    const items = blocks.flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height, this.o.registry)));
     const records = await this.verifyItems(items, `blocks ${start}..${end}`, 'the range is retried');
     if (records === STOPPED) return false;
     const added = this.o.store.commit(storedUpdates(records), { start, end }, this.now() + (this.o.retry?.intervalMs ?? 0));
@@ -190,7 +193,7 @@ export class LedgerWatcher {
       if (blocks === STOPPED || this.stopped) return;
       const wanted = new Map(list.map((d) => [d.transitionId, d]));
       const items = blocks
-        .flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height)))
+        .flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height, this.o.registry)))
         .filter((it) => it.type === 'update' && it.base.transitionId !== undefined && wanted.has(it.base.transitionId));
       const records = await this.verifyItems(items, `the unverifiable updates of block ${height}`, 'they are retried at the next poll');
       if (records === STOPPED) return;
