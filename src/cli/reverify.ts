@@ -151,9 +151,15 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       : programsToFollow(verifier.config.ledgerPrograms, `config ${verifier.config.file}: ledgerPrograms`, registry);
     let source: Source;
     if (node !== undefined) {
-      const scanned = store?.state().scannedHeight;
-      const from = a.int('from') ?? (scanned != null ? scanned + 1 : undefined);
-      if (from === undefined) throw cliError('CLI_USAGE', `reverify: --node needs --from HEIGHT${store ? ' (the store has scanned nothing yet)' : ''}`);
+      // Without --from: where the store's coverage of every followed program ends (a program it
+      // never scanned for needs an explicit start).
+      const scans = store ? new Map(store.programScans().map((s) => [s.program, s.scannedHeight])) : undefined;
+      const unscanned = scans ? programs.filter((p) => !scans.has(p)) : [];
+      const scanned = scans && unscanned.length === 0 && programs.length > 0 ? Math.min(...programs.map((p) => scans.get(p)!)) : undefined;
+      const from = a.int('from') ?? (scanned !== undefined ? scanned + 1 : undefined);
+      if (from === undefined) {
+        throw cliError('CLI_USAGE', `reverify: --node needs --from HEIGHT${store ? ` (the store has not scanned ${unscanned.length ? unscanned.join(', ') : 'anything'} yet)` : ''}`);
+      }
       const scanner = createBlockScanner({
         baseUrl: node,
         rps: a.number('rps'),
@@ -187,6 +193,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
     return await runReverify({
       source,
       registry,
+      programs,
       verifier,
       maxInFlight,
       annotateInForce: !shard || shard.count === 1,
@@ -211,6 +218,8 @@ export interface RunOptions {
   annotateInForce: boolean;
   /** Where each program's measurements live (default: the built-in programs). */
   registry?: ProgramRegistry;
+  /** The programs followed: the store records that the committed block ranges covered them. */
+  programs?: readonly string[];
   outFile?: string;
   checkpointFile?: string;
   resume: boolean;
@@ -304,7 +313,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
     }
     await sink.write(text);
     sink.sync();
-    o.store?.commit(storedUpdates(recs), source.unit === 'blocks' ? { start: p.batch.cursor - p.batch.units, end: p.batch.cursor - 1 } : undefined);
+    o.store?.commit(storedUpdates(recs), source.unit === 'blocks' ? { start: p.batch.cursor - p.batch.units, end: p.batch.cursor - 1 } : undefined, undefined, o.programs);
     cursor = p.batch.cursor;
     saveCheckpoint(false);
     progress.add(p.batch.units, updates);

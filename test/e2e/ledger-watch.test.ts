@@ -177,6 +177,36 @@ describe('one store for backfill and watcher', { timeout: 300_000 }, () => {
     }
   });
 
+  it('a scan of fewer programs never makes the full watcher skip the others: it rescans them, each update stored once', async () => {
+    fx.node.reset();
+    const db = join(dir, 'subset.db');
+    // A backfill of one program over the whole chain...
+    const code = await reverifyCommand(
+      ['--config', fx.env.configFile, '--at', fx.env.at, '--workers', '0', '--node', fx.node.url, '--program', 'veru_oracle_v2', '--from', '700', '--to', String(LATEST + 1), '--batch', '20', '--rps', '1000', '--store', db, '--out', join(dir, 'subset.jsonl'), '--progress-interval', '0'],
+      { stderr: () => undefined, tty: false },
+    );
+    expect(code).toBe(0);
+    const s = openUpdateStore(db);
+    expect(s.programScans()).toEqual([{ program: 'veru_oracle_v2.aleo', fromHeight: 700, scannedHeight: LATEST }]);
+    const subset = s.list({}, 100).records.map((r) => r.transitionId);
+    s.close();
+    expect(subset.length).toBeGreaterThan(0);
+    // ...then the watcher of every program on the same store: it scans from its start again for the
+    // programs the backfill did not cover, and stores every update exactly once.
+    fx.node.reset();
+    const srv = await startLedgerServer(fx, dir, watch(db));
+    try {
+      await srv.waitFor(stored(LATEST));
+      expect(new URLSearchParams(fx.node.requestsTo('/blocks')[0]!.path.split('?')[1]).get('start')).toBe('700');
+      expect((await allUpdates(srv, '', 100)).map((u) => u.transitionId)).toEqual(newestFirst(fx.expected));
+    } finally {
+      await srv.close();
+    }
+    const after = openUpdateStore(db);
+    expect(after.programScans().every((p) => p.fromHeight === 700 && p.scannedHeight === LATEST)).toBe(true);
+    after.close();
+  });
+
   it('refuses --store with --jsonl (no transition ids)', async () => {
     await expect(reverifyCommand(['--jsonl', join(dir, 'x.jsonl'), '--store', join(dir, 'x.db'), '--config', fx.env.configFile], { stderr: () => undefined, tty: false })).rejects.toMatchObject({ code: 'CLI_USAGE', message: expect.stringContaining('--store needs ledger updates') });
   });

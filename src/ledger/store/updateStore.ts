@@ -12,6 +12,14 @@
  * Order of listings: newest first by (blockHeight, transitionId), both descending; the cursor is
  * the last row's pair, so pages are stable while new rows arrive.
  *
+ * Program coverage: a scan follows a set of programs, and the store remembers, per program, the
+ * contiguous block range it was scanned for (`program_scans`). A scan continues from the lowest
+ * height all its programs were scanned to (`state(coverage)`), so a scan of fewer programs (a
+ * `--program` subset, a config change) never makes a later scan skip the others' updates: the
+ * later scan rescans what its other programs have not covered, and the records already stored are
+ * not stored again. A store written before coverage existed has none: its first scan rescans from
+ * its start height.
+ *
  * Unverifiable updates (the verdict could not be reached: PCCS down, collateral missing) carry a
  * `retry_at` time; the watcher re-verifies those that are due and replaces the record in place
  * (resolveRetry), so a retried update is still stored exactly once. Schema version 1 stores
@@ -65,6 +73,19 @@ export interface ScanState {
   tipHeight: number | null;
 }
 
+/** The programs a scan follows and the height it starts at when nothing was scanned for them. */
+export interface Coverage {
+  programs: readonly string[];
+  from: number;
+}
+
+/** The contiguous range each program was scanned for. */
+export interface ProgramScan {
+  program: string;
+  fromHeight: number;
+  scannedHeight: number;
+}
+
 export interface UpdateFilter {
   valid?: boolean;
   outcome?: RecordOutcome;
@@ -97,7 +118,9 @@ export interface UpdateStore {
    * scannedHeight to range.end (inclusive) — all in one transaction. Returns the updates that were new.
    * Unverifiable ones are due for re-verification at `retryAt` (ms since the epoch; default now).
    */
-  commit(updates: readonly StoredUpdate[], range?: { start: number; end: number }, retryAt?: number): StoredUpdate[];
+  commit(updates: readonly StoredUpdate[], range?: { start: number; end: number }, retryAt?: number, programs?: readonly string[]): StoredUpdate[];
+  /** The range each program was scanned for. */
+  programScans(): ProgramScan[];
   /** Up to `limit` unverifiable updates due at `now` (ms since the epoch), the longest due first. */
   dueForRetry(now: number, limit: number): DueUpdate[];
   /**
@@ -109,7 +132,12 @@ export interface UpdateStore {
   /** Counts a re-verification attempt that reached no verdict (e.g. the transition was not found) and postpones the next. */
   postponeRetry(transitionId: string, retryAt: number): void;
   setTip(height: number): void;
-  state(): ScanState;
+  /**
+   * How far scanning got. With a coverage: the highest height up to which every one of its programs
+   * was scanned from at most `coverage.from` (null: not even `from` for some program), where a
+   * scan of those programs continues; without: the highest height of any contiguous scan.
+   */
+  state(coverage?: Coverage): ScanState;
   counts(): Record<RecordOutcome, number>;
   /** Up to `limit` records after `cursor` in the documented order, and the cursor of the next page. */
   list(filter: UpdateFilter, limit: number, after?: Cursor): { records: LedgerRecord[]; next?: Cursor };
@@ -140,6 +168,11 @@ CREATE TABLE IF NOT EXISTS scan_state (
   tip_height INTEGER
 );
 INSERT OR IGNORE INTO scan_state (id, scanned_height, tip_height) VALUES (1, NULL, NULL);
+CREATE TABLE IF NOT EXISTS program_scans (
+  program TEXT PRIMARY KEY,
+  from_height INTEGER NOT NULL,
+  scanned_height INTEGER NOT NULL
+);
 `;
 
 /** Version 1 → 2: retry bookkeeping; the unverifiable updates of a version 1 store are due at once. */
@@ -193,8 +226,21 @@ export function openUpdateStore(file: string): UpdateStore {
   const setScanned = db.prepare(`UPDATE scan_state SET scanned_height = ? WHERE id = 1`);
   const setTip = db.prepare(`UPDATE scan_state SET tip_height = ? WHERE id = 1`);
   const countRows = db.prepare(`SELECT outcome, count(*) AS n FROM updates GROUP BY outcome`);
+  const getScan = db.prepare(`SELECT program, from_height AS fromHeight, scanned_height AS scannedHeight FROM program_scans WHERE program = ?`);
+  const allScans = db.prepare(`SELECT program, from_height AS fromHeight, scanned_height AS scannedHeight FROM program_scans ORDER BY program`);
+  const putScan = db.prepare(`INSERT OR REPLACE INTO program_scans (program, from_height, scanned_height) VALUES (?, ?, ?)`);
 
-  const commit = db.transaction((updates: readonly StoredUpdate[], range: { start: number; end: number } | undefined, retryAt: number) => {
+  /** Records that `program` was scanned over [start, end]: kept as one contiguous range. */
+  const cover = (program: string, start: number, end: number): void => {
+    const row = getScan.get(program) as ProgramScan | undefined;
+    if (!row) putScan.run(program, start, end);
+    else if (start >= row.fromHeight && start <= row.scannedHeight + 1) putScan.run(program, row.fromHeight, Math.max(row.scannedHeight, end));
+    // A scan that starts before the covered range: the new range, joined with the old one when they touch.
+    else if (start < row.fromHeight) putScan.run(program, start, end >= row.fromHeight - 1 ? Math.max(end, row.scannedHeight) : end);
+    // A range after a gap covers nothing contiguous: not recorded.
+  };
+
+  const commit = db.transaction((updates: readonly StoredUpdate[], range: { start: number; end: number } | undefined, retryAt: number, programs: readonly string[] | undefined) => {
     const added: StoredUpdate[] = [];
     for (const u of updates) {
       const { record: r, outcome } = u;
@@ -204,13 +250,15 @@ export function openUpdateStore(file: string): UpdateStore {
     if (range) {
       const cur = (getState.get() as ScanState).scannedHeight;
       if (cur === null || range.start <= cur + 1) setScanned.run(Math.max(cur ?? -1, range.end));
+      for (const p of programs ?? []) cover(p, range.start, range.end);
     }
     return added;
   });
 
   return {
     file,
-    commit: (updates, range, retryAt = Date.now()) => commit(updates, range, retryAt),
+    commit: (updates, range, retryAt = Date.now(), programs) => commit(updates, range, retryAt, programs),
+    programScans: () => allScans.all() as ProgramScan[],
     dueForRetry: (now, limit) => due.all(now, limit) as DueUpdate[],
     resolveRetry({ record: r, outcome }, retryAt) {
       return resolve.run(r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r), outcome === 'unverifiable' ? retryAt : null, r.transitionId).changes > 0;
@@ -221,7 +269,16 @@ export function openUpdateStore(file: string): UpdateStore {
     setTip(height) {
       setTip.run(height);
     },
-    state: () => getState.get() as ScanState,
+    state(coverage) {
+      const s = getState.get() as ScanState;
+      if (!coverage) return s;
+      let low = Number.POSITIVE_INFINITY;
+      for (const p of coverage.programs) {
+        const row = getScan.get(p) as ProgramScan | undefined;
+        low = Math.min(low, row && row.fromHeight <= coverage.from ? row.scannedHeight : coverage.from - 1);
+      }
+      return { scannedHeight: low === Number.POSITIVE_INFINITY || low < coverage.from ? null : low, tipHeight: s.tipHeight };
+    },
     counts() {
       const out: Record<RecordOutcome, number> = { valid: 0, invalid: 0, unverifiable: 0, unattested: 0 };
       for (const row of countRows.all() as { outcome: RecordOutcome; n: number }[]) out[row.outcome] = row.n;

@@ -128,7 +128,8 @@ export class LedgerWatcher {
         if (tip === STOPPED) break;
         store.setTip(tip);
         for (;;) {
-          const scanned = store.state().scannedHeight;
+          // Every followed program's own coverage: a program scanned less far (or not yet) is caught up.
+          const scanned = store.state({ programs: this.o.programs, from: this.o.fromHeight }).scannedHeight;
           const start = scanned === null ? this.o.fromHeight : scanned + 1;
           if (this.stopped || start > tip) break;
           const end = Math.min(tip, start + this.o.batchBlocks - 1);
@@ -152,7 +153,7 @@ export class LedgerWatcher {
     const items = blocks.flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height, this.o.registry)));
     const records = await this.verifyItems(items, `blocks ${start}..${end}`, 'the range is retried');
     if (records === STOPPED) return false;
-    const added = this.o.store.commit(storedUpdates(records), { start, end }, this.now() + (this.o.retry?.intervalMs ?? 0));
+    const added = this.o.store.commit(storedUpdates(records), { start, end }, this.now() + (this.o.retry?.intervalMs ?? 0), this.o.programs);
     this.o.onStored?.(added);
     this.o.log.info({ scannedHeight: end, tipHeight: tip, updates: records.length, added: added.length }, 'ledger range stored');
     return true;
