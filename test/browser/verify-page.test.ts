@@ -20,6 +20,7 @@ import { startLedgerServer, type LedgerServer } from '../support/ledger-server.j
 import { startServer, type RunningServer } from '../support/server.js';
 import { startPccsServer, recordedBundle2026, bundleFromCollateral } from '../support/pccs-server.js';
 import { VECTORS } from '../support/paths.js';
+import { expectFits } from '../support/page-fit.js';
 
 
 let browser: TestBrowser;
@@ -99,6 +100,7 @@ describe('verify page', () => {
     expect(body.reportValid).toBe(true);
     expect(body.checks.length).toBe(items.length);
     rmSync(join(saved, '..'), { recursive: true, force: true });
+    await expectFits(page, 'valid, with its details');
     await browser.screenshot(page, 'verify-valid-nitro');
     expect(consoleErrors).toEqual([]);
   });
@@ -111,6 +113,7 @@ describe('verify page', () => {
     const items = await checkItems(page);
     expect(items.at(-1)).toMatch(/^failed: .*\(binding\) — USERDATA_HASH_MISMATCH$/);
     expect(items.filter((t) => t.startsWith('failed:'))).toHaveLength(1);
+    await expectFits(page, 'invalid');
     await browser.screenshot(page, 'verify-invalid-tampered');
     expect(consoleErrors).toEqual([]);
   });
@@ -124,6 +127,7 @@ describe('verify page', () => {
     const items = await checkItems(page);
     expect(items.find((t) => t.includes('(policy.pcrs)'))).toMatch(/^failed: .* — TYPEB_PCR_MISMATCH$/);
     expect(items.at(-1)).toMatch(/^skipped: .*\(binding\)$/);
+    await expectFits(page, 'invalid: PCR mismatches');
     expect(consoleErrors).toEqual([]);
   });
 
@@ -134,6 +138,7 @@ describe('verify page', () => {
     const alert = page.getByRole('alert');
     await alert.filter({ hasText: /\S/ }).waitFor();
     expect(await alert.textContent()).toMatch(/HTTP 503: LEDGER_NODE_NOT_CONFIGURED/);
+    await expectFits(page, 'a failed request in the alert area');
     // The browser logs the failed load itself; nothing else.
     expect(consoleErrors.filter((e) => !/status of 503/.test(e))).toEqual([]);
   });
@@ -172,6 +177,7 @@ describe('verify page: could not verify', () => {
     const items = await checkItems(page);
     expect(items.find((t) => t.includes('(typeA.collateral)'))).toMatch(/^failed: .* — PCCS_UNAVAILABLE$/);
     expect(items.find((t) => t.includes('(typeA.isvSignature)'))).toMatch(/^passed: /);
+    await expectFits(page, 'could not verify (amber)');
     await browser.screenshot(page, 'verify-could-not-verify');
     expect(consoleErrors).toEqual([]);
   });
@@ -224,6 +230,7 @@ describe('transaction lookup against the ledger-node simulator', () => {
     expect(items).toHaveLength(apiChecks.length);
     expect(items.at(-1)).toMatch(/^passed: .*\(binding\)$/);
     expect(await page.getByRole('table', { name: 'Measurements' }).getByText('matches').count()).toBe(1);
+    await expectFits(page, 'a looked-up transaction with several requests');
     await browser.screenshot(page, 'lookup-multi-request');
     expect(consoleErrors).toEqual([]);
   });
@@ -274,6 +281,7 @@ describe('ledger page after the watcher ran', () => {
     // Status strip.
     const status = (await srv.get('/ledger/status')).body;
     expect(await page.getByLabel('Watcher status').textContent()).toContain(`scanned height ${status.scannedHeight}`);
+    await expectFits(page, 'ledger table, chart and status strip');
     // The watcher's typeA verifications fetched collateral from the PCCS simulator: reachable.
     const pccsLine = page.getByLabel('PCCS status');
     await pccsLine.filter({ hasNotText: 'loading' }).waitFor();
@@ -293,6 +301,7 @@ describe('ledger page after the watcher ran', () => {
     const items = await page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
     expect(items.filter((t) => t.startsWith('failed:'))).toHaveLength(1);
     expect(items.find((t) => t.startsWith('failed:'))).toContain(invalid[0].errorCode);
+    await expectFits(page, 'ledger detail view');
     await browser.screenshot(page, 'ledger-page');
     expect(consoleErrors).toEqual([]);
   });
@@ -340,6 +349,7 @@ describe('ledger page: the PCCS state in the status strip', () => {
     const { page, text, consoleErrors } = await pccsLine(unreachable.url);
     expect(text).toMatch(/^PCCS reachable: no \(connection failed \(.*ECONNREFUSED\), PCCS_UNAVAILABLE; /);
     expect(text).toContain(`${gone}, after the collateral directory; checked `);
+    await expectFits(page, 'ledger status strip: PCCS not reachable');
     await browser.screenshot(page, 'ledger-pccs-unreachable');
     expect(unexpected(consoleErrors)).toEqual([]);
   });
@@ -400,6 +410,7 @@ describe('ledger page: updates stored while the PCCS lacked their collateral', (
     expect(await verdict.textContent()).toMatch(/^could not verify: .*\(PCCS_NOT_FOUND\) — the collateral for this report's platform is missing: try again later/);
     const items = await page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
     expect(items.find((t) => t.startsWith('failed:'))).toMatch(/\(typeA\.collateral\) — PCCS_NOT_FOUND$/);
+    await expectFits(page, 'ledger: could not verify in the table and the detail view');
     await browser.screenshot(page, 'ledger-could-not-verify');
     expect(consoleErrors).toEqual([]);
 
