@@ -18,7 +18,7 @@ import { startBrowser, type TestBrowser } from '../support/browser.js';
 import { startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
 import { startLedgerServer, type LedgerServer } from '../support/ledger-server.js';
 import { startServer, type RunningServer } from '../support/server.js';
-import { startPccsServer, recordedBundle2026, bundleFromCollateral } from '../support/pccs-server.js';
+import { startPccsServer, recordedBundle2026, bundleFromCollateral, type PccsServer } from '../support/pccs-server.js';
 import { VECTORS } from '../support/paths.js';
 import { expectFits } from '../support/page-fit.js';
 
@@ -188,6 +188,54 @@ describe('verify page: could not verify', () => {
     const v = page.getByRole('status');
     expect(await v.getAttribute('class')).toBe('invalid');
     expect(await background(v)).not.toBe(AMBER_BG);
+  });
+});
+
+describe('verify page: a verification that takes a while', () => {
+  let sim: PccsServer;
+  let slow: RunningServer;
+  let release!: () => void;
+  beforeAll(async () => {
+    const dir = 'examples/offline-sgx';
+    const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    const bundle = recordedBundle2026(VECTORS);
+    sim = await startPccsServer(bundle);
+    // The PCCS holds the platform's TCB info until the test releases it, then answers it.
+    const tcb = bundle.tcbInfo['00906ed50000']!;
+    sim.inject('tcb', {
+      status: 200,
+      body: tcb.body,
+      headers: { 'content-type': 'application/json', 'TCB-Info-Issuer-Chain': encodeURIComponent(tcb.issuerChain) },
+      until: new Promise<void>((r) => (release = r)),
+    });
+    slow = await startServer({ ...cfg, port: 0, collateralDir: undefined, pccsUrl: sim.url }, dir);
+  });
+  afterAll(async () => {
+    release?.();
+    await slow?.close();
+    await sim?.close();
+  });
+
+  it('after a second the page says what it waits for (the verifier, the PCCS) and counts the seconds; then the verdict', async () => {
+    const { page, consoleErrors } = await open(slow.url);
+    const sgx = JSON.parse(readFileSync('examples/offline-sgx/sgx-request.json', 'utf8'));
+    await page.getByLabel('userData').fill(sgx.userData);
+    await page.getByLabel('report').fill(sgx.report);
+    await page.getByRole('button', { name: 'Verify' }).press('Enter');
+    const progress = page.locator('#progress');
+    await progress.filter({ hasText: /\S/ }).waitFor();
+    expect(await progress.textContent()).toMatch(/^waiting for the verifier \(typeA reports may wait for the PCCS\)… [1-9]\d* s$/);
+    const seconds = async () => Number(/(\d+) s$/.exec((await progress.textContent()) ?? '')?.[1] ?? 0);
+    await expect.poll(seconds, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    await expectFits(page, 'waiting for the verifier');
+    release();
+    const status = page.getByRole('status');
+    await status.filter({ hasText: /\S/ }).waitFor();
+    // The real verdict of the report with the PCCS's collateral: its platform TCB is OutOfDate.
+    expect(await status.textContent()).toMatch(/^invalid: .*\(TYPEA_TCB_STATUS_REJECTED\)$/);
+    expect(await progress.isHidden()).toBe(true);
+    expect(await progress.textContent()).toBe(' ');
+    expect(consoleErrors).toEqual([]);
   });
 });
 
