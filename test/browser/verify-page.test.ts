@@ -9,6 +9,7 @@
  * their collateral are amber in the table, the filter, the detail view and the chart.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -406,6 +407,74 @@ describe('ledger page: the PCCS state in the status strip', () => {
     const { page, text } = await pccsLine(offline.url, (p) => p.route('**/status/pccs', (r) => r.abort()));
     expect(text).toBe('PCCS reachable: unknown (the status request failed)');
     await expect.poll(async () => (await page.getByRole('alert').allTextContents()).join('\n')).toMatch(/GET \/status\/pccs failed: /);
+  });
+});
+
+/** A loopback URL whose port refuses connections. */
+async function goneUrl(): Promise<string> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('ledger page: no watcher, and a watcher that has scanned nothing yet', () => {
+  let dir: string;
+  let noWatcher: RunningServer;
+  let blind: RunningServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'page-watch-off-'));
+    const cfg = JSON.parse(readFileSync('examples/offline-sgx/config.json', 'utf8'));
+    noWatcher = await startServer({ ...cfg, port: 0, pccsUrl: null }, 'examples/offline-sgx');
+    // A watcher whose ledger node is gone: no height is known, the lag neither.
+    blind = await startServer(
+      { ...cfg, port: 0, pccsUrl: null, liveCheck: { skip: true, apiBaseUrl: await goneUrl(), timeoutMs: 2000 }, watch: { enabled: true, database: join(dir, 'watch.db'), pollIntervalMs: 60_000 } },
+      'examples/offline-sgx',
+    );
+  });
+  afterAll(async () => {
+    await noWatcher?.close();
+    await blind?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('without a watcher: one sentence on how to enable it, no failure boxes, no table or chart', async () => {
+    const { page, consoleErrors } = await browser.page();
+    await page.goto(`${noWatcher.url}/ledger`);
+    const strip = page.getByLabel('Watcher status');
+    await strip.filter({ hasNotText: 'loading' }).waitFor();
+    expect(await strip.textContent()).toBe(
+      'No ledger watcher runs on this verifier: to enable it, set "watch": { "enabled": true, "database": "ledger.db" } and "liveCheck.apiBaseUrl" (the ledger node it follows) in config.json and restart the verifier.',
+    );
+    await page.getByLabel('PCCS status').filter({ hasNotText: 'loading' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toBe('');
+    for (const id of ['#filters', '#chart-section', '#table-section']) expect(await page.locator(id).isHidden(), id).toBe(true);
+    expect(await page.getByRole('img', { name: /Updates per day/ }).count()).toBe(0);
+    await expectFits(page, 'ledger page without a watcher');
+    await browser.screenshot(page, 'ledger-no-watcher');
+    // Only the one status request answered 503 (the browser logs it); the updates were not asked for.
+    expect(consoleErrors.filter((e) => !/status of 503/.test(e))).toEqual([]);
+    expect(consoleErrors.filter((e) => /status of 503/.test(e))).toHaveLength(1);
+  });
+
+  it('heights and lag not known yet read as words: never "scanned height none" or "lag unknown blocks"', async () => {
+    const ledgerStatus = async (): Promise<any> => (await fetch(`${blind.url}/ledger/status`)).json();
+    await expect.poll(async () => (await ledgerStatus()).watcher.lastError?.errorCode, { timeout: 60_000 }).toBeDefined();
+    const status = await ledgerStatus();
+    expect(status).toMatchObject({ scannedHeight: null, tipHeight: null, lagBlocks: null });
+    const { page, consoleErrors } = await browser.page();
+    await page.goto(`${blind.url}/ledger`);
+    const strip = page.getByLabel('Watcher status');
+    await strip.filter({ hasNotText: 'loading' }).waitFor();
+    const text = (await strip.textContent()) ?? '';
+    expect(text).toBe(
+      `Watcher: ${status.watcher.running ? 'running' : 'stopped'}; nothing scanned yet; tip not known yet; stored 0 valid, 0 invalid, 0 unverifiable (could not verify); ` +
+        `last error ${status.watcher.lastError.errorCode}: ${status.watcher.lastError.errorString}`,
+    );
+    expect(text).not.toMatch(/none|unknown/);
+    await expectFits(page, 'ledger status strip with nothing scanned');
+    expect(consoleErrors).toEqual([]);
   });
 });
 
