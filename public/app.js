@@ -127,22 +127,64 @@ function showUndecided(e) {
   byId('result').hidden = false;
 }
 
+/** What a verification waits for (typeA: the verifier may be fetching collateral from the PCCS). */
+const WAITING_VERIFY = 'waiting for the verifier (typeA reports may wait for the PCCS)…';
+const WAITING_LOOKUP = 'waiting for the ledger node and the verifier (typeA reports may wait for the PCCS)…';
+/** A request that takes longer than this shows what it waits for and for how long. */
+const PROGRESS_AFTER_MS = 1000;
+
 /**
- * Runs one request for a form: clears the old result and errors, disables the button meanwhile.
+ * Shows, from PROGRESS_AFTER_MS on, what the request waits for and a seconds counter; the
+ * returned function hides it again.
+ * @param {string} what
+ * @returns {() => void}
+ */
+function showProgress(what) {
+  const started = Date.now();
+  const line = byId('progress');
+  const time = byId('progress-time');
+  const tick = () => {
+    if (line.hidden) {
+      byId('progress-what').textContent = what;
+      line.hidden = false;
+    }
+    time.textContent = `${Math.floor((Date.now() - started) / 1000)} s`;
+  };
+  /** @type {ReturnType<typeof setInterval> | undefined} */
+  let every;
+  const first = setTimeout(() => {
+    tick();
+    every = setInterval(tick, 1000);
+  }, PROGRESS_AFTER_MS);
+  return () => {
+    clearTimeout(first);
+    clearInterval(every);
+    line.hidden = true;
+    byId('progress-what').textContent = '';
+    time.textContent = '';
+  };
+}
+
+/**
+ * Runs one request for a form: clears the old result and errors, disables the button meanwhile,
+ * and says what it waits for when it takes longer than a second.
  * @param {HTMLFormElement} form
+ * @param {string} waitingFor
  * @param {() => Promise<void>} run
  */
-async function submitting(form, run) {
+async function submitting(form, waitingFor, run) {
   const button = form.querySelector('button');
   clearErrors();
   byId('result').hidden = true;
   if (button) button.disabled = true;
+  const done = showProgress(waitingFor);
   try {
     await run();
   } catch (e) {
     showError(e instanceof Error ? e.message : String(e));
     if (e instanceof HttpError) showUndecided(e);
   } finally {
+    done();
     if (button) button.disabled = false;
   }
 }
@@ -154,7 +196,7 @@ function main() {
     ev.preventDefault();
     const userData = /** @type {HTMLTextAreaElement} */ (byId('userData')).value.trim();
     const report = /** @type {HTMLTextAreaElement} */ (byId('report')).value.trim();
-    void submitting(verifyForm, async () => {
+    void submitting(verifyForm, WAITING_VERIFY, async () => {
       const body = await fetchJson('/decodeReport', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userData, report }) });
       showReport(/** @type {DecodeReportBody} */ (body));
     });
@@ -162,7 +204,7 @@ function main() {
   lookupForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
     const id = /** @type {HTMLInputElement} */ (byId('txid')).value.trim();
-    void submitting(lookupForm, async () => {
+    void submitting(lookupForm, WAITING_LOOKUP, async () => {
       const body = await fetchJson(`/ledger/transactions/${encodeURIComponent(id)}`);
       showTransaction(/** @type {TransactionBody} */ (body));
     });

@@ -187,7 +187,14 @@ export async function loadTargets() {
   }
 }
 
+/** A run of 13 or more characters without a space: hex, ids, codes, URLs, long numbers; never a word of prose. */
+const LONG_TOKEN = /\S{13,}/;
+
 /**
+ * A table with a caption. Each cell carries its column's name (data-label: below 40rem every row
+ * is one block, each cell under that name, style.css) and explicit ARIA roles, which stay when
+ * the CSS changes the display of the table's parts. A text cell holding a long token may wrap
+ * anywhere (class wrap); other words never break.
  * @param {string} heading
  * @param {string[]} head
  * @param {(string | HTMLElement)[][]} rows
@@ -195,19 +202,31 @@ export async function loadTargets() {
  */
 export function table(heading, head, rows) {
   const t = el('table');
+  t.setAttribute('role', 'table');
   t.append(el('caption', heading));
   const hr = el('tr');
-  for (const h of head) hr.append(el('th', h));
-  t.append(el('thead'));
-  /** @type {HTMLElement} */ (t.lastChild).append(hr);
+  hr.setAttribute('role', 'row');
+  for (const h of head) {
+    const th = el('th', h);
+    th.setAttribute('role', 'columnheader');
+    hr.append(th);
+  }
+  const th = el('thead');
+  th.setAttribute('role', 'rowgroup');
+  th.append(hr);
+  t.append(th);
   const tb = el('tbody');
+  tb.setAttribute('role', 'rowgroup');
   for (const row of rows) {
     const tr = el('tr');
-    for (const cell of row) {
-      const td = el('td');
+    tr.setAttribute('role', 'row');
+    row.forEach((cell, i) => {
+      const td = el('td', undefined, typeof cell === 'string' && LONG_TOKEN.test(cell) ? 'wrap' : undefined);
+      td.setAttribute('role', 'cell');
+      td.dataset.label = head[i] ?? '';
       td.append(cell);
       tr.append(td);
-    }
+    });
     tb.append(tr);
   }
   t.append(tb);

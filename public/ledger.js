@@ -6,11 +6,12 @@
  * of the attested data's time), and a status strip (targets from /info, watcher height and lag from
  * /ledger/status, PCCS reachability from /status/pccs). Every failed request is shown in the alert
  * area. Outcomes: valid (green), invalid (red), unverifiable — "could not verify" (amber), with the
- * reason and what to do in the detail view.
+ * reason and what to do in the detail view. A server without a watcher gets one sentence on how to
+ * enable it instead of the table and the chart.
  */
 /** @typedef {import('./common.js').LedgerRecord} LedgerRecord */
 /** @typedef {import('./common.js').Outcome} Outcome */
-import { byId, checksList, clearErrors, decodedTable, el, fetchJson, loadTargets, measurementsTable, outcomeLabel, outcomeOf, showError, table, verdictText } from './common.js';
+import { byId, checksList, clearErrors, decodedTable, el, fetchJson, HttpError, loadTargets, measurementsTable, outcomeLabel, outcomeOf, showError, table, verdictText } from './common.js';
 
 const PAGE = 20;
 const CHART_LIMIT = 500;
@@ -27,19 +28,52 @@ function filterQuery() {
 /** @param {unknown} e */
 const message = (e) => (e instanceof Error ? e.message : String(e));
 
+/**
+ * @typedef {{ scannedHeight: number | null, tipHeight: number | null, lagBlocks: number | null, updates: { valid: number, invalid: number, unverifiable: number },
+ *   watcher: { running: boolean, lastError?: { errorCode: string, errorString: string } } }} LedgerStatus
+ */
+
+/**
+ * The status strip's line. Heights and the lag not known yet are said in words ("nothing scanned
+ * yet", "tip not known yet"; no lag), never as "none" or "unknown blocks".
+ * @param {LedgerStatus} s
+ */
+function watcherText(s) {
+  const parts = [
+    s.watcher.running ? 'running' : 'stopped',
+    s.scannedHeight === null ? 'nothing scanned yet' : `scanned height ${s.scannedHeight}`,
+    s.tipHeight === null ? 'tip not known yet' : `tip ${s.tipHeight}`,
+  ];
+  if (s.lagBlocks !== null) parts.push(`lag ${s.lagBlocks} block${s.lagBlocks === 1 ? '' : 's'}`);
+  parts.push(`stored ${s.updates.valid} valid, ${s.updates.invalid} invalid, ${s.updates.unverifiable} unverifiable (could not verify)`);
+  if (s.watcher.lastError) parts.push(`last error ${s.watcher.lastError.errorCode}: ${s.watcher.lastError.errorString}`);
+  return `Watcher: ${parts.join('; ')}`;
+}
+
+/** The one sentence shown instead of the table and the chart when the server runs no watcher. */
+const WATCH_OFF =
+  'No ledger watcher runs on this verifier: to enable it, set "watch": { "enabled": true, "database": "ledger.db" } and "liveCheck.apiBaseUrl" (the ledger node it follows) in config.json and restart the verifier.';
+
+/**
+ * Fills the status strip. Returns false when the server runs no watcher (503
+ * LEDGER_WATCH_NOT_CONFIGURED): the strip then says how to enable it, and the filters, the chart
+ * and the table are hidden, not shown as failures.
+ * @returns {Promise<boolean>}
+ */
 async function loadStatus() {
   const strip = byId('strip');
   try {
-    const s = /** @type {{ scannedHeight: number | null, tipHeight: number | null, lagBlocks: number | null, updates: { valid: number, invalid: number, unverifiable: number }, watcher: { running: boolean, lastError?: { errorCode: string, errorString: string } } }} */ (
-      await fetchJson('/ledger/status')
-    );
-    strip.textContent =
-      `Watcher: ${s.watcher.running ? 'running' : 'stopped'}; scanned height ${s.scannedHeight ?? 'none'}; tip ${s.tipHeight ?? 'unknown'}; ` +
-      `lag ${s.lagBlocks ?? 'unknown'} blocks; stored ${s.updates.valid} valid, ${s.updates.invalid} invalid, ${s.updates.unverifiable} unverifiable (could not verify)` +
-      (s.watcher.lastError ? `; last error ${s.watcher.lastError.errorCode}: ${s.watcher.lastError.errorString}` : '');
+    strip.textContent = watcherText(/** @type {LedgerStatus} */ (await fetchJson('/ledger/status')));
+    return true;
   } catch (e) {
+    if (e instanceof HttpError && e.body.errorCode === 'LEDGER_WATCH_NOT_CONFIGURED') {
+      strip.textContent = WATCH_OFF;
+      for (const id of ['filters', 'chart-section', 'table-section']) byId(id).hidden = true;
+      return false;
+    }
     strip.textContent = 'Watcher: status unavailable';
     showError(message(e));
+    return true;
   }
 }
 
@@ -206,9 +240,11 @@ function main() {
   byId('first-page').addEventListener('click', () => void loadPage(undefined));
   byId('next-page').addEventListener('click', () => void loadPage(nextCursor));
   void loadTargets();
-  void loadStatus();
   void loadPccs();
-  reload();
+  // The table and the chart only when a watcher runs.
+  void loadStatus().then((watching) => {
+    if (watching) reload();
+  });
 }
 
 main();

@@ -1,7 +1,8 @@
 /**
  * Startup: config → targets (configured, or from the reproducible build) → ledger live check →
  * the verifier graph (src/compose.ts: trust roots, policy, collateral, service, metrics) → Fastify app. Each step fails with a VerifierError whose
- * message is printed as is by main.ts.
+ * message is printed as is by main.ts. Then, in the background, one probe of the PCCS: a warning
+ * when it does not answer (probePccsAtStartup).
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -18,6 +19,7 @@ import { createMetrics } from './observability/metrics.js';
 import { composeVerifier } from './compose.js';
 import { createLedgerFeature, followedPrograms } from './ledger/watch/feature.js';
 import { KINDS, type ReportType, type TargetValues } from './verify/kinds/index.js';
+import type { PccsStatusReport } from './collateral/pccsStatus.js';
 
 export interface Targets {
   /** Every kind's target, by kind id. */
@@ -68,10 +70,37 @@ function readTls(config: Config): { key: Buffer; cert: Buffer } | undefined {
   return { key: read('tlsKey', config.tls.keyFile), cert: read('tlsCert', config.tls.certFile) };
 }
 
+/**
+ * One look at the PCCS at startup, in the background: readiness never waits for it. A PCCS that
+ * does not answer is logged once, as a warning saying what will fail; one that answers, as info.
+ * No PCCS configured (pccsUrl null): nothing to probe, nothing logged. The probe is the one of
+ * GET /status/pccs (config.pccsProbeTimeoutMs, no retries), so that route shares its answer.
+ */
+export async function probePccsAtStartup(status: () => Promise<PccsStatusReport>, log: Logger): Promise<void> {
+  let s: PccsStatusReport;
+  try {
+    s = await status();
+  } catch (e) {
+    log.warn({ err: e instanceof Error ? e.message : String(e) }, 'PCCS probe at startup failed');
+    return;
+  }
+  if (!s.configured) return;
+  if (s.reachable) {
+    log.info({ pccsUrl: s.url, latencyMs: s.latencyMs }, 'PCCS reachable');
+    return;
+  }
+  const what = s.collateralDir
+    ? 'typeA collateral the collateral directory lacks cannot be fetched: such reports are answered unverifiable'
+    : 'typeA reports are answered unverifiable until it answers (or set collateralDir to verify them offline)';
+  log.warn({ pccsUrl: s.url, error: s.error, errorCode: s.errorCode }, `PCCS not reachable at startup (${s.error ?? 'no answer'}): ${what}`);
+}
+
 export interface Started {
   app: FastifyInstance;
   targets: Targets;
   pool?: VerifierPool;
+  /** The startup PCCS probe (probePccsAtStartup), running in the background; never rejects. */
+  pccsProbe: Promise<void>;
 }
 
 export async function bootstrap(config: Config, log: Logger, opts: { logger?: boolean; loggerInstance?: FastifyBaseLogger } = {}): Promise<Started> {
@@ -103,5 +132,6 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     app.addHook('onClose', async () => p.close());
   }
   ledger.start();
-  return { app, targets, ...(pool ? { pool } : {}) };
+  const pccsProbe = probePccsAtStartup(pccsStatus, log);
+  return { app, targets, ...(pool ? { pool } : {}), pccsProbe };
 }

@@ -36,14 +36,24 @@ export function classifyHttpError(err: FastifyError): HttpFailure {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return failure('HTTP_EMPTY_BODY', 'request body is empty; expected a JSON object');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return failure('HTTP_INVALID_JSON', `request body is not valid JSON: ${err.message}`);
+      // Fastify's message ("Body is not valid JSON but content-type is set to …") only repeats it.
+      return invalidJson();
     default:
       break;
   }
   if (err.validation) return failure('HTTP_INVALID_BODY', describeValidation(err));
-  if (err instanceof SyntaxError) return failure('HTTP_INVALID_JSON', `request body is not valid JSON: ${err.message}`);
+  if (err instanceof SyntaxError) return invalidJson(err.message);
   const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
   return status === 500 ? failure('INTERNAL_ERROR', 'internal error') : { status, code: 'HTTP_BAD_REQUEST', message: err.message };
+}
+
+/**
+ * A body that does not parse as JSON, said once: the parser's detail is added only when it says
+ * more (V8's "Unexpected token 'x', "x" is not valid JSON" says nothing more).
+ */
+function invalidJson(detail?: string): HttpFailure {
+  const more = detail !== undefined && detail !== '' && !/not valid JSON/i.test(detail);
+  return failure('HTTP_INVALID_JSON', more ? `request body is not valid JSON: ${detail}` : 'request body is not valid JSON');
 }
 
 /** The failure of `code` with the HTTP status of its traits. */

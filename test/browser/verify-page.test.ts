@@ -9,6 +9,7 @@
  * their collateral are amber in the table, the filter, the detail view and the chart.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,8 +19,9 @@ import { startBrowser, type TestBrowser } from '../support/browser.js';
 import { startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
 import { startLedgerServer, type LedgerServer } from '../support/ledger-server.js';
 import { startServer, type RunningServer } from '../support/server.js';
-import { startPccsServer, recordedBundle2026, bundleFromCollateral } from '../support/pccs-server.js';
+import { startPccsServer, recordedBundle2026, bundleFromCollateral, type PccsServer } from '../support/pccs-server.js';
 import { VECTORS } from '../support/paths.js';
+import { expectFits } from '../support/page-fit.js';
 
 
 let browser: TestBrowser;
@@ -99,6 +101,7 @@ describe('verify page', () => {
     expect(body.reportValid).toBe(true);
     expect(body.checks.length).toBe(items.length);
     rmSync(join(saved, '..'), { recursive: true, force: true });
+    await expectFits(page, 'valid, with its details');
     await browser.screenshot(page, 'verify-valid-nitro');
     expect(consoleErrors).toEqual([]);
   });
@@ -111,6 +114,7 @@ describe('verify page', () => {
     const items = await checkItems(page);
     expect(items.at(-1)).toMatch(/^failed: .*\(binding\) — USERDATA_HASH_MISMATCH$/);
     expect(items.filter((t) => t.startsWith('failed:'))).toHaveLength(1);
+    await expectFits(page, 'invalid');
     await browser.screenshot(page, 'verify-invalid-tampered');
     expect(consoleErrors).toEqual([]);
   });
@@ -124,6 +128,7 @@ describe('verify page', () => {
     const items = await checkItems(page);
     expect(items.find((t) => t.includes('(policy.pcrs)'))).toMatch(/^failed: .* — TYPEB_PCR_MISMATCH$/);
     expect(items.at(-1)).toMatch(/^skipped: .*\(binding\)$/);
+    await expectFits(page, 'invalid: PCR mismatches');
     expect(consoleErrors).toEqual([]);
   });
 
@@ -134,6 +139,7 @@ describe('verify page', () => {
     const alert = page.getByRole('alert');
     await alert.filter({ hasText: /\S/ }).waitFor();
     expect(await alert.textContent()).toMatch(/HTTP 503: LEDGER_NODE_NOT_CONFIGURED/);
+    await expectFits(page, 'a failed request in the alert area');
     // The browser logs the failed load itself; nothing else.
     expect(consoleErrors.filter((e) => !/status of 503/.test(e))).toEqual([]);
   });
@@ -172,6 +178,7 @@ describe('verify page: could not verify', () => {
     const items = await checkItems(page);
     expect(items.find((t) => t.includes('(typeA.collateral)'))).toMatch(/^failed: .* — PCCS_UNAVAILABLE$/);
     expect(items.find((t) => t.includes('(typeA.isvSignature)'))).toMatch(/^passed: /);
+    await expectFits(page, 'could not verify (amber)');
     await browser.screenshot(page, 'verify-could-not-verify');
     expect(consoleErrors).toEqual([]);
   });
@@ -182,6 +189,54 @@ describe('verify page: could not verify', () => {
     const v = page.getByRole('status');
     expect(await v.getAttribute('class')).toBe('invalid');
     expect(await background(v)).not.toBe(AMBER_BG);
+  });
+});
+
+describe('verify page: a verification that takes a while', () => {
+  let sim: PccsServer;
+  let slow: RunningServer;
+  let release!: () => void;
+  beforeAll(async () => {
+    const dir = 'examples/offline-sgx';
+    const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    const bundle = recordedBundle2026(VECTORS);
+    sim = await startPccsServer(bundle);
+    // The PCCS holds the platform's TCB info until the test releases it, then answers it.
+    const tcb = bundle.tcbInfo['00906ed50000']!;
+    sim.inject('tcb', {
+      status: 200,
+      body: tcb.body,
+      headers: { 'content-type': 'application/json', 'TCB-Info-Issuer-Chain': encodeURIComponent(tcb.issuerChain) },
+      until: new Promise<void>((r) => (release = r)),
+    });
+    slow = await startServer({ ...cfg, port: 0, collateralDir: undefined, pccsUrl: sim.url }, dir);
+  });
+  afterAll(async () => {
+    release?.();
+    await slow?.close();
+    await sim?.close();
+  });
+
+  it('after a second the page says what it waits for (the verifier, the PCCS) and counts the seconds; then the verdict', async () => {
+    const { page, consoleErrors } = await open(slow.url);
+    const sgx = JSON.parse(readFileSync('examples/offline-sgx/sgx-request.json', 'utf8'));
+    await page.getByLabel('userData').fill(sgx.userData);
+    await page.getByLabel('report').fill(sgx.report);
+    await page.getByRole('button', { name: 'Verify' }).press('Enter');
+    const progress = page.locator('#progress');
+    await progress.filter({ hasText: /\S/ }).waitFor();
+    expect(await progress.textContent()).toMatch(/^waiting for the verifier \(typeA reports may wait for the PCCS\)… [1-9]\d* s$/);
+    const seconds = async () => Number(/(\d+) s$/.exec((await progress.textContent()) ?? '')?.[1] ?? 0);
+    await expect.poll(seconds, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    await expectFits(page, 'waiting for the verifier');
+    release();
+    const status = page.getByRole('status');
+    await status.filter({ hasText: /\S/ }).waitFor();
+    // The real verdict of the report with the PCCS's collateral: its platform TCB is OutOfDate.
+    expect(await status.textContent()).toMatch(/^invalid: .*\(TYPEA_TCB_STATUS_REJECTED\)$/);
+    expect(await progress.isHidden()).toBe(true);
+    expect(await progress.textContent()).toBe(' ');
+    expect(consoleErrors).toEqual([]);
   });
 });
 
@@ -224,6 +279,7 @@ describe('transaction lookup against the ledger-node simulator', () => {
     expect(items).toHaveLength(apiChecks.length);
     expect(items.at(-1)).toMatch(/^passed: .*\(binding\)$/);
     expect(await page.getByRole('table', { name: 'Measurements' }).getByText('matches').count()).toBe(1);
+    await expectFits(page, 'a looked-up transaction with several requests');
     await browser.screenshot(page, 'lookup-multi-request');
     expect(consoleErrors).toEqual([]);
   });
@@ -274,6 +330,7 @@ describe('ledger page after the watcher ran', () => {
     // Status strip.
     const status = (await srv.get('/ledger/status')).body;
     expect(await page.getByLabel('Watcher status').textContent()).toContain(`scanned height ${status.scannedHeight}`);
+    await expectFits(page, 'ledger table, chart and status strip');
     // The watcher's typeA verifications fetched collateral from the PCCS simulator: reachable.
     const pccsLine = page.getByLabel('PCCS status');
     await pccsLine.filter({ hasNotText: 'loading' }).waitFor();
@@ -293,6 +350,7 @@ describe('ledger page after the watcher ran', () => {
     const items = await page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
     expect(items.filter((t) => t.startsWith('failed:'))).toHaveLength(1);
     expect(items.find((t) => t.startsWith('failed:'))).toContain(invalid[0].errorCode);
+    await expectFits(page, 'ledger detail view');
     // Unattested writes are listed, with what they wrote.
     await page.getByLabel('Outcome').selectOption('unattested');
     await page.getByRole('button', { name: 'Apply filters' }).press('Enter');
@@ -351,6 +409,7 @@ describe('ledger page: the PCCS state in the status strip', () => {
     const { page, text, consoleErrors } = await pccsLine(unreachable.url);
     expect(text).toMatch(/^PCCS reachable: no \(connection failed \(.*ECONNREFUSED\), PCCS_UNAVAILABLE; /);
     expect(text).toContain(`${gone}, after the collateral directory; checked `);
+    await expectFits(page, 'ledger status strip: PCCS not reachable');
     await browser.screenshot(page, 'ledger-pccs-unreachable');
     expect(unexpected(consoleErrors)).toEqual([]);
   });
@@ -359,6 +418,74 @@ describe('ledger page: the PCCS state in the status strip', () => {
     const { page, text } = await pccsLine(offline.url, (p) => p.route('**/status/pccs', (r) => r.abort()));
     expect(text).toBe('PCCS reachable: unknown (the status request failed)');
     await expect.poll(async () => (await page.getByRole('alert').allTextContents()).join('\n')).toMatch(/GET \/status\/pccs failed: /);
+  });
+});
+
+/** A loopback URL whose port refuses connections. */
+async function goneUrl(): Promise<string> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('ledger page: no watcher, and a watcher that has scanned nothing yet', () => {
+  let dir: string;
+  let noWatcher: RunningServer;
+  let blind: RunningServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'page-watch-off-'));
+    const cfg = JSON.parse(readFileSync('examples/offline-sgx/config.json', 'utf8'));
+    noWatcher = await startServer({ ...cfg, port: 0, pccsUrl: null }, 'examples/offline-sgx');
+    // A watcher whose ledger node is gone: no height is known, the lag neither.
+    blind = await startServer(
+      { ...cfg, port: 0, pccsUrl: null, liveCheck: { skip: true, apiBaseUrl: await goneUrl(), timeoutMs: 2000 }, watch: { enabled: true, database: join(dir, 'watch.db'), pollIntervalMs: 60_000 } },
+      'examples/offline-sgx',
+    );
+  });
+  afterAll(async () => {
+    await noWatcher?.close();
+    await blind?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('without a watcher: one sentence on how to enable it, no failure boxes, no table or chart', async () => {
+    const { page, consoleErrors } = await browser.page();
+    await page.goto(`${noWatcher.url}/ledger`);
+    const strip = page.getByLabel('Watcher status');
+    await strip.filter({ hasNotText: 'loading' }).waitFor();
+    expect(await strip.textContent()).toBe(
+      'No ledger watcher runs on this verifier: to enable it, set "watch": { "enabled": true, "database": "ledger.db" } and "liveCheck.apiBaseUrl" (the ledger node it follows) in config.json and restart the verifier.',
+    );
+    await page.getByLabel('PCCS status').filter({ hasNotText: 'loading' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toBe('');
+    for (const id of ['#filters', '#chart-section', '#table-section']) expect(await page.locator(id).isHidden(), id).toBe(true);
+    expect(await page.getByRole('img', { name: /Updates per day/ }).count()).toBe(0);
+    await expectFits(page, 'ledger page without a watcher');
+    await browser.screenshot(page, 'ledger-no-watcher');
+    // Only the one status request answered 503 (the browser logs it); the updates were not asked for.
+    expect(consoleErrors.filter((e) => !/status of 503/.test(e))).toEqual([]);
+    expect(consoleErrors.filter((e) => /status of 503/.test(e))).toHaveLength(1);
+  });
+
+  it('heights and lag not known yet read as words: never "scanned height none" or "lag unknown blocks"', async () => {
+    const ledgerStatus = async (): Promise<any> => (await fetch(`${blind.url}/ledger/status`)).json();
+    await expect.poll(async () => (await ledgerStatus()).watcher.lastError?.errorCode, { timeout: 60_000 }).toBeDefined();
+    const status = await ledgerStatus();
+    expect(status).toMatchObject({ scannedHeight: null, tipHeight: null, lagBlocks: null });
+    const { page, consoleErrors } = await browser.page();
+    await page.goto(`${blind.url}/ledger`);
+    const strip = page.getByLabel('Watcher status');
+    await strip.filter({ hasNotText: 'loading' }).waitFor();
+    const text = (await strip.textContent()) ?? '';
+    expect(text).toBe(
+      `Watcher: ${status.watcher.running ? 'running' : 'stopped'}; nothing scanned yet; tip not known yet; stored 0 valid, 0 invalid, 0 unverifiable (could not verify); ` +
+        `last error ${status.watcher.lastError.errorCode}: ${status.watcher.lastError.errorString}`,
+    );
+    expect(text).not.toMatch(/none|unknown/);
+    await expectFits(page, 'ledger status strip with nothing scanned');
+    expect(consoleErrors).toEqual([]);
   });
 });
 
@@ -411,6 +538,7 @@ describe('ledger page: updates stored while the PCCS lacked their collateral', (
     expect(await verdict.textContent()).toMatch(/^could not verify: .*\(PCCS_NOT_FOUND\) — the collateral for this report's platform is missing: try again later/);
     const items = await page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
     expect(items.find((t) => t.startsWith('failed:'))).toMatch(/\(typeA\.collateral\) — PCCS_NOT_FOUND$/);
+    await expectFits(page, 'ledger: could not verify in the table and the detail view');
     await browser.screenshot(page, 'ledger-could-not-verify');
     expect(consoleErrors).toEqual([]);
 

@@ -60,6 +60,9 @@ function useVerifier(): { pccs: PccsServer; srv: RunningServer } {
   beforeAll(async () => {
     h.pccs = await startPccsServer(recordedBundle2026(VECTORS));
     h.srv = await startVerifier(h.pccs.url);
+    // The server's startup probe of the PCCS is no collateral request: only those count below.
+    await h.srv.pccsProbe;
+    h.pccs.requests.length = 0;
   });
   afterAll(async () => {
     await h.srv?.close();

@@ -130,12 +130,15 @@ describe('a missing piece falls back to a reachable PCCS', () => {
   it('only the missing piece is requested, and the verdict is the real one', async () => {
     const dir = dirWithout('fallback', 'pckcrl/processor.der', 'pckcrl/processor.issuer-chain.pem');
     await withServer({ ...local, workers: 1, collateralDir: dir, pccsUrl: pccs.url }, async (srv) => {
+      // The server's one probe at startup (GET rootcacrl) counts as a PCCS request too.
+      await srv.pccsProbe;
       const body = await decodeSgx(srv);
       expect(body).toMatchObject({ reportValid: false, errorCode: 'TYPEA_TCB_STATUS_REJECTED', decodedReport: { tcbStatus: 1 } });
       const metrics = await (await fetch(`${srv.url}/metrics`)).text();
       const requested = metrics.split('\n').filter((l) => l.startsWith('verifier_upstream_requests_total{') && l.includes('service="pccs"'));
-      expect(requested).toHaveLength(1);
-      expect(requested[0]).toMatch(/route="\/pckcrl",status="200"\} 1$/);
+      expect(requested).toHaveLength(2);
+      expect(requested.find((l) => l.includes('route="/pckcrl"'))).toMatch(/route="\/pckcrl",status="200"\} 1$/);
+      expect(requested.find((l) => l.includes('route="/rootcacrl"'))).toMatch(/route="\/rootcacrl",status="200"\} 1$/);
     });
   });
 });

@@ -3,7 +3,8 @@
  * PCCS process runs, not reachable (with the reason) once it is stopped — seen by a real
  * collateral request and by the probe —, "not configured" with `pccsUrl: null` and a collateral
  * directory, one probe for concurrent callers (counted by the simulator), 5xx and timeouts as
- * reasons, no credentials or query of the URL in the answer, and verifier_pccs_up.
+ * reasons, no credentials or query of the URL in the answer, verifier_pccs_up, and the one probe
+ * a server sends at startup.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -97,11 +98,12 @@ describe('against the in-process PCCS simulator', () => {
     expect(tracker.probes).toBe(1);
     expect(probesOf(sim)).toBe(1);
 
-    // Over HTTP: the probe is held open until the simulator has it; every caller gets its answer.
+    // Over HTTP: the server's startup probe is held open until the simulator has it; every caller
+    // shares it and gets its answer.
     sim.requests.length = 0;
-    const s = await start({ pccsUrl: sim.url });
     let release!: () => void;
     sim.inject('rootcacrl', { status: 200, body: 'ab', until: new Promise<void>((r) => (release = r)) });
+    const s = await start({ pccsUrl: sim.url });
     const answers = Array.from({ length: 5 }, () => status(s));
     await expect.poll(() => probesOf(sim)).toBe(1);
     release();
@@ -110,11 +112,24 @@ describe('against the in-process PCCS simulator', () => {
     expect(probesOf(sim)).toBe(1);
   });
 
-  it('verifier_pccs_up: a scrape with nothing observed starts one probe in the background and follows it', async () => {
+  it('verifier_pccs_up: 0 while nothing is observed (the startup probe held open), then follows the probe; a scrape adds no probe', async () => {
+    sim.requests.length = 0;
+    let release!: () => void;
+    sim.inject('rootcacrl', { status: 200, body: 'ab', until: new Promise<void>((r) => (release = r)) });
+    const s = await start({ pccsUrl: sim.url });
+    await expect.poll(() => probesOf(sim)).toBe(1);
+    expect(await pccsUp(s)).toBe('0');
+    release();
+    await expect.poll(() => pccsUp(s)).toBe('1');
+    expect(probesOf(sim)).toBe(1);
+  });
+
+  it('a server probes its PCCS once at startup, without being asked', async () => {
     sim.requests.length = 0;
     const s = await start({ pccsUrl: sim.url });
-    expect(await pccsUp(s)).toBe('0');
-    await expect.poll(() => pccsUp(s)).toBe('1');
+    await s.pccsProbe;
+    expect(probesOf(sim)).toBe(1);
+    expect(await status(s)).toMatchObject({ reachable: true });
     expect(probesOf(sim)).toBe(1);
   });
 

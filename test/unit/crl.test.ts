@@ -61,7 +61,7 @@ describe('verifyCrl', () => {
     expect(codeOf(() => checkCrlTime(crl, crl.thisUpdate, 'x'))).toBe(NO_ERROR);
     expect(codeOf(() => checkCrlTime(crl, crl.nextUpdate, 'x'))).toBe(NO_ERROR);
     expect(codeOf(() => checkCrlTime(crl, crl.thisUpdate - 1000, 'x'))).toBe('CRL_NOT_YET_VALID');
-    expect(() => checkCrlTime(crl, crl.nextUpdate + 1000, 'PCK CRL')).toThrow('PCK CRL: expired at 2026-10-22T15:02:19Z (nextUpdate 2026-10-22T15:02:18Z)');
+    expect(() => checkCrlTime(crl, crl.nextUpdate + 1000, 'PCK CRL')).toThrow('PCK CRL: expired at 2026-10-22T15:02:18Z (its nextUpdate; verification time 2026-10-22T15:02:19Z)');
   });
 });
 

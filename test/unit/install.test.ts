@@ -3,9 +3,15 @@
  * prints no EBADENGINE), every runtime package also runs on the oldest Node our `engines` admits,
  * what is installed is what the lock names, and the lock lists every platform's optional packages
  * (so npm writes the same lock on any machine and `git status` stays clean after an install).
+ * npm 11's `npm ci` accepts the lock (every dependency a lock entry names has its own entry:
+ * npm 11 refuses a lock that lacks one, also an optional platform package; npm 10 did not), and
+ * every package with an install script is in package.json's `allowScripts` (npm 11 warns about
+ * the others).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -24,10 +30,17 @@ interface LockEntry {
   libc?: string[];
   engines?: { node?: string };
   link?: boolean;
+  hasInstallScript?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
 }
 
 const ROOT = process.cwd();
-const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; overrides?: Record<string, string> };
+const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  overrides?: Record<string, string>;
+  allowScripts?: Record<string, boolean | string>;
+};
 const lock = JSON.parse(readFileSync(resolve(ROOT, 'package-lock.json'), 'utf8')) as { lockfileVersion: number; packages: Record<string, LockEntry> };
 const entries = Object.entries(lock.packages).filter(([path, e]) => path !== '' && !e.link);
 
@@ -87,5 +100,57 @@ describe('clean install', () => {
     }
     const foreign = entries.filter(([, e]) => e.optional && !forThisPlatform(e));
     expect(foreign.length).toBeGreaterThan(20);
+  });
+});
+
+/** The lock entry Node's resolution finds for `name` required from the package at `from`, or undefined. */
+function resolveInLock(from: string, name: string): string | undefined {
+  let dir = from;
+  for (;;) {
+    const candidate = `${dir === '' ? '' : `${dir}/`}node_modules/${name}`;
+    if (lock.packages[candidate]) return candidate;
+    if (dir === '') return undefined;
+    const i = dir.lastIndexOf('/node_modules/');
+    dir = i < 0 ? '' : dir.slice(0, i);
+  }
+}
+
+describe('npm 10 and npm 11', () => {
+  it('every dependency a lock entry names, optional platform packages included, has an entry of its own', () => {
+    const missing: string[] = [];
+    for (const [path, e] of Object.entries(lock.packages)) {
+      if (e.link) continue;
+      for (const name of [...Object.keys(e.dependencies ?? {}), ...Object.keys(e.optionalDependencies ?? {})]) {
+        if (!resolveInLock(path, name)) missing.push(`${path || '(root)'} → ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    // cbor-x's native decoder: every platform's prebuilt package (cbor-extract 2.2.3 names
+    // packages 2.2.3 that were never published; the override pins 2.2.2, whose packages exist).
+    const extract = lock.packages[resolveInLock('node_modules/cbor-x', 'cbor-extract')!]!;
+    expect(Object.keys(extract.optionalDependencies ?? {}).length).toBeGreaterThanOrEqual(6);
+    for (const [name, version] of Object.entries(extract.optionalDependencies ?? {})) expect(lock.packages[`node_modules/${name}`]?.version, name).toBe(version);
+  });
+
+  it('every package with an install script is in allowScripts (npm 11 warns about the others), and nothing else is', () => {
+    const withScripts = [...new Set(entries.filter(([, e]) => e.hasInstallScript).map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)))].sort();
+    expect(withScripts).toEqual(expect.arrayContaining(['better-sqlite3', 'cbor-extract', 'esbuild']));
+    // Name-only entries: the lock carries no `resolved` URLs, against which npm would check a pinned `name@version`.
+    expect(pkg.allowScripts).toEqual(Object.fromEntries(withScripts.map((n) => [n, true])));
+  });
+
+  it('`npm ci` accepts package.json with the lock (the npm on PATH; dry run, offline, no scripts, fresh cache and user config)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'npm-ci-'));
+    try {
+      for (const f of ['package.json', 'package-lock.json']) copyFileSync(resolve(ROOT, f), join(dir, f));
+      writeFileSync(join(dir, 'empty.npmrc'), '');
+      const env = { ...process.env, npm_config_cache: join(dir, 'cache'), npm_config_userconfig: join(dir, 'empty.npmrc'), npm_config_update_notifier: 'false' };
+      const r = spawnSync('npm', ['ci', '--dry-run', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], { cwd: dir, env, encoding: 'utf8' });
+      expect(r.error).toBeUndefined();
+      expect(`${r.stdout}${r.stderr}`).not.toMatch(/Missing: |Invalid: |EUSAGE/);
+      expect(r.status, r.stderr).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

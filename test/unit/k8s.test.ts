@@ -4,7 +4,7 @@
  * wired together (probes, selectors, mounts, Secrets, HPA target, Service, PCCS URL, sizing).
  * The Indexed Job itself is run in test/e2e/k8s-reverify-job.test.ts.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
@@ -131,6 +131,53 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
       for (const p of objs.filter((o) => o.kind === 'PodDisruptionBudget')) {
         expect(podTemplates(objs).some(({ template }) => selects(p.spec.selector.matchLabels, template.metadata.labels)), `${dir}: PDB ${p.metadata.name}`).toBe(true);
       }
+    }
+  });
+
+  it('every Service port and container port names protocol TCP (server-side apply keys ports by port and protocol)', () => {
+    const missing: string[] = [];
+    let ports = 0;
+    for (const [dir, objs] of Object.entries(rendered)) {
+      for (const s of objs.filter((o) => o.kind === 'Service')) {
+        for (const p of s.spec.ports) {
+          ports++;
+          if (p.protocol !== 'TCP') missing.push(`${dir}: Service ${s.metadata.name} port ${p.name ?? p.port}`);
+        }
+      }
+      for (const { owner, template } of podTemplates(objs)) {
+        for (const c of template.spec.containers) {
+          for (const p of c.ports ?? []) {
+            ports++;
+            if (p.protocol !== 'TCP') missing.push(`${dir}: ${owner.kind}/${owner.metadata.name} container ${c.name} port ${p.name ?? p.containerPort}`);
+          }
+        }
+      }
+    }
+    expect(ports).toBeGreaterThanOrEqual(12);
+    expect(missing).toEqual([]);
+  });
+
+  it('requests and limits: every container has CPU and memory requests and limits, all written in one file (deploy/k8s/sizing)', () => {
+    for (const [dir, objs] of Object.entries(rendered)) {
+      for (const { owner, template } of podTemplates(objs)) {
+        for (const c of template.spec.containers) {
+          const where = `${dir}: ${owner.kind}/${owner.metadata.name} ${c.name}`;
+          for (const k of ['requests', 'limits']) for (const r of ['cpu', 'memory']) expect(c.resources?.[k]?.[r], `${where} ${k}.${r}`).toBeDefined();
+          expect(mib(c.resources.limits.memory), where).toBeGreaterThanOrEqual(mib(c.resources.requests.memory));
+          expect(cpu(c.resources.limits.cpu), where).toBeGreaterThanOrEqual(cpu(c.resources.requests.cpu));
+        }
+      }
+    }
+    // No other file of deploy/k8s writes a quantity of memory or CPU for a container.
+    const files = readdirSync(K8S_DIR, { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f));
+    const sizing = join('sizing', 'kustomization.yaml');
+    expect(files).toContain(sizing);
+    const elsewhere = files.filter((f) => f !== sizing && /^\s+(memory|cpu):\s*\S/m.test(readFileSync(join(K8S_DIR, f), 'utf8')));
+    expect(elsewhere).toEqual([]);
+    // The base and both audit kustomizations take the component.
+    for (const dir of ['base', 'audit', 'audit/merge']) {
+      const k = read(`deploy/k8s/${dir}/kustomization.yaml`);
+      expect(k, dir).toMatch(/^components:\n  - (\.\.\/)+sizing$/m);
     }
   });
 

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { collateralFromDcapQvlJson, splitSignedBody } from '../../src/attestation/typeA/collateral.js';
 import { parsePckExtensionValue, pckExtension, SGX_EXTENSION_OID } from '../../src/attestation/typeA/pckExtension.js';
-import { checkQeReport, parseQeIdentity } from '../../src/attestation/typeA/qeIdentity.js';
+import { checkQeIdentityTime, checkQeReport, parseQeIdentity } from '../../src/attestation/typeA/qeIdentity.js';
 import { parseQuote } from '../../src/attestation/typeA/quote.js';
-import { matchTcbLevel, parseTcbInfo } from '../../src/attestation/typeA/tcbInfo.js';
+import { checkTcbInfoTime, matchTcbLevel, parseTcbInfo } from '../../src/attestation/typeA/tcbInfo.js';
 import { combineTcbStatus, egoTcbStatus, PLATFORM_TCB_STATUSES } from '../../src/attestation/typeA/tcbStatus.js';
 import { codeOf } from '../support/errors.js';
 
@@ -98,6 +98,13 @@ describe('parseTcbInfo', () => {
     expect(lower.index).toBeGreaterThan(0);
     expect(codeOf(() => matchTcbLevel(t, new Array(16).fill(0), 0))).toBe('TYPEA_TCB_LEVEL_NOT_FOUND');
   });
+  it('an expired TCB info is named by its nextUpdate, the verification time beside it', () => {
+    const t = parseTcbInfo(text('signal-libsignal/tcb_info_v3.json'));
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+    const late = t.nextUpdate + 86_400_000;
+    expect(() => checkTcbInfoTime(t, late)).toThrow(`TCB info expired at ${iso(t.nextUpdate)} (its nextUpdate; verification time ${iso(late)})`);
+    expect(() => checkTcbInfoTime(t, t.issueDate - 1000)).toThrow(`TCB info not yet valid at ${iso(t.issueDate - 1000)} (issueDate ${iso(t.issueDate)})`);
+  });
 });
 
 describe('QE identity', () => {
@@ -121,6 +128,11 @@ describe('QE identity', () => {
     expect(codeOf(() => checkQeReport(id, body(256, 2)))).toBe('TYPEA_QE_ISVPRODID_MISMATCH');
     expect(checkQeReport(id, body(258, 7))).toMatchObject({ isvSvn: 6, tcbStatus: 'OutOfDate', advisoryIds: ['INTEL-SA-00615'] });
     expect(codeOf(() => checkQeReport(id, body(258, 0)))).toBe('TYPEA_QE_TCB_LEVEL_NOT_FOUND');
+  });
+  it('an expired QE identity is named by its nextUpdate, the verification time beside it', () => {
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+    const late = id.nextUpdate + 3_600_000;
+    expect(() => checkQeIdentityTime(id, late)).toThrow(`QE identity expired at ${iso(id.nextUpdate)} (its nextUpdate; verification time ${iso(late)})`);
   });
   it('refuses other ids and versions', () => {
     expect(codeOf(() => parseQeIdentity(raw.replace('"id":"QE"', '"id":"TD_QE"')))).toBe('TYPEA_QE_IDENTITY_MALFORMED');

@@ -104,7 +104,7 @@ export function checkQeIdentityTime(id: QeIdentity, time: number): void {
     typeAError('TYPEA_QE_IDENTITY_NOT_YET_VALID', `QE identity not yet valid at ${iso(time)} (issueDate ${iso(id.issueDate)})`);
   }
   if (time > id.nextUpdate) {
-    typeAError('TYPEA_QE_IDENTITY_EXPIRED', `QE identity expired at ${iso(time)} (nextUpdate ${iso(id.nextUpdate)})`);
+    typeAError('TYPEA_QE_IDENTITY_EXPIRED', `QE identity expired at ${iso(id.nextUpdate)} (its nextUpdate; verification time ${iso(time)})`);
   }
 }
 

@@ -117,7 +117,7 @@ export function checkTcbInfoTime(info: TcbInfo, time: number): void {
     typeAError('TYPEA_TCB_INFO_NOT_YET_VALID', `TCB info not yet valid at ${iso(time)} (issueDate ${iso(info.issueDate)})`);
   }
   if (time > info.nextUpdate) {
-    typeAError('TYPEA_TCB_INFO_EXPIRED', `TCB info expired at ${iso(time)} (nextUpdate ${iso(info.nextUpdate)})`);
+    typeAError('TYPEA_TCB_INFO_EXPIRED', `TCB info expired at ${iso(info.nextUpdate)} (its nextUpdate; verification time ${iso(time)})`);
   }
 }
 

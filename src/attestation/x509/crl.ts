@@ -214,7 +214,7 @@ export function checkCrlTime(crl: Crl, time: number, label: string): void {
     fail('CRL_NOT_YET_VALID', `${label}: not yet valid at ${iso(time)} (thisUpdate ${iso(crl.thisUpdate)})`);
   }
   if (time > crl.nextUpdate) {
-    fail('CRL_EXPIRED', `${label}: expired at ${iso(time)} (nextUpdate ${iso(crl.nextUpdate)})`);
+    fail('CRL_EXPIRED', `${label}: expired at ${iso(crl.nextUpdate)} (its nextUpdate; verification time ${iso(time)})`);
   }
 }
 
