@@ -18,6 +18,7 @@ import { createMetrics } from './observability/metrics.js';
 import { composeVerifier } from './compose.js';
 import { createLedgerFeature } from './ledger/watch/feature.js';
 import { KINDS, type ReportType, type TargetValues } from './verify/kinds/index.js';
+import { ledgerNodeHeaders } from './credentials.js';
 
 export interface Targets {
   /** Every kind's target, by kind id. */
@@ -51,6 +52,7 @@ export async function checkLive(config: Config, targets: Targets, log: Logger): 
     // Each kind's mapping is under its key in liveCheck (uniqueIdMapping, pcrValuesMapping).
     mappings: Object.fromEntries(KINDS.map((k) => [k.id, lc[k.target.ledger.mappingKey] as string])) as Record<ReportType, string>,
     timeoutMs: lc.timeoutMs,
+    headers: ledgerNodeHeaders(lc.apiKeyHeader),
     expected: targets.values,
   });
   log.info({ program: lc.contractName }, 'live check passed: the ledger program holds the target measurements');

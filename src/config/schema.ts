@@ -41,6 +41,12 @@ export const configSchema = {
         // The ledger mapping of each report kind's target (uniqueIdMapping, pcrValuesMapping).
         ...Object.fromEntries(KINDS.map((k) => [k.target.ledger.mappingKey, { type: 'string', pattern: '^[a-z][a-z0-9_]*$', default: k.target.ledger.defaultMapping }])),
         timeoutMs: { type: 'integer', minimum: 100, maximum: 600000, default: 30000 },
+        apiKeyHeader: {
+          type: 'string',
+          pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$',
+          default: 'X-API-Key',
+          description: "The header that carries the ledger node's API key: the value of the environment variable LEDGER_NODE_API_KEY, when set",
+        },
       },
       if: { properties: { skip: { const: false } } },
       then: { required: ['skip', 'apiBaseUrl', 'contractName'] },
@@ -147,6 +153,8 @@ export interface LiveCheckSettings {
   apiBaseUrl?: string;
   contractName?: string;
   timeoutMs: number;
+  /** The header carrying LEDGER_NODE_API_KEY (when that environment variable is set). */
+  apiKeyHeader: string;
   /** Each report kind's ledger mapping under its mappingKey (uniqueIdMapping, pcrValuesMapping). */
   readonly [mappingKey: string]: unknown;
 }

@@ -23,7 +23,7 @@ describe('config defaults', () => {
     expect(c.trustedRoots).toEqual(DEFAULT_TRUST_ROOTS);
     expect(c.acceptedTcbStatuses).toEqual(['UpToDate', 'SWHardeningNeeded']);
     expect(c.allowDebugEnclaves).toBe(false);
-    expect(c.liveCheck).toEqual({ skip: true, uniqueIdMapping: 'sgx_unique_id', pcrValuesMapping: 'nitro_pcr_values', timeoutMs: 30000 });
+    expect(c.liveCheck).toEqual({ skip: true, uniqueIdMapping: 'sgx_unique_id', pcrValuesMapping: 'nitro_pcr_values', timeoutMs: 30000, apiKeyHeader: 'X-API-Key' });
     expect(c.workers).toBeGreaterThanOrEqual(1);
     expect(c.reproducibleBuildScript).toBe('/etc/verifier/get-enclave-id.sh');
     expect(c.verificationTime).toBeUndefined();
