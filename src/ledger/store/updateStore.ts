@@ -142,6 +142,30 @@ const fail = (code: StoreCode, message: string): never => {
   throw new VerifierError<StoreCode>(code, message);
 };
 
+/** The cause of a failed SQLite call as SQLite names it: `SQLITE_FULL: database or disk is full`. */
+function sqliteCause(e: unknown): string {
+  const err = e as { code?: unknown; message?: unknown };
+  const message = typeof err?.message === 'string' ? err.message : String(e);
+  return typeof err?.code === 'string' ? `${err.code}: ${message}` : message;
+}
+
+/**
+ * `fn` with SQLite's failures turned into the store's: STORE_WRITE_FAILED or STORE_READ_FAILED
+ * naming the file and SQLite's code, so that whoever shows the failure (the watcher's lastError)
+ * shows its real cause.
+ */
+function guarded<A extends unknown[], R>(code: 'STORE_WRITE_FAILED' | 'STORE_READ_FAILED', file: string, fn: (...a: A) => R): (...a: A) => R {
+  const what = code === 'STORE_WRITE_FAILED' ? 'writing to' : 'reading';
+  return (...a: A): R => {
+    try {
+      return fn(...a);
+    } catch (e) {
+      if (e instanceof VerifierError) throw e;
+      throw new VerifierError<StoreCode>(code, `store: ${what} ${file} failed: ${sqliteCause(e)}`, { cause: e });
+    }
+  };
+}
+
 export function openUpdateStore(file: string): UpdateStore {
   let db: Database.Database;
   try {
@@ -197,26 +221,28 @@ export function openUpdateStore(file: string): UpdateStore {
     return added;
   });
 
+  const write = <A extends unknown[], R>(fn: (...a: A) => R) => guarded('STORE_WRITE_FAILED', file, fn);
+  const read = <A extends unknown[], R>(fn: (...a: A) => R) => guarded('STORE_READ_FAILED', file, fn);
   return {
     file,
-    commit: (updates, range, retryAt = Date.now()) => commit(updates, range, retryAt),
-    dueForRetry: (now, limit) => due.all(now, limit) as DueUpdate[],
-    resolveRetry({ record: r, outcome }, retryAt) {
+    commit: write((updates: readonly StoredUpdate[], range?: { start: number; end: number }, retryAt = Date.now()) => commit(updates, range, retryAt)),
+    dueForRetry: read((now: number, limit: number) => due.all(now, limit) as DueUpdate[]),
+    resolveRetry: write(({ record: r, outcome }: StoredUpdate, retryAt: number) => {
       return resolve.run(r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r), outcome === 'unverifiable' ? retryAt : null, r.transitionId).changes > 0;
-    },
-    postponeRetry(transitionId, retryAt) {
+    }),
+    postponeRetry: write((transitionId: string, retryAt: number) => {
       postpone.run(retryAt, transitionId);
-    },
-    setTip(height) {
+    }),
+    setTip: write((height: number) => {
       setTip.run(height);
-    },
-    state: () => getState.get() as ScanState,
-    counts() {
+    }),
+    state: read(() => getState.get() as ScanState),
+    counts: read(() => {
       const out: Record<Outcome, number> = { valid: 0, invalid: 0, unverifiable: 0 };
       for (const row of countRows.all() as { outcome: Outcome; n: number }[]) out[row.outcome] = row.n;
       return out;
-    },
-    list(filter, limit, after) {
+    }),
+    list: read((filter: UpdateFilter, limit: number, after?: Cursor) => {
       const where: string[] = [];
       const args: (string | number)[] = [];
       if (filter.valid !== undefined) {
@@ -251,7 +277,7 @@ export function openUpdateStore(file: string): UpdateStore {
         records: page.map((r) => ({ ...(JSON.parse(r.record) as LedgerRecord), outcome: r.outcome })),
         ...(rows.length > limit && last ? { next: { blockHeight: last.h, transitionId: last.t } } : {}),
       };
-    },
+    }),
     close() {
       if (db.open) db.close();
     },
