@@ -351,6 +351,10 @@ export const ERROR_TRAITS = {
     STORE_WRITE_FAILED: { ...SETUP, retryable: true },
     /** A read of the store failed (the message names SQLite's code). */
     STORE_READ_FAILED: { ...SETUP, retryable: true },
+    /** Another ledger watcher holds the store's lease (one watcher per store). */
+    STORE_LEASE_HELD: SETUP,
+    /** This watcher's lease was taken over (it could not renew it in time): it stops writing. */
+    STORE_LEASE_LOST: SETUP,
   },
 } as const satisfies Record<string, Record<string, CodeTraits>>;
 

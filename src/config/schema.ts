@@ -106,6 +106,13 @@ export const configSchema = {
           default: 300000,
           description: 'Delay before an unverifiable update (PCCS down, collateral missing) is verified again; doubles per attempt up to 64 ×',
         },
+        leaseTtlMs: {
+          type: 'integer',
+          minimum: 1000,
+          maximum: 3600000,
+          default: 30000,
+          description: 'The watcher holds a lease on its store, renewed every third of this; a lease not renewed for this long (its holder died) is taken over',
+        },
       },
       if: { properties: { enabled: { const: true } } },
       then: { required: ['enabled', 'database'] },
@@ -171,4 +178,6 @@ export interface WatchSettings {
   rps: number;
   /** Delay before an unverifiable update is re-verified (doubling per attempt, at most 64 ×). */
   retryIntervalMs: number;
+  /** Lifetime of the watcher's lease on its store without a heartbeat (one watcher per store). */
+  leaseTtlMs: number;
 }

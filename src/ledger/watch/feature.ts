@@ -14,6 +14,7 @@ import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/u
 import { storedUpdates, verifyUpdates, type Verify } from './verifyUpdates.js';
 import { NOOP_METRICS_SINK, type MetricsSink } from '../../observability/metrics.js';
 import { LedgerWatcher, type WatcherLog, type WatcherStatus } from './watcher.js';
+import { StoreLease } from './lease.js';
 import { traitsOf } from '../../errorCodes.js';
 import { ledgerNodeHeaders } from '../../credentials.js';
 
@@ -74,7 +75,15 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   const w = config.watch;
   if (!w) return { routes: { lookup }, start() {}, close: async () => {} };
   const store = openUpdateStore(w.database);
-  const watcher = new LedgerWatcher({
+  // One watcher per store: refused here (startup fails) while another watcher holds the lease.
+  const lease = new StoreLease(store, { ttlMs: w.leaseTtlMs, log, onLost: (e) => watcher.halt(e) });
+  try {
+    lease.acquire();
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  const watcher: LedgerWatcher = new LedgerWatcher({
     scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs, ...node }),
     store,
     programs,
@@ -94,11 +103,13 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   return {
     routes: { lookup, store, watcherStatus: () => watcher.status() },
     start() {
-      log.info({ database: w.database, programs, fromHeight: w.fromHeight, node: publicUrl(baseUrl) }, 'ledger watcher started');
+      log.info({ database: w.database, programs, fromHeight: w.fromHeight, node: publicUrl(baseUrl), lease: lease.holder }, 'ledger watcher started');
+      lease.start();
       watcher.start();
     },
     async close() {
       await watcher.stop();
+      lease.release();
       store.close();
     },
   };

@@ -112,6 +112,18 @@ export class LedgerWatcher {
     await this.loop;
   }
 
+  /**
+   * Stops for good with `error` as lastError (the store's lease was lost: another watcher follows
+   * the ledger into it now).
+   */
+  halt(error: VerifierError<ErrorCode>): void {
+    this.lastError = { errorCode: error.code, errorString: error.message, at: new Date().toISOString() };
+    this.o.log.warn({ code: error.code, err: error.message }, 'ledger watcher stopped');
+    this.stopped = true;
+    this.signalStop();
+    this.wake?.();
+  }
+
   status(): WatcherStatus {
     return { running: this.loop !== undefined && !this.stopped, ...(this.lastError ? { lastError: this.lastError } : {}) };
   }
@@ -149,6 +161,11 @@ export class LedgerWatcher {
         if (!this.stopped) await this.retryDue();
         this.lastError = undefined;
       } catch (e) {
+        // A store whose lease another watcher took: this one writes nothing more.
+        if (isVerifierError(e) && e.code === 'STORE_LEASE_LOST') {
+          this.halt(e);
+          break;
+        }
         const f = stepFailure(e);
         this.lastError = { errorCode: f.code, errorString: f.message, at: new Date().toISOString() };
         this.o.log.warn({ code: f.code, err: f.message }, 'ledger watcher: step failed, retrying after the poll interval');
