@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * Service entry point: `node dist/src/main.js [--config PATH]` (default ./config.json).
- * Exit codes: 0 clean shutdown, 1 startup check failed (config, targets, live check, trust roots).
+ * Exit codes: 0 clean shutdown (SIGTERM/SIGINT: everything in flight answered within
+ * shutdownGraceMs), 1 startup check failed (config, targets, live check, trust roots, the store),
+ * or requests had to be cut at shutdown.
  */
 import { pino } from 'pino';
 import { loadConfig } from './config/load.js';
@@ -59,22 +61,30 @@ async function main(): Promise<void> {
     }
     process.exit(1);
   }
-  const { app } = started;
+  const s = started;
   let closing = false;
   const shutdown = (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      log.warn({ signal }, 'second signal: exiting at once');
+      process.exit(1);
+    }
     closing = true;
-    log.info({ signal }, 'shutting down: draining in-flight requests');
-    const force = setTimeout(() => process.exit(1), 30_000);
-    force.unref();
-    app.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+    log.info({ signal, shutdownGraceMs: config.shutdownGraceMs }, 'shutting down: abandoning upstream requests, answering the requests in flight');
+    s.shutdown().then(
+      ({ clean, cut }) => {
+        if (clean) log.info('shut down: every request in flight answered');
+        else log.warn({ cut }, `shutdown grace period of ${config.shutdownGraceMs} ms over: ${cut} request(s) cut`);
+        process.exit(clean ? 0 : 1);
+      },
+      (e: unknown) => {
+        log.error({ err: e }, 'shutdown failed');
+        process.exit(1);
+      },
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  const address = await app.listen({ port: config.port, host: config.host });
+  const address = await s.app.listen({ port: config.port, host: config.host });
   log.info({ address, tls: Boolean(config.tls) }, 'verifier listening');
   log.info({ backend: poseidon8KernelName, reason: poseidon8KernelReason }, 'Poseidon8 hash kernel');
 }

@@ -60,6 +60,12 @@ export interface Config {
   watch?: WatchSettings & { database: string };
   logLevel: string;
   bodyLimit: number;
+  /** A request whose request line and headers are incomplete after this long is answered 408. */
+  headersTimeoutMs: number;
+  /** A request (headers and body) incomplete after this long is answered 408. */
+  requestTimeoutMs: number;
+  /** SIGTERM/SIGINT: what is in flight is answered (upstream requests abandoned) and the process exits within this time. */
+  shutdownGraceMs: number;
 }
 
 /**
@@ -240,6 +246,14 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
       problems.add('CONFIG_INVALID', `config: ${key} = ${shownUrl(v)}: a URL must not hold credentials (user:password@); ${how}`);
     }
   }
+  const timeoutsValid = !schemaErrors.some((e) => e.instancePath === '/headersTimeoutMs' || e.instancePath === '/requestTimeoutMs');
+  if (timeoutsValid && typeof raw.headersTimeoutMs === 'number' && typeof raw.requestTimeoutMs === 'number' && raw.headersTimeoutMs > raw.requestTimeoutMs) {
+    problems.add('CONFIG_INVALID', `config: headersTimeoutMs = ${raw.headersTimeoutMs}: expected a number ≤ requestTimeoutMs (${raw.requestTimeoutMs}): the headers are part of the request`);
+  }
+  const graceValid = timeoutsValid && !schemaErrors.some((e) => e.instancePath === '/shutdownGraceMs');
+  if (graceValid && typeof raw.shutdownGraceMs === 'number' && typeof raw.requestTimeoutMs === 'number' && raw.shutdownGraceMs <= raw.requestTimeoutMs) {
+    problems.add('CONFIG_INVALID', `config: shutdownGraceMs = ${raw.shutdownGraceMs}: expected a number > requestTimeoutMs (${raw.requestTimeoutMs}): a request still arriving at shutdown may take that long`);
+  }
   if (raw.pccsUrl === null && raw.collateralDir === undefined) {
     problems.add('CONFIG_INVALID', 'config: pccsUrl = null: without a PCCS typeA needs a collateral directory; set collateralDir, or a PCCS URL');
   }
@@ -268,6 +282,9 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     reproducibleBuildTimeoutMs: raw.reproducibleBuildTimeoutMs,
     logLevel: raw.logLevel,
     bodyLimit: raw.bodyLimit,
+    headersTimeoutMs: raw.headersTimeoutMs,
+    requestTimeoutMs: raw.requestTimeoutMs,
+    shutdownGraceMs: raw.shutdownGraceMs,
   };
   if (raw.useTls) config.tls = { keyFile: resolve(baseDir, raw.tlsKey!), certFile: resolve(baseDir, raw.tlsCert!) };
   if (verificationTime !== undefined) config.verificationTime = verificationTime;

@@ -117,6 +117,9 @@ export const configSchema = {
       if: { properties: { enabled: { const: true } } },
       then: { required: ['enabled', 'database'] },
     },
+    headersTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600000, default: 10000, description: 'A request whose request line and headers are not complete after this long is answered 408 and closed' },
+    requestTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600000, default: 10000, description: 'A request not complete (headers and body) after this long is answered 408 and closed; at least headersTimeoutMs' },
+    shutdownGraceMs: { type: 'integer', minimum: 1000, maximum: 3600000, default: 20000, description: 'SIGTERM/SIGINT: the process answers what is in flight and exits within this time; more than requestTimeoutMs' },
     logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     bodyLimit: { type: 'integer', minimum: 16384, maximum: 16777216, default: 262144 },
   },
@@ -152,6 +155,9 @@ export interface RawConfig {
   watch?: WatchSettings;
   logLevel: string;
   bodyLimit: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  shutdownGraceMs: number;
 }
 
 /** The `liveCheck` key after defaults. */
