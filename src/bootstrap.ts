@@ -20,6 +20,9 @@ import { composeVerifier } from './compose.js';
 import { createLedgerFeature, followedPrograms } from './ledger/watch/feature.js';
 import { KINDS, type ReportType, type TargetValues } from './verify/kinds/index.js';
 import type { PccsStatusReport } from './collateral/pccsStatus.js';
+import { ledgerNodeHeaders } from './credentials.js';
+import { shutdownReason } from './serviceFetch.js';
+import { Connections } from './server/shutdown.js';
 
 export interface Targets {
   /** Every kind's target, by kind id. */
@@ -53,6 +56,7 @@ export async function checkLive(config: Config, targets: Targets, log: Logger): 
     // Each kind's mapping is under its key in liveCheck (uniqueIdMapping, pcrValuesMapping).
     mappings: Object.fromEntries(KINDS.map((k) => [k.id, lc[k.target.ledger.mappingKey] as string])) as Record<ReportType, string>,
     timeoutMs: lc.timeoutMs,
+    headers: ledgerNodeHeaders(lc.apiKeyHeader),
     expected: targets.values,
   });
   log.info({ program: lc.contractName }, 'live check passed: the ledger program holds the target measurements');
@@ -101,13 +105,23 @@ export interface Started {
   pool?: VerifierPool;
   /** The startup PCCS probe (probePccsAtStartup), running in the background; never rejects. */
   pccsProbe: Promise<void>;
+  /**
+   * Bounded shutdown: abandons every PCCS and ledger-node request (their reports are answered
+   * unverifiable, their lookups 502), stops accepting, answers the requests in flight, closes idle
+   * and slow connections, stops the watcher and the pool. Resolves `clean: true` when all that
+   * ended within `graceMs` (default config.shutdownGraceMs); else every connection still open is
+   * closed and `cut` says how many requests were not answered.
+   */
+  shutdown(graceMs?: number): Promise<{ clean: boolean; cut: number }>;
 }
 
 export async function bootstrap(config: Config, log: Logger, opts: { logger?: boolean; loggerInstance?: FastifyBaseLogger } = {}): Promise<Started> {
   const tls = readTls(config);
   const targets = await resolveTargets(config, log);
   await checkLive(config, targets, log);
-  const { service, pool, metrics, pccsStatus } = composeVerifier(config, { targets: targets.values, metrics: createMetrics(), log });
+  // Aborted at shutdown: every upstream request (PCCS, ledger node) in progress or later ends at once.
+  const upstream = new AbortController();
+  const { service, pool, metrics, pccsStatus } = composeVerifier(config, { targets: targets.values, metrics: createMetrics(), log, signal: upstream.signal });
   const info = buildInfoRecord(
     targets.values,
     liveCheckProgramName(config.liveCheck.contractName),
@@ -115,7 +129,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     config.liveCheck.apiBaseUrl !== undefined ? followedPrograms(config) : undefined,
   );
   // The watcher and /ledger routes verify through the same (instrumented) service as /decodeReport.
-  const ledger = createLedgerFeature(config, (u, r) => service.decodeReport(u, r), log, metrics.sink);
+  const ledger = createLedgerFeature(config, (u, r) => service.decodeReport(u, r), log, metrics.sink, { signal: upstream.signal });
   const app = await buildApp({
     service,
     ledger: ledger.routes,
@@ -123,6 +137,8 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     metrics,
     info,
     bodyLimit: config.bodyLimit,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger === false ? false : { level: config.logLevel } }),
     ...(tls ? { https: tls } : {}),
   });
@@ -131,7 +147,26 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     const p = pool;
     app.addHook('onClose', async () => p.close());
   }
+  const connections = new Connections(app.server, Boolean(tls));
+  // Fastify answers requests that arrive from now on 503; the rest is drained here.
+  app.addHook('preClose', (done) => {
+    const { closed, inFlight } = connections.drain(config.requestTimeoutMs);
+    log.info({ closedConnections: closed, inFlight }, 'shutting down: not accepting; answering the requests in flight');
+    done();
+  });
+  let closing: Promise<{ clean: boolean; cut: number }> | undefined;
+  const shutdown = (graceMs = config.shutdownGraceMs) =>
+    (closing ??= (async () => {
+      upstream.abort(shutdownReason());
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((r) => {
+        timer = setTimeout(() => r('late'), graceMs);
+      });
+      const ended = await Promise.race([app.close().then(() => 'closed' as const, () => 'failed' as const), late]);
+      clearTimeout(timer);
+      return ended === 'closed' ? { clean: true, cut: 0 } : { clean: false, cut: connections.destroyAll() };
+    })());
   ledger.start();
   const pccsProbe = probePccsAtStartup(pccsStatus, log);
-  return { app, targets, ...(pool ? { pool } : {}), pccsProbe };
+  return { app, targets, ...(pool ? { pool } : {}), pccsProbe, shutdown };
 }

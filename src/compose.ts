@@ -17,6 +17,8 @@ import { publicUrl } from './collateral/pccsClient.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics, instrumentService, type Metrics } from './observability/metrics.js';
 import { REPORT_KINDS, type ReportType } from './verify/kinds/index.js';
+import { serviceFetch } from './serviceFetch.js';
+import { pccsHeaders } from './credentials.js';
 import { createInProcessService } from './verify/service.js';
 import type { Policy, TargetValues, VerifierService } from './verify/types.js';
 
@@ -32,6 +34,8 @@ export interface ComposeOptions {
   /** The metrics to count in; a fresh registry (without process metrics) when absent. */
   metrics?: Metrics;
   log?: { info(obj: object, msg?: string): void };
+  /** Ends every PCCS request, in progress or later (the server is shutting down). */
+  signal?: AbortSignal;
 }
 
 export interface Composed {
@@ -91,6 +95,8 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
     root: roots[collateralKind.id],
     now: clock,
     ...where,
+    // The PCCS's key (PCCS_API_KEY) and the pccsUrl's query go to the PCCS only.
+    ...(where.pccsUrl !== undefined ? { fetchImpl: serviceFetch(where.pccsUrl, { headers: pccsHeaders(), ...(o.signal ? { signal: o.signal } : {}) }) } : {}),
     onPccsRequest: (route, status, ms, detail) => {
       sink.observeUpstream('pccs', route, status, ms / 1000);
       reachability?.observe(route, status, ms, detail);

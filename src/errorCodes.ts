@@ -347,6 +347,14 @@ export const ERROR_TRAITS = {
     STORE_OPEN_FAILED: SETUP,
     /** The file is a database of another schema (or not one of ours). */
     STORE_SCHEMA_MISMATCH: SETUP,
+    /** A write to the store failed (the message names SQLite's code: SQLITE_FULL, SQLITE_BUSY, SQLITE_READONLY…). */
+    STORE_WRITE_FAILED: { ...SETUP, retryable: true },
+    /** A read of the store failed (the message names SQLite's code). */
+    STORE_READ_FAILED: { ...SETUP, retryable: true },
+    /** Another ledger watcher holds the store's lease (one watcher per store). */
+    STORE_LEASE_HELD: SETUP,
+    /** This watcher's lease was taken over (it could not renew it in time): it stops writing. */
+    STORE_LEASE_LOST: SETUP,
   },
 } as const satisfies Record<string, Record<string, CodeTraits>>;
 

@@ -13,6 +13,7 @@ import { cliError, EXIT } from './errors.js';
 import { KNOWN_PROGRAM_IDS, ProgramRegistry } from '../ledger/programs.js';
 import { programsToFollow } from '../ledger/records/transitions.js';
 import { createBlockScanner, MAX_BLOCKS_PER_CALL } from '../ledger/node/blockScanner.js';
+import { ledgerNodeHeaders } from '../credentials.js';
 import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from './output.js';
 import { Progress } from './progress.js';
 import { updateRecord, type OutputRecord } from '../ledger/records/updateRecord.js';
@@ -166,6 +167,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         timeoutMs: a.int('timeout-ms')!,
         retries: a.int('retries')!,
         backoffMs: a.int('backoff-ms')!,
+        // LEDGER_NODE_API_KEY in the config's liveCheck.apiKeyHeader, as the server sends it.
+        headers: ledgerNodeHeaders(verifier.config.liveCheck.apiKeyHeader),
       });
       let to = a.int('to');
       if (to === undefined) to = (await scanner.latestHeight()) + 1;

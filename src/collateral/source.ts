@@ -18,6 +18,8 @@ export interface CollateralSettings {
   /** The PCCS; with a directory, only for the pieces the directory lacks. */
   pccsUrl?: string;
   onPccsRequest?: PccsRequestListener;
+  /** The PCCS client's fetch (credentials, shutdown). */
+  fetchImpl?: typeof fetch;
 }
 
 export interface CollateralSetup {
@@ -31,7 +33,7 @@ export interface CollateralSetup {
 export function createCollateralSource(s: CollateralSettings): CollateralSetup {
   let remote: { pccs: PccsCollateralSource; client: PccsClient } | undefined;
   if (s.pccsUrl !== undefined) {
-    const client = new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}) });
+    const client = new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}), ...(s.fetchImpl ? { fetchImpl: s.fetchImpl } : {}) });
     remote = { client, pccs: new PccsCollateralSource(client, { root: s.root, now: s.now }) };
   }
   if (s.collateralDir === undefined) {

@@ -15,6 +15,8 @@ import { isVerifierError, VerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 import type { ConfigCode } from './errors.js';
 import { DEFAULT_TRUST_ROOTS } from './defaultTrustRoots.js';
+import { publicUrl } from '../publicUrl.js';
+import { LEDGER_NODE_API_KEY_ENV, PCCS_API_KEY_ENV, PCCS_API_KEY_HEADER } from '../credentials.js';
 import { KINDS, REPORT_TYPES, type ReportType, type TargetValues } from '../verify/kinds/index.js';
 import { configSchema, type RawConfig, type TcbStatusName, type WatchSettings } from './schema.js';
 
@@ -62,6 +64,45 @@ export interface Config {
   watch?: WatchSettings & { database: string };
   logLevel: string;
   bodyLimit: number;
+  /** A request whose request line and headers are incomplete after this long is answered 408. */
+  headersTimeoutMs: number;
+  /** A request (headers and body) incomplete after this long is answered 408. */
+  requestTimeoutMs: number;
+  /** SIGTERM/SIGINT: what is in flight is answered (upstream requests abandoned) and the process exits within this time. */
+  shutdownGraceMs: number;
+}
+
+/**
+ * The config keys that hold a URL, and the supported way to pass each one's credential: never in
+ * the URL (userinfo is refused; a query is sent but never shown, src/publicUrl.ts).
+ */
+export const URL_KEYS: Readonly<Record<string, string>> = {
+  pccsUrl: `pass an Intel PCS subscription key in the environment variable ${PCCS_API_KEY_ENV} (sent as the ${PCCS_API_KEY_HEADER} header)`,
+  'liveCheck.apiBaseUrl': `pass the ledger node's API key in the environment variable ${LEDGER_NODE_API_KEY_ENV} (sent in the header named by liveCheck.apiKeyHeader, default X-API-Key)`,
+};
+
+/** A URL key's value as a message may show it: without userinfo and query. */
+function shownUrl(v: unknown): string {
+  if (typeof v !== 'string') return JSON.stringify(v);
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    // Not a URL: what could be a credential (before an @, after a ?) is not shown either.
+    return JSON.stringify(v.replace(/^[^/?#]*@/, '…@').replace(/\?.*$/s, '?…'));
+  }
+  const hidden = u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '';
+  return hidden ? `${JSON.stringify(publicUrl(v))} (credentials and query not shown)` : JSON.stringify(v);
+}
+
+/** Value at a dotted key of the raw config. */
+function dotted(raw: unknown, key: string): unknown {
+  let cur = raw;
+  for (const part of key.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -134,7 +175,7 @@ function describeErrors(errors: readonly ErrorObject[], data: unknown): string[]
     const key = keyOf(e);
     const pointer = e.keyword === 'additionalProperties' || e.keyword === 'required' ? `${e.instancePath}/${key.split('.').pop()}` : e.instancePath;
     const v = e.keyword === 'required' ? undefined : valueAt(data, pointer);
-    const shown = v === undefined ? '(absent)' : JSON.stringify(v);
+    const shown = v === undefined ? '(absent)' : URL_KEYS[key] !== undefined ? shownUrl(v) : JSON.stringify(v);
     lines.add(`config: ${key} = ${shown}: ${expected(e)}`);
   }
   return [...lines];
@@ -196,6 +237,27 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (raw.watch?.enabled === true && raw.liveCheck && typeof raw.liveCheck === 'object' && raw.liveCheck.apiBaseUrl === undefined) {
     problems.add('CONFIG_INVALID', 'config: liveCheck.apiBaseUrl = (absent): the ledger watcher (watch.enabled) follows this ledger node; set it');
   }
+  for (const [key, how] of Object.entries(URL_KEYS)) {
+    const v = dotted(raw, key);
+    if (typeof v !== 'string') continue;
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      continue; // the schema names it
+    }
+    if (u.username !== '' || u.password !== '') {
+      problems.add('CONFIG_INVALID', `config: ${key} = ${shownUrl(v)}: a URL must not hold credentials (user:password@); ${how}`);
+    }
+  }
+  const timeoutsValid = !schemaErrors.some((e) => e.instancePath === '/headersTimeoutMs' || e.instancePath === '/requestTimeoutMs');
+  if (timeoutsValid && typeof raw.headersTimeoutMs === 'number' && typeof raw.requestTimeoutMs === 'number' && raw.headersTimeoutMs > raw.requestTimeoutMs) {
+    problems.add('CONFIG_INVALID', `config: headersTimeoutMs = ${raw.headersTimeoutMs}: expected a number ≤ requestTimeoutMs (${raw.requestTimeoutMs}): the headers are part of the request`);
+  }
+  const graceValid = timeoutsValid && !schemaErrors.some((e) => e.instancePath === '/shutdownGraceMs');
+  if (graceValid && typeof raw.shutdownGraceMs === 'number' && typeof raw.requestTimeoutMs === 'number' && raw.shutdownGraceMs <= raw.requestTimeoutMs) {
+    problems.add('CONFIG_INVALID', `config: shutdownGraceMs = ${raw.shutdownGraceMs}: expected a number > requestTimeoutMs (${raw.requestTimeoutMs}): a request still arriving at shutdown may take that long`);
+  }
   if (raw.pccsUrl === null && raw.collateralDir === undefined) {
     problems.add('CONFIG_INVALID', 'config: pccsUrl = null: without a PCCS typeA needs a collateral directory; set collateralDir, or a PCCS URL');
   }
@@ -236,10 +298,13 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     reproducibleBuildTimeoutMs: raw.reproducibleBuildTimeoutMs,
     logLevel: raw.logLevel,
     bodyLimit: raw.bodyLimit,
+    headersTimeoutMs: raw.headersTimeoutMs,
+    requestTimeoutMs: raw.requestTimeoutMs,
+    shutdownGraceMs: raw.shutdownGraceMs,
   };
   if (raw.useTls) config.tls = { keyFile: resolve(baseDir, raw.tlsKey!), certFile: resolve(baseDir, raw.tlsCert!) };
   if (verificationTime !== undefined) config.verificationTime = verificationTime;
-  if (raw.pccsUrl !== null) config.pccsUrl = raw.pccsUrl.endsWith('/') ? raw.pccsUrl : `${raw.pccsUrl}/`;
+  if (raw.pccsUrl !== null) config.pccsUrl = withTrailingSlash(raw.pccsUrl);
   if (raw.collateralDir !== undefined) config.collateralDir = resolve(baseDir, raw.collateralDir);
   if (raw.acceptedAdvisories !== undefined) config.acceptedAdvisories = raw.acceptedAdvisories;
   if (raw.ledgerPrograms !== undefined) {
@@ -248,6 +313,13 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   }
   if (raw.watch?.enabled) config.watch = { ...raw.watch, database: resolve(baseDir, raw.watch.database!) };
   return config;
+}
+
+/** The URL with its path ending in '/' (a query stays where it is). */
+function withTrailingSlash(url: string): string {
+  const u = new URL(url);
+  if (!u.pathname.endsWith('/')) u.pathname = `${u.pathname}/`;
+  return u.toString();
 }
 
 /**

@@ -41,6 +41,12 @@ export const configSchema = {
         // The ledger mapping of each report kind's target (uniqueIdMapping, pcrValuesMapping).
         ...Object.fromEntries(KINDS.map((k) => [k.target.ledger.mappingKey, { type: 'string', pattern: '^[a-z][a-z0-9_]*$', default: k.target.ledger.defaultMapping }])),
         timeoutMs: { type: 'integer', minimum: 100, maximum: 600000, default: 30000 },
+        apiKeyHeader: {
+          type: 'string',
+          pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$',
+          default: 'X-API-Key',
+          description: "The header that carries the ledger node's API key: the value of the environment variable LEDGER_NODE_API_KEY, when set",
+        },
       },
       if: { properties: { skip: { const: false } } },
       then: { required: ['skip', 'apiBaseUrl', 'contractName'] },
@@ -95,10 +101,20 @@ export const configSchema = {
           default: 300000,
           description: 'Delay before an unverifiable update (PCCS down, collateral missing) is verified again; doubles per attempt up to 64 ×',
         },
+        leaseTtlMs: {
+          type: 'integer',
+          minimum: 1000,
+          maximum: 3600000,
+          default: 30000,
+          description: 'The watcher holds a lease on its store, renewed every third of this; a lease not renewed for this long (its holder died) is taken over',
+        },
       },
       if: { properties: { enabled: { const: true } } },
       then: { required: ['enabled', 'database'] },
     },
+    headersTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600000, default: 10000, description: 'A request whose request line and headers are not complete after this long is answered 408 and closed' },
+    requestTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600000, default: 10000, description: 'A request not complete (headers and body) after this long is answered 408 and closed; at least headersTimeoutMs' },
+    shutdownGraceMs: { type: 'integer', minimum: 1000, maximum: 3600000, default: 20000, description: 'SIGTERM/SIGINT: the process answers what is in flight and exits within this time; more than requestTimeoutMs' },
     logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     bodyLimit: { type: 'integer', minimum: 16384, maximum: 16777216, default: 262144 },
   },
@@ -134,6 +150,9 @@ export interface RawConfig {
   watch?: WatchSettings;
   logLevel: string;
   bodyLimit: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  shutdownGraceMs: number;
 }
 
 /** The `liveCheck` key after defaults. */
@@ -142,6 +161,8 @@ export interface LiveCheckSettings {
   apiBaseUrl?: string;
   contractName?: string;
   timeoutMs: number;
+  /** The header carrying LEDGER_NODE_API_KEY (when that environment variable is set). */
+  apiKeyHeader: string;
   /** Each report kind's ledger mapping under its mappingKey (uniqueIdMapping, pcrValuesMapping). */
   readonly [mappingKey: string]: unknown;
 }
@@ -158,4 +179,6 @@ export interface WatchSettings {
   rps: number;
   /** Delay before an unverifiable update is re-verified (doubling per attempt, at most 64 ×). */
   retryIntervalMs: number;
+  /** Lifetime of the watcher's lease on its store without a heartbeat (one watcher per store). */
+  leaseTtlMs: number;
 }

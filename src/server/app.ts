@@ -32,6 +32,10 @@ export interface AppOptions {
   /** A ready pino logger (takes precedence over `logger`). */
   loggerInstance?: FastifyServerOptions['loggerInstance'];
   https?: { key: Buffer; cert: Buffer };
+  /** An incomplete request line and headers are answered 408 and closed after this long (default 10 s). */
+  headersTimeoutMs?: number;
+  /** An incomplete request (headers and body) is answered 408 and closed after this long (default 10 s, at least headersTimeoutMs). */
+  requestTimeoutMs?: number;
   isReady?: () => boolean;
   /** Prometheus metrics plugin (GET /metrics and request instrumentation). */
   metrics?: Metrics;
@@ -59,11 +63,23 @@ const ALLOWED: Record<string, string> = {
 /** Strict schema validation: no coercion, no removal; `verbose` puts the offending value into the error messages. */
 export const AJV_OPTIONS = { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true } } as const;
 
+/**
+ * Node's header and request time limits, checked every tenth of the shorter one (at most every
+ * second, at least every 100 ms; Node's default is 30 s), so that an incomplete request is answered
+ * 408 (transport.ts) and closed within its limit plus that tenth.
+ */
+export function requestTimeouts(headersTimeoutMs = 10_000, requestTimeoutMs = Math.max(headersTimeoutMs, 10_000)): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  const checkEvery = Math.min(1000, Math.max(100, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 10)));
+  return { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: checkEvery };
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
-  const base: FastifyServerOptions = {
+  const timeouts = requestTimeouts(opts.headersTimeoutMs, opts.requestTimeoutMs);
+  const base: FastifyServerOptions & { http: typeof timeouts } = {
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
     bodyLimit: opts.bodyLimit ?? 262_144,
-    requestTimeout: 60_000,
+    requestTimeout: timeouts.requestTimeout,
+    http: timeouts,
     connectionTimeout: 60_000,
     return503OnClosing: true,
     ajv: AJV_OPTIONS,
@@ -71,7 +87,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
   };
   const app: FastifyInstance = opts.https
-    ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2' } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)
+    ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2', handshakeTimeout: timeouts.headersTimeout, ...timeouts } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)
     : Fastify(base);
   // JSON only: requests with any other content type, charset or content coding are answered 415.
   app.removeContentTypeParser('text/plain');

@@ -30,6 +30,8 @@ export interface LiveCheckOptions {
   rateLimitPatienceMs?: number;
   /** Overall budget of each mapping query over all attempts (default: all timeouts plus maxBackoffMs per retry). */
   deadlineMs?: number;
+  /** Headers of every request (the node's API key). */
+  headers?: Record<string, string>;
   fetchImpl?: typeof fetch;
 }
 
@@ -88,6 +90,7 @@ export async function liveCheck(opts: LiveCheckOptions): Promise<Partial<TargetV
     ...(opts.rateLimitPatienceMs !== undefined && { rateLimitPatienceMs: opts.rateLimitPatienceMs }),
     ...(opts.deadlineMs !== undefined && { deadlineMs: opts.deadlineMs }),
     ...(opts.fetchImpl !== undefined && { fetchImpl: opts.fetchImpl }),
+    ...(opts.headers !== undefined && { headers: opts.headers }),
   });
 
   // A program attesting SGX only holds no PCR mapping: nothing to compare there.

@@ -60,12 +60,14 @@ describe('service process', () => {
     ]);
   });
 
-  it('exits non-zero on unreadable or non-JSON config and on unknown arguments', async () => {
-    expect((await runMain(['--config', join(dir, 'missing.json')])).stderr).toMatch(/config: cannot read .*missing\.json: ENOENT/);
+  it('exits non-zero on unreadable or non-JSON config and on unknown arguments (usage errors: 2)', async () => {
+    const missing = await runMain(['--config', join(dir, 'missing.json')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/config: cannot read .*missing\.json: ENOENT/);
     const nj = await runMain(['--config', writeConfig('nj.json', '{ port: 1 ')]);
     expect(nj.code).toBe(1);
     expect(nj.stderr).toMatch(/is not valid JSON/);
-    expect((await runMain(['--bogus'])).code).toBe(1);
+    expect((await runMain(['--bogus'])).code).toBe(2);
     const help = await runMain(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/usage/);

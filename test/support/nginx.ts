@@ -9,7 +9,7 @@ import { accessSync, chmodSync, constants, existsSync, readFileSync, writeFileSy
 import { createServer, connect } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { MAIN } from './process.js';
+import { childEnv, MAIN } from './process.js';
 
 export const NGINX_TEMPLATE = resolve(process.cwd(), 'deploy/nginx.conf');
 
@@ -165,7 +165,7 @@ export interface Replica {
 /** Starts `node --import tsx src/main.ts --config <file>` and resolves once it listens. */
 export function startReplica(configFile: string, timeoutMs = 180_000): Promise<Replica> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
     const logs: Record<string, any>[] = [];
     let err = '';
     let done = false;

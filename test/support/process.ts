@@ -8,6 +8,15 @@ export const MAIN = resolve(process.cwd(), 'src/main.ts');
 /** tsx's loader by absolute URL, so that children started in other directories find it. */
 export const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
+/**
+ * The environment of a child server: this one without PORT, which would override the port of
+ * every test config (src/main.ts).
+ */
+export function childEnv(): NodeJS.ProcessEnv {
+  const { PORT: _port, ...rest } = process.env;
+  return rest;
+}
+
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
@@ -18,7 +27,7 @@ export interface ServiceProcess {
 /** Runs to completion (for startup failures); returns exit code and output. `entry`: another script than src/main.ts. */
 export function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; entry?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', TSX, opts.entry ?? MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env });
+    const child = spawn(process.execPath, ['--import', TSX, opts.entry ?? MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? childEnv() });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -37,7 +46,7 @@ export function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.Proce
 /** Starts the service and resolves once it logs its listening address. */
 export function startMain(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ServiceProcess> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env });
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? childEnv() });
     let out = '';
     let err = '';
     const t = setTimeout(() => {

@@ -23,7 +23,8 @@ describe('config defaults', () => {
     expect(c.trustedRoots).toEqual(DEFAULT_TRUST_ROOTS);
     expect(c.acceptedTcbStatuses).toEqual(['UpToDate', 'SWHardeningNeeded']);
     expect(c.allowDebugEnclaves).toBe(false);
-    expect(c.liveCheck).toEqual({ skip: true, uniqueIdMapping: 'sgx_unique_id', pcrValuesMapping: 'nitro_pcr_values', timeoutMs: 30000 });
+    expect(c.liveCheck).toEqual({ skip: true, uniqueIdMapping: 'sgx_unique_id', pcrValuesMapping: 'nitro_pcr_values', timeoutMs: 30000, apiKeyHeader: 'X-API-Key' });
+    expect([c.headersTimeoutMs, c.requestTimeoutMs, c.shutdownGraceMs]).toEqual([10000, 10000, 20000]);
     expect(c.workers).toBeGreaterThanOrEqual(1);
     expect(c.reproducibleBuildScript).toBe('/etc/verifier/get-enclave-id.sh');
     expect(c.verificationTime).toBeUndefined();
@@ -97,6 +98,17 @@ describe('config validation errors', () => {
     expect(errorOf({ ...base, port: 70000 }).lines[0]).toBe('config: port = 70000: expected a number ≤ 65535');
     expect(errorOf({ liveCheck: { skip: true } }).lines[0]).toBe('config: port = (absent): missing required key');
     expect(errorOf({ ...base, acceptedTcbStatuses: [] }).lines[0]).toBe('config: acceptedTcbStatuses = []: expected at least 1 item(s)');
+  });
+
+  it('names the request timeouts and the shutdown grace when out of range or inconsistent', () => {
+    expect(errorOf({ ...base, headersTimeoutMs: 20000 }).lines).toEqual(['config: headersTimeoutMs = 20000: expected a number ≤ requestTimeoutMs (10000): the headers are part of the request']);
+    expect(errorOf({ ...base, requestTimeoutMs: 500, shutdownGraceMs: 'soon' }).lines.sort()).toEqual([
+      'config: requestTimeoutMs = 500: expected a number ≥ 1000',
+      'config: shutdownGraceMs = "soon": expected an integer',
+    ]);
+    expect(errorOf({ ...base, requestTimeoutMs: 30000 }).lines).toEqual(['config: shutdownGraceMs = 20000: expected a number > requestTimeoutMs (30000): a request still arriving at shutdown may take that long']);
+    const c = resolveConfig({ ...base, headersTimeoutMs: 2000, requestTimeoutMs: 30000, shutdownGraceMs: 45000 }, '/');
+    expect([c.headersTimeoutMs, c.requestTimeoutMs, c.shutdownGraceMs]).toEqual([2000, 30000, 45000]);
   });
 
   it('reports every invalid key at once: schema violations, targets and their codes', () => {

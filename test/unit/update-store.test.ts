@@ -141,7 +141,7 @@ describe('update store', () => {
     expect(s.list({}, 10).records).toEqual([upd(4, 'au1m2').record, upd(3, 'au1m1', 'unverifiable').record]);
     s.close();
     const again = new Database(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(2);
+    expect(again.pragma('user_version', { simple: true })).toBe(3);
     again.close();
   });
 
@@ -164,5 +164,45 @@ describe('update store', () => {
     writeFileSync(join(dir, 'garbage.db'), 'not a database at all, just text '.repeat(40));
     expect(() => openUpdateStore(join(dir, 'garbage.db'))).toThrow(expect.objectContaining({ code: 'STORE_OPEN_FAILED' }));
     expect(() => openUpdateStore(join(dir, 'no', 'such', 'dir', 'x.db'))).toThrow(expect.objectContaining({ code: 'STORE_OPEN_FAILED' }));
+  });
+
+  it('one watcher per store: a lease refused while held, taken over once expired or its holder gone, fencing every write', () => {
+    const s = openUpdateStore(join(dir, 'lease.db'));
+    const other = openUpdateStore(join(dir, 'lease.db'));
+    const a = { holder: 'hostA/11/aaaa', host: 'hostA', pid: 11, ttlMs: 30_000 };
+    const b = { holder: 'hostB/22/bbbb', host: 'hostB', pid: 22, ttlMs: 10_000 };
+    expect(s.acquireLease({ ...a, now: 1_000 })).toEqual({});
+    expect(s.lease()).toEqual({ holder: a.holder, host: 'hostA', pid: 11, heartbeatAt: 1_000, expiresAt: 31_000 });
+    // Held: refused, naming the holder and when it expires.
+    let refused: any;
+    try {
+      other.acquireLease({ ...b, now: 30_999 });
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused.code).toBe('STORE_LEASE_HELD');
+    expect(refused.message).toContain('is in use by another ledger watcher (hostA/11/aaaa: host hostA, pid 11; last heartbeat 30 s ago, lease valid until 1970-01-01T00:00:31.000Z)');
+    expect(refused.message).toContain('watch.leaseTtlMs');
+    // The heartbeat extends it.
+    expect(s.renewLease(a.holder, 30_000, 20_000)).toBe(true);
+    expect(() => other.acquireLease({ ...b, now: 49_999 })).toThrow(expect.objectContaining({ code: 'STORE_LEASE_HELD' }));
+    // Its holder gone (a dead process of this host): taken over before it expires.
+    expect(other.acquireLease({ ...b, now: 40_000, holderGone: (l) => l.holder === a.holder }).takenOver).toMatchObject({ holder: a.holder });
+    // The previous holder writes nothing more, and its heartbeat says so.
+    expect(() => s.commit([upd(1, 'au1l1')], { start: 1, end: 1 })).toThrow(expect.objectContaining({ code: 'STORE_LEASE_LOST' }));
+    expect(() => s.setTip(5)).toThrow(expect.objectContaining({ code: 'STORE_LEASE_LOST' }));
+    expect(s.renewLease(a.holder, 30_000, 41_000)).toBe(false);
+    expect(s.counts()).toEqual({ valid: 0, invalid: 0, unverifiable: 0 });
+    expect(other.commit([upd(1, 'au1l1')], { start: 1, end: 1 }).length).toBe(1);
+    // Expired (no heartbeat for its TTL): taken over.
+    expect(s.acquireLease({ ...a, now: 50_001 }).takenOver).toMatchObject({ holder: b.holder, expiresAt: 50_000 });
+    expect(() => other.setTip(9)).toThrow(expect.objectContaining({ code: 'STORE_LEASE_LOST' }));
+    // Given up: the next one takes it without taking anything over; a store without a lease (reverify) writes freely.
+    s.releaseLease(a.holder);
+    expect(s.lease()).toBeUndefined();
+    expect(other.acquireLease({ ...b, now: 50_002 })).toEqual({});
+    const reverify = openUpdateStore(join(dir, 'lease.db'));
+    expect(reverify.commit([upd(2, 'au1l2')], { start: 2, end: 2 }).length).toBe(1);
+    for (const x of [s, other, reverify]) x.close();
   });
 });

@@ -35,6 +35,10 @@ export interface NodeScanOptions {
   timeoutMs: number;
   retries: number;
   backoffMs: number;
+  /** Headers of every request (the node's API key). */
+  headers?: Record<string, string>;
+  /** Abandons every request (the server is shutting down). */
+  signal?: AbortSignal;
   fetchImpl?: typeof fetch;
 }
 
@@ -53,7 +57,15 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
     await limiter.acquire();
     return base(input, init);
   };
-  const client = createLedgerNodeClient({ baseUrl: o.baseUrl, timeoutMs: o.timeoutMs, retries: o.retries, backoffMs: o.backoffMs, fetchImpl });
+  const client = createLedgerNodeClient({
+    baseUrl: o.baseUrl,
+    timeoutMs: o.timeoutMs,
+    retries: o.retries,
+    backoffMs: o.backoffMs,
+    fetchImpl,
+    ...(o.headers ? { headers: o.headers } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
   return {
     client,
     async fetchRange(start, end) {

@@ -16,8 +16,19 @@ import type { LedgerNodeCode } from './errors.js';
  * the deadline.
  */
 export interface LedgerNodeClientOptions {
-  /** Node base URL including the network, e.g. `https://api.explorer.provable.com/v1/mainnet`. */
+  /**
+   * Node base URL including the network, e.g. `https://api.explorer.provable.com/v1/mainnet`. Its
+   * query parameters (say an API key a gateway reads there) are sent with every request and never
+   * shown; userinfo (`user:password@`) is refused: pass a credential in `headers`.
+   */
   baseUrl: string;
+  /** Headers sent with every request (an API key). */
+  headers?: Record<string, string>;
+  /**
+   * Aborts every request in progress and every later one (the server is shutting down): the call
+   * fails at once, LEDGER_NODE_UNREACHABLE with the signal's reason, without retries.
+   */
+  signal?: AbortSignal;
   /** Time limit of one request, body included. */
   timeoutMs: number;
   /** Further attempts after the first. Default 3. */
@@ -36,7 +47,7 @@ export interface LedgerNodeClientOptions {
 }
 
 export interface LedgerNodeClient {
-  /** The base URL without trailing slashes. */
+  /** The base URL as it may be shown: scheme, host and path without trailing slashes (no query). */
   readonly baseUrl: string;
   /**
    * GETs `{baseUrl}{pathAndQuery}` and returns the JSON-decoded body; `undefined` (without
@@ -122,6 +133,12 @@ async function readBody(res: Response, limit: number): Promise<{ text: string; t
   return { text: Buffer.concat(chunks, size).toString('utf8'), truncated };
 }
 
+/** Why a request was abandoned through the caller's signal. */
+function abandoned(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  return `abandoned: ${r instanceof Error ? r.message : typeof r === 'string' ? r : 'aborted'}`;
+}
+
 function isTimeout(e: unknown): boolean {
   return e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
 }
@@ -133,16 +150,28 @@ function networkReason(e: unknown): string {
 }
 
 export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNodeClient {
-  const baseUrl = opts.baseUrl.replace(/\/+$/, '');
   let parsed: URL;
   try {
-    parsed = new URL(baseUrl);
+    parsed = new URL(opts.baseUrl);
   } catch {
-    throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(opts.baseUrl)} is not a URL`);
+    throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(publicUrl(opts.baseUrl))} is not a URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(opts.baseUrl)} must be http or https`);
+    throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${publicUrl(opts.baseUrl)} must be http or https`);
   }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${publicUrl(opts.baseUrl)} must not hold credentials (user:password@); pass an API key as a header`);
+  }
+  // What requests go to: the base path without trailing slashes, plus the base's own query.
+  const baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  const baseQuery = [...parsed.searchParams];
+  const requestUrl = (pathAndQuery: string): string => {
+    const u = new URL(`${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`);
+    for (const [k, v] of baseQuery) u.searchParams.append(k, v);
+    return u.toString();
+  };
+  const headers = { accept: 'application/json', ...opts.headers };
+  const signal = opts.signal;
   const retries = Math.max(0, Math.floor(opts.retries ?? DEFAULT_RETRIES));
   const backoffMs = Math.max(0, opts.backoffMs ?? DEFAULT_BACKOFF_MS);
   const maxBackoffMs = Math.max(0, opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
@@ -163,11 +192,12 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         ...(code === 'LEDGER_NODE_RATE_LIMITED' ? { rateLimited: true as const } : {}),
       },
     });
+    if (signal?.aborted) return fail('LEDGER_NODE_UNREACHABLE', abandoned(signal), false);
     try {
       const res = await fetchImpl(url, {
         method: 'GET',
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(timeoutMs),
+        headers,
+        signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
       });
       if (res.status === 429) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
@@ -196,15 +226,19 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         return fail('LEDGER_NODE_BAD_RESPONSE', `status 200 but the body is not JSON: ${excerpt(text)}`, false);
       }
     } catch (e) {
+      if (signal?.aborted) return fail('LEDGER_NODE_UNREACHABLE', abandoned(signal), false);
       if (isTimeout(e)) return fail('LEDGER_NODE_TIMEOUT', `no complete answer within ${timeoutMs} ms`, true);
       return fail('LEDGER_NODE_UNREACHABLE', `request failed: ${networkReason(e)}`, true);
     }
   }
 
+  /** A wait between attempts, cut short by the caller's signal (the next attempt then fails at once). */
+  const pause = (ms: number): Promise<unknown> => sleep(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
+
   async function getJson(pathAndQuery: string, getOpts: GetOptions = {}): Promise<unknown> {
-    const url = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
-    // what messages show: the configured base without credentials or query
-    const shown = `${publicUrl(baseUrl)}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
+    const url = requestUrl(pathAndQuery);
+    // what messages show: the configured base without its query, then our own path and query
+    const shown = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
     let deadline = Date.now() + deadlineMs;
     const giveUp = (f: Failure, attempts: number, extra = ''): never => {
       throw new VerifierError<LedgerNodeCode>(
@@ -228,7 +262,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         }
         limitedWaitMs += wait;
         deadline += wait;
-        await sleep(wait);
+        await pause(wait);
         deadline = Math.max(deadline, Date.now() + opts.timeoutMs);
         continue;
       }
@@ -239,7 +273,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         giveUp(f, attempts, `; the overall deadline of ${deadlineMs} ms leaves no time for another attempt`);
       }
       n++;
-      await sleep(wait);
+      await pause(wait);
     }
   }
 

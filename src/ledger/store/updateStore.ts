@@ -23,7 +23,14 @@
  * Unverifiable updates (the verdict could not be reached: PCCS down, collateral missing) carry a
  * `retry_at` time; the watcher re-verifies those that are due and replaces the record in place
  * (resolveRetry), so a retried update is still stored exactly once. Schema version 1 stores
- * (before retries existed) are migrated on open, their unverifiable updates due at once.
+ * (before retries existed) are migrated on open, their unverifiable updates due at once; version 2
+ * stores (before leases) get the lease table.
+ *
+ * One watcher per store: a `lease` row names the watcher that follows the ledger into this store
+ * and until when (its heartbeat plus its TTL); a second watcher is refused while it holds, a lease
+ * left by a watcher that died is taken over, and every write of the lease holder's store checks in
+ * its own transaction that the lease is still its own. `reverify --store` takes no lease (its
+ * writes are idempotent, it takes turns with the watcher).
  */
 import Database from 'better-sqlite3';
 import { VerifierError } from '../../errors.js';
@@ -110,8 +117,44 @@ export interface DueUpdate {
   attempts: number;
 }
 
+/** Who holds a store's lease (one ledger watcher per store) and until when. */
+export interface Lease {
+  /** Unique per watcher instance: `host/pid/random`. */
+  holder: string;
+  host: string;
+  pid: number;
+  /** Last heartbeat (ms since the epoch). */
+  heartbeatAt: number;
+  /** The holder's heartbeat plus its lease TTL: taken over after this (ms since the epoch). */
+  expiresAt: number;
+}
+
+export interface LeaseClaim {
+  holder: string;
+  host: string;
+  pid: number;
+  ttlMs: number;
+  /** Default Date.now(). */
+  now?: number;
+  /** Whether a lease that has not expired yet was still left by a holder that is gone (e.g. a dead process on this host). */
+  holderGone?: (lease: Lease) => boolean;
+}
+
 export interface UpdateStore {
   readonly file: string;
+  /**
+   * Takes the store's lease for `claim.holder`: when no lease is held, it expired, or its holder is
+   * gone; else STORE_LEASE_HELD naming the holder. Returns the lease taken over, if any. From then
+   * on every write of this store checks, in its transaction, that the lease is still this holder's
+   * (STORE_LEASE_LOST when another took it over): a watcher that lost its lease never writes.
+   */
+  acquireLease(claim: LeaseClaim): { takenOver?: Lease };
+  /** Extends the holder's lease by `ttlMs` from `now`; false when it is not (any longer) the holder's. */
+  renewLease(holder: string, ttlMs: number, now?: number): boolean;
+  /** Gives the lease up (when it is the holder's). */
+  releaseLease(holder: string): void;
+  /** The lease as stored (undefined: none). */
+  lease(): Lease | undefined;
   /**
    * Writes the records (existing transition ids are left alone) and, when `range` continues the
    * scanned prefix (range.start ≤ scannedHeight + 1, or nothing was scanned yet), advances
@@ -144,7 +187,7 @@ export interface UpdateStore {
   close(): void;
 }
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS updates (
@@ -173,6 +216,14 @@ CREATE TABLE IF NOT EXISTS program_scans (
   from_height INTEGER NOT NULL,
   scanned_height INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS lease (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  holder TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
 `;
 
 /** Version 1 → 2: retry bookkeeping; the unverifiable updates of a version 1 store are due at once. */
@@ -185,6 +236,30 @@ UPDATE updates SET retry_at = 0 WHERE outcome = 'unverifiable';
 const fail = (code: StoreCode, message: string): never => {
   throw new VerifierError<StoreCode>(code, message);
 };
+
+/** The cause of a failed SQLite call as SQLite names it: `SQLITE_FULL: database or disk is full`. */
+function sqliteCause(e: unknown): string {
+  const err = e as { code?: unknown; message?: unknown };
+  const message = typeof err?.message === 'string' ? err.message : String(e);
+  return typeof err?.code === 'string' ? `${err.code}: ${message}` : message;
+}
+
+/**
+ * `fn` with SQLite's failures turned into the store's: STORE_WRITE_FAILED or STORE_READ_FAILED
+ * naming the file and SQLite's code, so that whoever shows the failure (the watcher's lastError)
+ * shows its real cause.
+ */
+function guarded<A extends unknown[], R>(code: 'STORE_WRITE_FAILED' | 'STORE_READ_FAILED', file: string, fn: (...a: A) => R): (...a: A) => R {
+  const what = code === 'STORE_WRITE_FAILED' ? 'writing to' : 'reading';
+  return (...a: A): R => {
+    try {
+      return fn(...a);
+    } catch (e) {
+      if (e instanceof VerifierError) throw e;
+      throw new VerifierError<StoreCode>(code, `store: ${what} ${file} failed: ${sqliteCause(e)}`, { cause: e });
+    }
+  };
+}
 
 export function openUpdateStore(file: string): UpdateStore {
   let db: Database.Database;
@@ -200,7 +275,7 @@ export function openUpdateStore(file: string): UpdateStore {
     const version = db.pragma('user_version', { simple: true }) as number;
     const tables = db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'`).get() as { n: number };
     if (version === 0 && tables.n > 0) fail('STORE_SCHEMA_MISMATCH', `store: ${file} is an SQLite database of something else (it has tables but no schema version)`);
-    if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) fail('STORE_SCHEMA_MISMATCH', `store: ${file} has schema version ${version}, this verifier reads versions 1 (migrated on open) and ${SCHEMA_VERSION}`);
+    if (version !== 0 && version !== 1 && version !== 2 && version !== SCHEMA_VERSION) fail('STORE_SCHEMA_MISMATCH', `store: ${file} has schema version ${version}, this verifier reads versions 1 and 2 (migrated on open) and ${SCHEMA_VERSION}`);
     db.transaction(() => {
       if (version === 1) db.exec(MIGRATE_1_TO_2);
       db.exec(SCHEMA);
@@ -240,7 +315,36 @@ export function openUpdateStore(file: string): UpdateStore {
     // A range after a gap covers nothing contiguous: not recorded.
   };
 
+  const getLease = db.prepare(`SELECT holder, host, pid, heartbeat_at AS heartbeatAt, expires_at AS expiresAt FROM lease WHERE id = 1`);
+  const putLease = db.prepare(`INSERT OR REPLACE INTO lease (id, holder, host, pid, heartbeat_at, expires_at) VALUES (1, ?, ?, ?, ?, ?)`);
+  const renew = db.prepare(`UPDATE lease SET heartbeat_at = ?, expires_at = ? WHERE id = 1 AND holder = ?`);
+  const release = db.prepare(`DELETE FROM lease WHERE id = 1 AND holder = ?`);
+  /** The holder whose lease every write checks (set by acquireLease). */
+  let fencedBy: string | undefined;
+  const checkFence = (): void => {
+    if (fencedBy === undefined) return;
+    const l = getLease.get() as Lease | undefined;
+    if (l?.holder !== fencedBy) {
+      fail('STORE_LEASE_LOST', `store: ${file}: this watcher's lease was taken over${l ? ` by ${l.holder}` : ''}; it writes nothing more (another watcher follows the ledger into this store now)`);
+    }
+  };
+
+  const acquire = db.transaction((claim: LeaseClaim, now: number): { takenOver?: Lease } => {
+    const cur = getLease.get() as Lease | undefined;
+    if (cur && cur.holder !== claim.holder && cur.expiresAt > now && !claim.holderGone?.(cur)) {
+      const age = Math.max(0, Math.round((now - cur.heartbeatAt) / 1000));
+      fail(
+        'STORE_LEASE_HELD',
+        `store: ${file} is in use by another ledger watcher (${cur.holder}: host ${cur.host}, pid ${cur.pid}; last heartbeat ${age} s ago, lease valid until ${new Date(cur.expiresAt).toISOString()}). ` +
+          'One watcher per store: stop the other one, or give this one its own watch.database; a lease left by a watcher that died is taken over once it expires (watch.leaseTtlMs after its last heartbeat)',
+      );
+    }
+    putLease.run(claim.holder, claim.host, claim.pid, now, now + claim.ttlMs);
+    return cur && cur.holder !== claim.holder ? { takenOver: cur } : {};
+  });
+
   const commit = db.transaction((updates: readonly StoredUpdate[], range: { start: number; end: number } | undefined, retryAt: number, programs: readonly string[] | undefined) => {
+    checkFence();
     const added: StoredUpdate[] = [];
     for (const u of updates) {
       const { record: r, outcome } = u;
@@ -255,21 +359,42 @@ export function openUpdateStore(file: string): UpdateStore {
     return added;
   });
 
+  const write = <A extends unknown[], R>(fn: (...a: A) => R) => guarded('STORE_WRITE_FAILED', file, fn);
+  const read = <A extends unknown[], R>(fn: (...a: A) => R) => guarded('STORE_READ_FAILED', file, fn);
+  /** One write statement in a transaction with the lease check. */
+  const fenced = <A extends unknown[], R>(fn: (...a: A) => R) => {
+    const tx = db.transaction((...a: A): R => {
+      checkFence();
+      return fn(...a);
+    });
+    return (...a: A): R => tx(...a);
+  };
   return {
     file,
-    commit: (updates, range, retryAt = Date.now(), programs) => commit(updates, range, retryAt, programs),
-    programScans: () => allScans.all() as ProgramScan[],
-    dueForRetry: (now, limit) => due.all(now, limit) as DueUpdate[],
-    resolveRetry({ record: r, outcome }, retryAt) {
+    acquireLease: write((claim: LeaseClaim) => {
+      const r = acquire.immediate(claim, claim.now ?? Date.now());
+      fencedBy = claim.holder;
+      return r;
+    }),
+    renewLease: write((holder: string, ttlMs: number, now = Date.now()) => renew.run(now, now + ttlMs, holder).changes > 0),
+    releaseLease: write((holder: string) => {
+      release.run(holder);
+      if (fencedBy === holder) fencedBy = undefined;
+    }),
+    lease: read(() => getLease.get() as Lease | undefined),
+    commit: write((updates: readonly StoredUpdate[], range?: { start: number; end: number }, retryAt = Date.now(), programs?: readonly string[]) => commit(updates, range, retryAt, programs)),
+    programScans: read(() => allScans.all() as ProgramScan[]),
+    dueForRetry: read((now: number, limit: number) => due.all(now, limit) as DueUpdate[]),
+    resolveRetry: write(fenced(({ record: r, outcome }: StoredUpdate, retryAt: number) => {
       return resolve.run(r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r), outcome === 'unverifiable' ? retryAt : null, r.transitionId).changes > 0;
-    },
-    postponeRetry(transitionId, retryAt) {
+    })),
+    postponeRetry: write(fenced((transitionId: string, retryAt: number) => {
       postpone.run(retryAt, transitionId);
-    },
-    setTip(height) {
+    })),
+    setTip: write(fenced((height: number) => {
       setTip.run(height);
-    },
-    state(coverage) {
+    })),
+    state: read((coverage?: Coverage) => {
       const s = getState.get() as ScanState;
       if (!coverage) return s;
       let low = Number.POSITIVE_INFINITY;
@@ -278,13 +403,13 @@ export function openUpdateStore(file: string): UpdateStore {
         low = Math.min(low, row && row.fromHeight <= coverage.from ? row.scannedHeight : coverage.from - 1);
       }
       return { scannedHeight: low === Number.POSITIVE_INFINITY || low < coverage.from ? null : low, tipHeight: s.tipHeight };
-    },
-    counts() {
+    }),
+    counts: read(() => {
       const out: Record<RecordOutcome, number> = { valid: 0, invalid: 0, unverifiable: 0, unattested: 0 };
       for (const row of countRows.all() as { outcome: RecordOutcome; n: number }[]) out[row.outcome] = row.n;
       return out;
-    },
-    list(filter, limit, after) {
+    }),
+    list: read((filter: UpdateFilter, limit: number, after?: Cursor) => {
       const where: string[] = [];
       const args: (string | number)[] = [];
       if (filter.valid !== undefined) {
@@ -320,7 +445,7 @@ export function openUpdateStore(file: string): UpdateStore {
         records: page.map((r) => ({ ...(JSON.parse(r.record) as LedgerRecord), outcome: r.outcome })),
         ...(rows.length > limit && last ? { next: { blockHeight: last.h, transitionId: last.t } } : {}),
       };
-    },
+    }),
     close() {
       if (db.open) db.close();
     },

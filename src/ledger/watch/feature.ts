@@ -14,7 +14,9 @@ import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/u
 import { storedUpdates, verifyUpdates, type Verify } from './verifyUpdates.js';
 import { NOOP_METRICS_SINK, type MetricsSink } from '../../observability/metrics.js';
 import { LedgerWatcher, type WatcherLog, type WatcherStatus } from './watcher.js';
+import { StoreLease } from './lease.js';
 import { traitsOf } from '../../errorCodes.js';
+import { ledgerNodeHeaders } from '../../credentials.js';
 
 /** Retries of a transaction lookup (a client waits for the answer; the watcher retries on its own). */
 const LOOKUP_RETRIES = 2;
@@ -55,15 +57,22 @@ export function followedPrograms(config: Pick<Config, 'ledgerPrograms' | 'define
   return programs;
 }
 
-export function createLedgerFeature(config: Config, verify: Verify, log: WatcherLog, sink: MetricsSink = NOOP_METRICS_SINK): LedgerFeature {
+export interface LedgerFeatureOptions {
+  /** Abandons every ledger-node request, in progress or later (the server is shutting down). */
+  signal?: AbortSignal;
+}
+
+export function createLedgerFeature(config: Config, verify: Verify, log: WatcherLog, sink: MetricsSink = NOOP_METRICS_SINK, o: LedgerFeatureOptions = {}): LedgerFeature {
   const baseUrl = config.liveCheck.apiBaseUrl;
   if (baseUrl === undefined) return { routes: {}, start() {}, close: async () => {} };
+  // The node's API key (LEDGER_NODE_API_KEY) in its header; the base URL's query goes with every request.
+  const node = { headers: ledgerNodeHeaders(config.liveCheck.apiKeyHeader), ...(o.signal ? { signal: o.signal } : {}) };
   const programs = followedPrograms(config);
   const registry = programRegistryOf(config);
   const rps = config.watch?.rps ?? 5;
   // Backoff between retries: at most the poll interval (a watcher polling fast also retries fast).
   const backoffMs = Math.min(BACKOFF_MS, config.watch?.pollIntervalMs ?? BACKOFF_MS);
-  const lookupNode = createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: LOOKUP_RETRIES, backoffMs });
+  const lookupNode = createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: LOOKUP_RETRIES, backoffMs, ...node });
   const lookup = async (id: string): Promise<TransactionUpdates> => {
     const { transaction, blockHeight } = await fetchTransaction(lookupNode.client, id);
     const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight, registry), verify);
@@ -75,8 +84,16 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   const w = config.watch;
   if (!w) return { routes: { lookup }, start() {}, close: async () => {} };
   const store = openUpdateStore(w.database);
-  const watcher = new LedgerWatcher({
-    scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs }),
+  // One watcher per store: refused here (startup fails) while another watcher holds the lease.
+  const lease = new StoreLease(store, { ttlMs: w.leaseTtlMs, log, onLost: (e) => watcher.halt(e) });
+  try {
+    lease.acquire();
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  const watcher: LedgerWatcher = new LedgerWatcher({
+    scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs, ...node }),
     store,
     programs,
     registry,
@@ -103,11 +120,13 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   return {
     routes: { lookup, store, watcherStatus: () => watcher.status() },
     start() {
-      log.info({ database: w.database, programs, fromHeight: w.fromHeight, node: publicUrl(baseUrl) }, 'ledger watcher started');
+      log.info({ database: w.database, programs, fromHeight: w.fromHeight, node: publicUrl(baseUrl), lease: lease.holder }, 'ledger watcher started');
+      lease.start();
       watcher.start();
     },
     async close() {
       await watcher.stop();
+      lease.release();
       store.close();
     },
   };

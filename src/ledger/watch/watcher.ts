@@ -16,14 +16,14 @@
  * update is never stored twice. An attempt that is still unverifiable is retried after
  * `retry.intervalMs`, doubling with each attempt up to 64 × `retry.intervalMs`.
  */
-import { VerifierError } from '../../errors.js';
+import { isVerifierError, VerifierError } from '../../errors.js';
+import { publicText } from '../../publicUrl.js';
 import { Semaphore } from '../../rateLimit.js';
 import { itemsOfTransaction, type LedgerItem } from '../records/transitions.js';
 import type { ProgramRegistry } from '../programs.js';
 import type { OutputRecord } from '../records/updateRecord.js';
 import type { BlockScanner } from '../node/blockScanner.js';
 import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.js';
-import { toFailure } from '../../verify/failure.js';
 import { storedUpdates, verifyUpdates, type Verify } from './verifyUpdates.js';
 import { traitsOf, type ErrorCode } from '../../errorCodes.js';
 
@@ -71,6 +71,21 @@ export interface WatcherStatus {
 
 const STOPPED = Symbol('stopped');
 
+/**
+ * What a failed step shows in lastError (GET /ledger/status, anyone can read it): its real cause.
+ * The verifier's own errors carry their code and message (the store's name SQLite's code, e.g.
+ * STORE_WRITE_FAILED "… SQLITE_FULL: database or disk is full"); anything else is INTERNAL_ERROR
+ * with its name and message, URLs in it shown without credentials and query.
+ */
+function stepFailure(e: unknown): { code: ErrorCode; message: string } {
+  if (isVerifierError(e)) return { code: e.code, message: e.message };
+  const err = e as { name?: unknown; code?: unknown; message?: unknown };
+  const name = typeof err?.name === 'string' ? err.name : 'Error';
+  const code = typeof err?.code === 'string' ? ` ${err.code}` : '';
+  const text = publicText(typeof err?.message === 'string' ? err.message : String(e));
+  return { code: 'INTERNAL_ERROR', message: `ledger watcher: ${name}${code}: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}` };
+}
+
 /** A verification the local pool refused or dropped (the code's traits): the range is retried, not stored. */
 const isRefused = (code: ErrorCode | undefined): boolean => code !== undefined && traitsOf(code).refused === true;
 
@@ -98,6 +113,18 @@ export class LedgerWatcher {
     this.signalStop();
     this.wake?.();
     await this.loop;
+  }
+
+  /**
+   * Stops for good with `error` as lastError (the store's lease was lost: another watcher follows
+   * the ledger into it now).
+   */
+  halt(error: VerifierError<ErrorCode>): void {
+    this.lastError = { errorCode: error.code, errorString: error.message, at: new Date().toISOString() };
+    this.o.log.warn({ code: error.code, err: error.message }, 'ledger watcher stopped');
+    this.stopped = true;
+    this.signalStop();
+    this.wake?.();
   }
 
   status(): WatcherStatus {
@@ -138,9 +165,14 @@ export class LedgerWatcher {
         if (!this.stopped) await this.retryDue();
         this.lastError = undefined;
       } catch (e) {
-        const f = toFailure(e);
+        // A store whose lease another watcher took: this one writes nothing more.
+        if (isVerifierError(e) && e.code === 'STORE_LEASE_LOST') {
+          this.halt(e);
+          break;
+        }
+        const f = stepFailure(e);
         this.lastError = { errorCode: f.code, errorString: f.message, at: new Date().toISOString() };
-        this.o.log.warn({ code: f.code, err: e instanceof Error ? e.message : String(e) }, 'ledger watcher: step failed, retrying after the poll interval');
+        this.o.log.warn({ code: f.code, err: f.message }, 'ledger watcher: step failed, retrying after the poll interval');
       }
       if (!this.stopped) await this.sleep(this.o.pollIntervalMs);
     }
@@ -154,6 +186,8 @@ export class LedgerWatcher {
     const records = await this.verifyItems(items, `blocks ${start}..${end}`, 'the range is retried');
     if (records === STOPPED) return false;
     const added = this.o.store.commit(storedUpdates(records), { start, end }, this.now() + (this.o.retry?.intervalMs ?? 0), this.o.programs);
+    // Progress: whatever failed before (the node, the store) works again.
+    this.lastError = undefined;
     this.o.onStored?.(added);
     this.o.log.info({ scannedHeight: end, tipHeight: tip, updates: records.length, added: added.length }, 'ledger range stored');
     return true;

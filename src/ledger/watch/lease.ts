@@ -1,0 +1,116 @@
+/**
+ * The ledger watcher's lease on its store (src/ledger/store/updateStore.ts): one watcher per store.
+ * Taken at startup (STORE_LEASE_HELD when another watcher holds it), renewed every third of its TTL
+ * (the heartbeat), given up when the watcher stops. A lease whose holder died is taken over once it
+ * expires, or at once when its holder was a process of this host that no longer runs (a kill -9
+ * followed by a restart), or an earlier process with this very pid (a container's pid 1).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { VerifierError } from '../../errors.js';
+import type { Lease, UpdateStore } from '../store/updateStore.js';
+
+export interface LeaseLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface StoreLeaseOptions {
+  ttlMs: number;
+  log: LeaseLog;
+  /** Called once when the lease is lost (taken over, or not renewable in time): the watcher stops. */
+  onLost(error: VerifierError<'STORE_LEASE_LOST'>): void;
+}
+
+/** Holders of this process that are alive: a lease of this pid not among them is an earlier process's. */
+const LIVE_HOLDERS = new Set<string>();
+
+/** Whether process `pid` of this host runs (EPERM: it runs under another user). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A lease of this host whose process is gone (or an earlier process with our pid). */
+export function holderGone(l: Lease, host = hostname()): boolean {
+  if (l.host !== host) return false;
+  if (l.pid === process.pid) return !LIVE_HOLDERS.has(l.holder);
+  return !running(l.pid);
+}
+
+export class StoreLease {
+  readonly holder = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  private timer: NodeJS.Timeout | undefined;
+  private expiresAt = 0;
+  private lost = false;
+
+  constructor(
+    private readonly store: UpdateStore,
+    private readonly o: StoreLeaseOptions,
+  ) {}
+
+  /** Takes the lease (throws STORE_LEASE_HELD naming the holder when another watcher has it). */
+  acquire(): void {
+    const now = Date.now();
+    const { takenOver } = this.store.acquireLease({ holder: this.holder, host: hostname(), pid: process.pid, ttlMs: this.o.ttlMs, now, holderGone: (l) => holderGone(l) });
+    LIVE_HOLDERS.add(this.holder);
+    this.expiresAt = now + this.o.ttlMs;
+    if (takenOver) {
+      const why = takenOver.expiresAt <= now ? `it expired at ${new Date(takenOver.expiresAt).toISOString()}` : 'its process no longer runs';
+      this.o.log.warn({ previous: takenOver.holder, database: this.store.file }, `ledger watcher: took over the store's lease from ${takenOver.holder} (${why})`);
+    }
+  }
+
+  /** Starts the heartbeat: a renewal every third of the TTL. */
+  start(): void {
+    if (this.timer || this.lost) return;
+    this.timer = setInterval(() => this.beat(), Math.max(100, Math.floor(this.o.ttlMs / 3)));
+    this.timer.unref();
+  }
+
+  private beat(): void {
+    const now = Date.now();
+    let held: boolean;
+    try {
+      held = this.store.renewLease(this.holder, this.o.ttlMs, now);
+    } catch (e) {
+      // The store is busy or failing: fine while the lease lasts; once it has lapsed another may own it.
+      if (now < this.expiresAt) {
+        this.o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'ledger watcher: lease heartbeat failed; retried');
+        return;
+      }
+      return this.lose(`its heartbeat failed until the lease lapsed (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (!held) return this.lose(`another watcher took it over${this.store.lease() ? ` (${this.store.lease()!.holder})` : ''}`);
+    this.expiresAt = now + this.o.ttlMs;
+  }
+
+  private lose(why: string): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.stopTimer();
+    LIVE_HOLDERS.delete(this.holder);
+    this.o.onLost(new VerifierError('STORE_LEASE_LOST', `store: ${this.store.file}: this watcher lost its lease: ${why}; it stops following the ledger`));
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Stops the heartbeat and gives the lease up. */
+  release(): void {
+    this.stopTimer();
+    LIVE_HOLDERS.delete(this.holder);
+    if (this.lost) return;
+    try {
+      this.store.releaseLease(this.holder);
+    } catch (e) {
+      this.o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'ledger watcher: could not give up the store lease; it expires by itself');
+    }
+  }
+}

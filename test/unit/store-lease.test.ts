@@ -1,0 +1,68 @@
+/**
+ * The watcher's lease (src/ledger/watch/lease.ts): who counts as gone (a process of this host
+ * that no longer runs, an earlier process with this pid), the heartbeat, and a lost lease stopping
+ * the watcher.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openUpdateStore, type Lease } from '../../src/ledger/store/updateStore.js';
+import { holderGone, StoreLease } from '../../src/ledger/watch/lease.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'store-lease-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const quiet = { info() {}, warn() {} };
+
+describe('store lease', () => {
+  it('a holder on this host is gone when its process no longer runs; one on another host never is', () => {
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const lease = (pid: number, host = hostname()): Lease => ({ holder: `${host}/${pid}/x`, host, pid, heartbeatAt: 0, expiresAt: 1e15 });
+    expect(holderGone(lease(Number(dead.stdout)))).toBe(true);
+    expect(holderGone(lease(process.ppid))).toBe(false);
+    expect(holderGone(lease(Number(dead.stdout), 'another-host'))).toBe(false);
+    // This pid: an earlier process (say a container's pid 1), unless it is a live holder of this process.
+    expect(holderGone(lease(process.pid))).toBe(true);
+  });
+
+  it('a second watcher of this process is refused; after release the next one takes it', () => {
+    const s = openUpdateStore(join(dir, 'two.db'));
+    const first = new StoreLease(s, { ttlMs: 60_000, log: quiet, onLost() {} });
+    first.acquire();
+    const second = new StoreLease(s, { ttlMs: 60_000, log: quiet, onLost() {} });
+    expect(() => second.acquire()).toThrow(expect.objectContaining({ code: 'STORE_LEASE_HELD' }));
+    first.release();
+    second.acquire();
+    expect(s.lease()?.holder).toBe(second.holder);
+    second.release();
+    s.close();
+  });
+
+  it('the heartbeat renews the lease, and reports a lease taken over as lost', async () => {
+    const s = openUpdateStore(join(dir, 'beat.db'));
+    const lost: string[] = [];
+    let onLost!: () => void;
+    const gone = new Promise<void>((r) => (onLost = r));
+    const l = new StoreLease(s, {
+      ttlMs: 1_000,
+      log: quiet,
+      onLost: (e) => {
+        lost.push(`${e.code} ${e.message}`);
+        onLost();
+      },
+    });
+    l.acquire();
+    const first = s.lease()!.heartbeatAt;
+    l.start();
+    // Wait for a heartbeat (the event), then take the lease over as an expired one.
+    while (s.lease()!.heartbeatAt === first) await new Promise((r) => setTimeout(r, 20));
+    s.acquireLease({ holder: 'elsewhere/1/zz', host: 'elsewhere', pid: 1, ttlMs: 60_000, now: s.lease()!.expiresAt + 1 });
+    await gone;
+    expect(lost).toHaveLength(1);
+    expect(lost[0]).toMatch(/^STORE_LEASE_LOST store: .*beat\.db: this watcher lost its lease: another watcher took it over \(elsewhere\/1\/zz\)/);
+    l.release();
+    expect(s.lease()?.holder).toBe('elsewhere/1/zz');
+    s.close();
+  });
+});
