@@ -45,15 +45,18 @@ async function loadStatus() {
 
 /**
  * @typedef {{ configured: boolean, collateralDir: boolean, url?: string, reachable: boolean | null, checkedAt?: string,
- *   latencyMs?: number, error?: string, errorCode?: string }} PccsStatus
+ *   latencyMs?: number, error?: string, errorCode?: string, circuit?: { state: string, until?: string } }} PccsStatus
  */
 
 /** @param {PccsStatus} s */
 function pccsText(s) {
   if (!s.configured) return s.collateralDir ? 'not configured (offline collateral directory)' : 'not configured';
   const where = `${s.url ?? 'PCCS'}${s.collateralDir ? ', after the collateral directory' : ''}; checked ${s.checkedAt ?? 'never'}`;
-  if (s.reachable) return `yes (${s.latencyMs ?? '?'} ms; ${where})`;
-  return `no (${s.error ?? 'no reason given'}${s.errorCode ? `, ${s.errorCode}` : ''}; ${where})`;
+  // The circuit breaker: while open, typeA updates that need collateral are not verified before `until`.
+  const c = s.circuit;
+  const circuit = c && c.state !== 'closed' ? `; circuit ${c.state}${c.until ? ` until ${c.until}` : ''}` : '';
+  if (s.reachable) return `yes (${s.latencyMs ?? '?'} ms; ${where}${circuit})`;
+  return `no (${s.error ?? 'no reason given'}${s.errorCode ? `, ${s.errorCode}` : ''}; ${where}${circuit})`;
 }
 
 async function loadPccs() {
