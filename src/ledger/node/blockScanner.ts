@@ -3,8 +3,8 @@
  * watcher: blocks [start, end) (`GET {base}/blocks?start&end`, end exclusive, ≤ 50 per call, each
  * answer checked to hold exactly those heights in order, so a node answering another range is
  * caught), the latest height, and one transaction by id. Every HTTP attempt, retries included,
- * takes a slot of the rate limiter; retries, timeouts and 429 Retry-After are the client's
- * (src/ledger/node/client.ts).
+ * takes a slot of the rate limiter (the wait for it is not part of the attempt's timeout);
+ * retries, timeouts and 429 Retry-After are the client's (src/ledger/node/client.ts).
  */
 import { publicUrl } from '../../publicUrl.js';
 import { VerifierError } from '../../errors.js';
@@ -47,13 +47,15 @@ export interface BlockScanner {
 
 export function createBlockScanner(o: NodeScanOptions): BlockScanner {
   const limiter = new RateLimiter(o.rps);
-  const base = o.fetchImpl ?? fetch;
-  // Every HTTP attempt, retries included, takes a rate-limit slot.
-  const fetchImpl: typeof fetch = async (input, init) => {
-    await limiter.acquire();
-    return base(input, init);
-  };
-  const client = createLedgerNodeClient({ baseUrl: o.baseUrl, timeoutMs: o.timeoutMs, retries: o.retries, backoffMs: o.backoffMs, fetchImpl });
+  // Every HTTP attempt, retries included, takes a rate-limit slot; its timeout starts once it has one.
+  const client = createLedgerNodeClient({
+    baseUrl: o.baseUrl,
+    timeoutMs: o.timeoutMs,
+    retries: o.retries,
+    backoffMs: o.backoffMs,
+    acquire: () => limiter.acquire(),
+    ...(o.fetchImpl ? { fetchImpl: o.fetchImpl } : {}),
+  });
   return {
     client,
     async fetchRange(start, end) {
