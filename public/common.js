@@ -70,7 +70,7 @@ const ADVICE = /** @type {[string[], string][]} */ ([
     ],
     'the collateral is outdated or unusable at the verification time: refresh the PCCS cache or the collateral directory, then try again',
   ],
-  [['POOL_OVERLOADED', 'POOL_TASK_TIMEOUT', 'POOL_CLOSED', 'POOL_WORKER_FAILED', 'HTTP_UPSTREAM_UNAVAILABLE', 'HTTP_UPSTREAM_TIMEOUT'], 'the verifier is busy: try again in a moment'],
+  [['POOL_OVERLOADED', 'POOL_TASK_TIMEOUT', 'POOL_CLOSED', 'POOL_WORKER_FAILED', 'HTTP_UPSTREAM_UNAVAILABLE', 'HTTP_UPSTREAM_TIMEOUT', 'LEDGER_LOOKUP_QUEUE_FULL'], 'the verifier is busy: try again in a moment'],
   [
     ['LEDGER_NODE_UNREACHABLE', 'LEDGER_NODE_TIMEOUT', 'LEDGER_NODE_RATE_LIMITED', 'LEDGER_NODE_HTTP_ERROR', 'LEDGER_NODE_BAD_RESPONSE', 'LEDGER_NODE_BAD_TRANSACTION', 'LEDGER_NODE_BAD_BLOCKS'],
     'the ledger node could not be read: try again later',
@@ -167,10 +167,46 @@ export function base64ToHex(b64) {
   return hex;
 }
 
-/** @param {number | undefined} seconds */
+/** The largest time a Date holds, in seconds: 8.64e15 ms after 1970 (year 275760). */
+const MAX_DATE_SECONDS = 8.64e12;
+
+/**
+ * Why a userData timestamp (seconds since 1970) is not a date to show — 0, negative (the u64
+ * 2^64−1 decodes as −1), beyond the last date a browser holds (such as 2^53−1) —, or undefined
+ * when it is one.
+ * @param {number} seconds
+ * @returns {string | undefined}
+ */
+export function notADate(seconds) {
+  if (!Number.isFinite(seconds)) return 'not a finite number';
+  if (seconds === 0) return 'zero, no time was set';
+  if (seconds < 0) return Number.isSafeInteger(seconds) ? `negative; as an unsigned 64-bit number ${(2n ** 64n + BigInt(seconds)).toString()}` : 'negative';
+  if (seconds > MAX_DATE_SECONDS) return 'beyond the last date a browser can show, year 275760';
+  return undefined;
+}
+
+/**
+ * A userData timestamp as a UTC date, or — when it is no date — as its number with a note saying
+ * why (never an exception: one odd value must not hide the rest of an answer).
+ * @param {number | undefined} seconds
+ */
 export function readableTime(seconds) {
   if (typeof seconds !== 'number') return '';
+  const why = notADate(seconds);
+  if (why !== undefined) return `${seconds} (not a date: ${why})`;
   return `${new Date(seconds * 1000).toISOString().replace('T', ' ').replace(/\.000Z$/, ' UTC')}`;
+}
+
+/**
+ * The Time cell: the date, or the number with its note set apart.
+ * @param {number | undefined} seconds
+ * @returns {string | HTMLElement}
+ */
+function timeCell(seconds) {
+  if (typeof seconds !== 'number' || notADate(seconds) === undefined) return readableTime(seconds);
+  const cell = el('span', `${seconds} `, 'mono');
+  cell.append(el('span', `(not a date: ${notADate(seconds)})`, 'note'));
+  return cell;
 }
 
 /** Shows the configured targets (GET /info) in #targets and keeps them for the measurement tables. */
@@ -262,7 +298,7 @@ export function decodedTable(first, all) {
   return table(
     'Decoded data',
     ['Token', 'URL', 'Selector', 'Value', 'Time'],
-    list.map((d) => [d.tokenId === undefined ? '' : String(d.tokenId), d.url ?? '', d.selector ?? '', d.attestationData ?? '', readableTime(d.timestamp)]),
+    list.map((d) => [d.tokenId === undefined ? '' : String(d.tokenId), d.url ?? '', d.selector ?? '', d.attestationData ?? '', timeCell(d.timestamp)]),
   );
 }
 

@@ -11,7 +11,7 @@
  */
 /** @typedef {import('./common.js').LedgerRecord} LedgerRecord */
 /** @typedef {import('./common.js').Outcome} Outcome */
-import { byId, checksList, clearErrors, decodedTable, el, fetchJson, HttpError, loadTargets, measurementsTable, outcomeLabel, outcomeOf, showError, table, verdictText } from './common.js';
+import { byId, checksList, clearErrors, decodedTable, el, fetchJson, HttpError, loadTargets, measurementsTable, notADate, outcomeLabel, outcomeOf, showError, table, verdictText } from './common.js';
 
 const PAGE = 20;
 const CHART_LIMIT = 500;
@@ -79,15 +79,18 @@ async function loadStatus() {
 
 /**
  * @typedef {{ configured: boolean, collateralDir: boolean, url?: string, reachable: boolean | null, checkedAt?: string,
- *   latencyMs?: number, error?: string, errorCode?: string }} PccsStatus
+ *   latencyMs?: number, error?: string, errorCode?: string, circuit?: { state: string, until?: string } }} PccsStatus
  */
 
 /** @param {PccsStatus} s */
 function pccsText(s) {
   if (!s.configured) return s.collateralDir ? 'not configured (offline collateral directory)' : 'not configured';
   const where = `${s.url ?? 'PCCS'}${s.collateralDir ? ', after the collateral directory' : ''}; checked ${s.checkedAt ?? 'never'}`;
-  if (s.reachable) return `yes (${s.latencyMs ?? '?'} ms; ${where})`;
-  return `no (${s.error ?? 'no reason given'}${s.errorCode ? `, ${s.errorCode}` : ''}; ${where})`;
+  // The circuit breaker: while open, typeA updates that need collateral are not verified before `until`.
+  const c = s.circuit;
+  const circuit = c && c.state !== 'closed' ? `; circuit ${c.state}${c.until ? ` until ${c.until}` : ''}` : '';
+  if (s.reachable) return `yes (${s.latencyMs ?? '?'} ms; ${where}${circuit})`;
+  return `no (${s.error ?? 'no reason given'}${s.errorCode ? `, ${s.errorCode}` : ''}; ${where}${circuit})`;
 }
 
 async function loadPccs() {
@@ -149,10 +152,19 @@ async function loadPage(cursor) {
   /** @type {HTMLButtonElement} */ (byId('next-page')).disabled = nextCursor === undefined;
 }
 
-/** The day (UTC) of an update: the attested data's time, else the verification time. @param {LedgerRecord} r */
+/** The chart's bar of updates whose attested time is not a date (0, negative, beyond year 275760). */
+const NO_DATE = 'no date';
+
+/**
+ * The day (UTC) of an update: the attested data's time, else the verification time; NO_DATE when
+ * the attested time is not a date.
+ * @param {LedgerRecord} r
+ */
 function dayOf(r) {
-  const t = typeof r.decodedData?.timestamp === 'number' ? r.decodedData.timestamp * 1000 : Date.parse(r.verifiedAt);
-  return new Date(t).toISOString().slice(0, 10);
+  const ts = r.decodedData?.timestamp;
+  if (typeof ts === 'number' && notADate(ts) !== undefined) return NO_DATE;
+  const t = typeof ts === 'number' ? ts * 1000 : Date.parse(r.verifiedAt);
+  return Number.isNaN(t) ? NO_DATE : new Date(t).toISOString().slice(0, 10);
 }
 
 /** @param {LedgerRecord[]} records */
@@ -164,7 +176,8 @@ function drawChart(records) {
     d[outcomeOf(r)]++;
     days.set(dayOf(r), d);
   }
-  const list = [...days].sort(([a], [b]) => (a < b ? -1 : 1));
+  // Days in order, the updates without a date last.
+  const list = [...days].sort(([a], [b]) => (a === NO_DATE ? 1 : b === NO_DATE ? -1 : a < b ? -1 : 1));
   const box = byId('chart');
   if (list.length === 0) {
     box.replaceChildren(el('p', 'No updates to chart.'));
@@ -200,7 +213,7 @@ function drawChart(records) {
     label.setAttribute('x', String(x));
     label.setAttribute('y', String(h + 14));
     label.setAttribute('font-size', '9');
-    label.textContent = day.slice(5);
+    label.textContent = day === NO_DATE ? NO_DATE : day.slice(5);
     svg.append(label);
     const count = document.createElementNS(NS, 'text');
     count.setAttribute('x', String(x));
@@ -209,7 +222,13 @@ function drawChart(records) {
     count.textContent = `${c.valid}/${c.invalid}/${c.unverifiable}${c.unattested ? `/${c.unattested}` : ''}`;
     svg.append(count);
   });
-  box.replaceChildren(svg, el('p', `Green: valid, red: invalid, amber: could not verify; labels: month-day and valid/invalid/could-not-verify counts (latest ${CHART_LIMIT} matching updates).`, 'note'));
+  const undated = days.get(NO_DATE);
+  const notes = [el('p', `Green: valid, red: invalid, amber: could not verify; labels: month-day and valid/invalid/could-not-verify counts (latest ${CHART_LIMIT} matching updates).`, 'note')];
+  if (undated) {
+    const n = undated.valid + undated.invalid + undated.unverifiable;
+    notes.push(el('p', `${n} update(s) attest a time that is not a date (0, negative, or beyond year 275760): counted under "${NO_DATE}"; the detail view shows the number.`, 'note'));
+  }
+  box.replaceChildren(svg, ...notes);
 }
 
 async function loadChart() {

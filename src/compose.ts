@@ -14,6 +14,7 @@ import { ChainCache } from './attestation/x509/chainCache.js';
 import { createCollateralSource } from './collateral/source.js';
 import { PccsStatus, pccsStatusReport, type PccsStatusReport } from './collateral/pccsStatus.js';
 import { publicUrl } from './collateral/pccsClient.js';
+import { PccsCircuit } from './collateral/pccsCircuit.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics, instrumentService, type Metrics } from './observability/metrics.js';
 import { REPORT_KINDS, type ReportType } from './verify/kinds/index.js';
@@ -89,6 +90,18 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
     ...(config.pccsUrl !== undefined ? { pccsUrl: config.pccsUrl } : {}),
   };
   let reachability: PccsStatus | undefined;
+  // A PCCS that gave no answer is not asked again during a cool-down (real time, not `clock`).
+  const pccsCircuit =
+    where.pccsUrl !== undefined
+      ? new PccsCircuit({
+          cooldownMs: config.pccsCircuitCooldownMs,
+          maxCooldownMs: config.pccsCircuitMaxCooldownMs,
+          onOpen: (until, cooldownMs, reason) => {
+            sink.observePccsCircuitOpen();
+            o.log?.info({ pccsUrl: publicUrl(where.pccsUrl!), until: new Date(until).toISOString(), cooldownMs, reason }, 'PCCS circuit open: cold typeA verifications are unverifiable until the PCCS answers a probe');
+          },
+        })
+      : undefined;
   // The collateral source (src/collateral: a collateral directory, a PCCS) of the kind with a collateral port.
   const collateralKind = REPORT_KINDS.find((k) => k.collateral !== undefined)!;
   const { source: collateral, pccs, client } = createCollateralSource({
@@ -97,6 +110,7 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
     ...where,
     // The PCCS's key (PCCS_API_KEY) and the pccsUrl's query go to the PCCS only.
     ...(where.pccsUrl !== undefined ? { fetchImpl: serviceFetch(where.pccsUrl, { headers: pccsHeaders(), ...(o.signal ? { signal: o.signal } : {}) }) } : {}),
+    ...(pccsCircuit ? { pccsCircuit } : {}),
     onPccsRequest: (route, status, ms, detail) => {
       sink.observeUpstream('pccs', route, status, ms / 1000);
       reachability?.observe(route, status, ms, detail);
@@ -104,7 +118,12 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
   });
   if (client) {
     const c = client;
-    reachability = new PccsStatus({ baseUrl: c.baseUrl, maxAgeMs: config.pccsProbeMaxAgeMs, probe: () => c.probe(config.pccsProbeTimeoutMs) });
+    reachability = new PccsStatus({
+      baseUrl: c.baseUrl,
+      maxAgeMs: config.pccsProbeMaxAgeMs,
+      probe: () => c.probe(config.pccsProbeTimeoutMs),
+      ...(pccsCircuit ? { circuit: pccsCircuit } : {}),
+    });
     const r = reachability;
     sink.registerPccsUp(() => {
       void r.refresh();

@@ -340,6 +340,8 @@ export const ERROR_TRAITS = {
     LEDGER_BAD_REQUEST: BAD_REQUEST,
     /** The `cursor` of GET /ledger/updates is not one this server handed out. */
     LEDGER_BAD_CURSOR: BAD_REQUEST,
+    /** GET /ledger/transactions/{id}: `ledgerLookupQueue` lookups already wait for the ledger node (503 with Retry-After). */
+    LEDGER_LOOKUP_QUEUE_FULL: REFUSED,
   },
   /** The store of ledger update records. */
   store: {

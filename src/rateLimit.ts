@@ -1,6 +1,7 @@
 /**
  * Pacing of ledger-node requests and of verifications, shared by `reverify` and the server's ledger
- * watcher (src/ledger/node/blockScanner.ts, src/ledger/watch/watcher.ts, src/cli/reverify.ts).
+ * watcher (src/ledger/node/blockScanner.ts, src/ledger/watch/watcher.ts, src/cli/reverify.ts), and
+ * the bound on the server's transaction lookups waiting for the node (src/ledger/watch/feature.ts).
  */
 
 /** Spaces calls at least 1/rps seconds apart (no burst), in arrival order. */
@@ -37,5 +38,31 @@ export class Semaphore {
       this.active--;
       this.waiting.shift()?.();
     }
+  }
+}
+
+/**
+ * At most `size` holders at once, the others refused at once (not queued): a bounded waiting
+ * room. `enter` gives the release function (idempotent), or undefined when full.
+ */
+export class BoundedRoom {
+  private held = 0;
+
+  constructor(readonly size: number) {}
+
+  /** Holders now. */
+  get count(): number {
+    return this.held;
+  }
+
+  enter(): (() => void) | undefined {
+    if (this.held >= this.size) return undefined;
+    this.held++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.held--;
+    };
   }
 }

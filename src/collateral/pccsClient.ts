@@ -3,11 +3,14 @@
  * and returns it exactly as served: CRLs as DER (hex or DER bodies accepted), issuer chains from
  * the URL-encoded response headers (decodeURIComponent, never form decoding), signed JSON bodies
  * as text so that the signed substring can be cut out without re-serialising. Every request has a
- * timeout; network errors, 429 and 5xx are retried a bounded number of times with backoff.
+ * timeout; network errors, 429 and 5xx are retried a bounded number of times with backoff. With a
+ * circuit breaker (pccsCircuit.ts), a PCCS that gave no answer is not asked again during its
+ * cool-down: requests fail at once with PCCS_UNAVAILABLE saying until when.
  */
 import { publicText, publicUrl } from '../publicUrl.js';
 import { VerifierError } from '../errors.js';
 import type { PccsCode } from './errors.js';
+import type { PccsCircuit } from './pccsCircuit.js';
 
 export interface PccsClientOptions {
   /** Base URL ending in `/sgx/certification/v4/`. */
@@ -23,6 +26,8 @@ export interface PccsClientOptions {
   rootCaCrlUrl?: string;
   /** Called after each HTTP exchange (metrics, PCCS reachability); `detail` says why there was no response. */
   onRequest?: PccsRequestListener;
+  /** The circuit breaker every request to the PCCS (not to other hosts) passes through. */
+  circuit?: PccsCircuit;
 }
 
 /** One HTTP exchange with the PCCS: route, HTTP status or `error` (no response, `detail` says why), time taken. */
@@ -64,6 +69,11 @@ export class PccsClient {
     return this.base;
   }
 
+  /** The circuit breaker, when there is one. */
+  get circuit(): PccsCircuit | undefined {
+    return this.opts.circuit;
+  }
+
   /** GET with timeout and bounded retries; returns status 200 bodies only. */
   private async get(route: string): Promise<{ body: Uint8Array; headers: Headers }> {
     const url = new URL(route, this.base).toString();
@@ -74,6 +84,7 @@ export class PccsClient {
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, this.backoffMs * 2 ** (attempt - 1)));
       const x = await this.exchange(route, url, this.timeoutMs);
+      if ('refused' in x) fail('PCCS_UNAVAILABLE', `${what}: PCCS unavailable at ${shown}: ${x.refused}${last ? ` (last attempt: ${last})` : ''}`);
       if ('failure' in x) {
         last = x.failure;
         continue;
@@ -93,8 +104,15 @@ export class PccsClient {
     fail('PCCS_UNAVAILABLE', `${what}: PCCS unavailable after ${this.retries + 1} attempts (${last}) at ${shown}`);
   }
 
-  /** One GET, body read in full, reported through onRequest; a request without response gives its reason. */
-  private async exchange(route: string, url: string, timeoutMs: number): Promise<{ res: Response; buf: Uint8Array } | { failure: string }> {
+  /**
+   * One GET, body read in full, reported through onRequest; a request without response gives its
+   * reason; a request to the PCCS the circuit breaker holds back is not sent (`refused` says why).
+   */
+  private async exchange(route: string, url: string, timeoutMs: number): Promise<{ res: Response; buf: Uint8Array } | { failure: string } | { refused: string }> {
+    // Absolute URLs are other hosts (Intel's root CA CRL distribution point): not the PCCS's circuit.
+    const circuit = /^[a-z][a-z0-9+.-]*:\/\//i.test(route) ? undefined : this.opts.circuit;
+    const ticket = circuit?.admit();
+    if (ticket && 'refused' in ticket) return { refused: ticket.refused };
     const t0 = performance.now();
     let res: Response;
     try {
@@ -104,9 +122,11 @@ export class PccsClient {
       });
     } catch (e) {
       const failure = noResponseReason(e, timeoutMs);
+      if (ticket) circuit!.failed(ticket, failure);
       this.opts.onRequest?.(route, 'error', performance.now() - t0, failure);
       return { failure };
     }
+    if (ticket) circuit!.answered(ticket);
     const buf = new Uint8Array(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
     this.opts.onRequest?.(route, res.status, performance.now() - t0);
     return { res, buf };
@@ -114,10 +134,13 @@ export class PccsClient {
 
   /**
    * Whether the service answers at all: one GET of `rootcacrl` (small; Intel's PCS answers it with
-   * 404), no retries, at most `timeoutMs`. The outcome goes to onRequest like every request.
+   * 404), no retries, at most `timeoutMs`. The outcome goes to onRequest like every request; it
+   * passes through the circuit breaker (when half-open it is the probe that may close it) and
+   * throws PCCS_UNAVAILABLE, sending nothing, while the circuit holds requests back.
    */
   async probe(timeoutMs: number): Promise<void> {
-    await this.exchange('rootcacrl', new URL('rootcacrl', this.base).toString(), timeoutMs);
+    const x = await this.exchange('rootcacrl', new URL('rootcacrl', this.base).toString(), timeoutMs);
+    if ('refused' in x) fail('PCCS_UNAVAILABLE', `PCCS probe not sent: ${x.refused}`);
   }
 
   private chainHeader(headers: Headers, names: string[], what: string): string {

@@ -5,10 +5,13 @@
  * made on demand when the last observation is older than `maxAgeMs`; concurrent callers share one
  * probe. "Reachable" means the service answered with an HTTP status below 500; no answer, a
  * timeout or a 5xx is "not reachable" with the reason. Requests to other hosts (Intel's root CA
- * CRL when the PCCS has no `rootcacrl` route) are not observations of the PCCS.
+ * CRL when the PCCS has no `rootcacrl` route) are not observations of the PCCS. While the PCCS
+ * circuit breaker holds requests back (open, or its probe under way) no probe is sent: the answer
+ * is the last observation and the circuit's state (until when it is open).
  */
 import type { PccsCode } from './errors.js';
 import { publicUrl } from './pccsClient.js';
+import type { CircuitState, PccsCircuit } from './pccsCircuit.js';
 
 export interface PccsObservation {
   reachable: boolean;
@@ -34,6 +37,8 @@ export interface PccsStatusReport {
   latencyMs?: number;
   error?: string;
   errorCode?: string;
+  /** The circuit breaker: closed, open (until: no request is sent before it) or half-open (the next request probes). */
+  circuit?: { state: CircuitState; until?: string; cooldownMs?: number; reason?: string; opens: number };
 }
 
 export interface PccsStatusOptions {
@@ -43,6 +48,8 @@ export interface PccsStatusOptions {
   maxAgeMs: number;
   /** Sends the probe; its outcome arrives through observe() (PccsClient.probe with onRequest wired here). */
   probe: () => Promise<void>;
+  /** The PCCS client's circuit breaker: no probe while it holds requests back. */
+  circuit?: PccsCircuit;
   now?: () => number;
 }
 
@@ -59,6 +66,10 @@ export class PccsStatus {
 
   get url(): string {
     return publicUrl(this.o.baseUrl);
+  }
+
+  get circuit(): PccsCircuit | undefined {
+    return this.o.circuit;
   }
 
   /** The latest observation, without probing. */
@@ -79,9 +90,9 @@ export class PccsStatus {
     return this.lastSeen !== undefined && this.now() - this.lastSeen.at < this.o.maxAgeMs;
   }
 
-  /** Starts a probe unless the last observation is fresh or one is running; never throws. */
+  /** Starts a probe unless the last observation is fresh, one is running or the circuit holds requests back; never throws. */
   refresh(): Promise<void> {
-    if (this.fresh()) return Promise.resolve();
+    if (this.fresh() || (this.inflight === undefined && this.o.circuit?.refusing)) return Promise.resolve();
     this.inflight ??= this.runProbe().finally(() => {
       this.inflight = undefined;
     });
@@ -91,7 +102,7 @@ export class PccsStatus {
   /** The state, probed first when the last observation is older than maxAgeMs. */
   async current(): Promise<PccsObservation> {
     await this.refresh();
-    return this.lastSeen!;
+    return this.lastSeen ?? { at: this.now(), latencyMs: 0, reachable: false, error: 'not observed yet: the circuit breaker holds requests back', errorCode: 'PCCS_UNAVAILABLE' };
   }
 
   private async runProbe(): Promise<void> {
@@ -114,6 +125,18 @@ export class PccsStatus {
 export async function pccsStatusReport(status: PccsStatus | undefined, collateralDir: boolean): Promise<PccsStatusReport> {
   if (!status) return { configured: false, collateralDir, reachable: null };
   const s = await status.current();
+  const c = status.circuit?.view();
+  const circuit = c
+    ? {
+        circuit: {
+          state: c.state,
+          ...(c.until !== undefined ? { until: new Date(c.until).toISOString() } : {}),
+          ...(c.cooldownMs !== undefined ? { cooldownMs: c.cooldownMs } : {}),
+          ...(c.reason !== undefined ? { reason: c.reason } : {}),
+          opens: c.opens,
+        },
+      }
+    : {};
   return {
     configured: true,
     collateralDir,
@@ -123,5 +146,6 @@ export async function pccsStatusReport(status: PccsStatus | undefined, collatera
     latencyMs: s.latencyMs,
     ...(s.error !== undefined ? { error: s.error } : {}),
     ...(s.errorCode !== undefined ? { errorCode: s.errorCode } : {}),
+    ...circuit,
   };
 }

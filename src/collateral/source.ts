@@ -4,6 +4,7 @@
  */
 import type { Certificate } from '../attestation/x509/certificate.js';
 import { PccsClient, type PccsRequestListener } from './pccsClient.js';
+import type { PccsCircuit } from './pccsCircuit.js';
 import { PccsCollateralSource } from './pccsSource.js';
 import { DirCollateralSource } from './collateralDir.js';
 
@@ -20,6 +21,8 @@ export interface CollateralSettings {
   onPccsRequest?: PccsRequestListener;
   /** The PCCS client's fetch (credentials, shutdown). */
   fetchImpl?: typeof fetch;
+  /** The PCCS circuit breaker (cold typeA requests fail at once while the PCCS is known not to answer). */
+  pccsCircuit?: PccsCircuit;
 }
 
 export interface CollateralSetup {
@@ -33,7 +36,7 @@ export interface CollateralSetup {
 export function createCollateralSource(s: CollateralSettings): CollateralSetup {
   let remote: { pccs: PccsCollateralSource; client: PccsClient } | undefined;
   if (s.pccsUrl !== undefined) {
-    const client = new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}), ...(s.fetchImpl ? { fetchImpl: s.fetchImpl } : {}) });
+    const client = new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}), ...(s.fetchImpl ? { fetchImpl: s.fetchImpl } : {}), ...(s.pccsCircuit ? { circuit: s.pccsCircuit } : {}) });
     remote = { client, pccs: new PccsCollateralSource(client, { root: s.root, now: s.now }) };
   }
   if (s.collateralDir === undefined) {

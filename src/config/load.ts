@@ -38,6 +38,10 @@ export interface Config {
   pccsProbeMaxAgeMs: number;
   /** Time limit of that probe. */
   pccsProbeTimeoutMs: number;
+  /** First cool-down of the PCCS circuit breaker (cold typeA requests fail at once meanwhile). */
+  pccsCircuitCooldownMs: number;
+  /** Cap of the doubling cool-down (≥ pccsCircuitCooldownMs). */
+  pccsCircuitMaxCooldownMs: number;
   /** Absolute path of a typeA collateral directory (`oracle-verifier collateral fetch`); the PCCS serves what it lacks. */
   collateralDir?: string;
   /** Trust anchor file of every report kind (the bundled one unless configured). */
@@ -64,6 +68,10 @@ export interface Config {
   watch?: WatchSettings & { database: string };
   logLevel: string;
   bodyLimit: number;
+  /** Most request body bytes in requests being handled at once (503 with Retry-After beyond). */
+  maxInflightBytes: number;
+  /** Most transaction lookups waiting for the ledger node at once (503 with Retry-After beyond). */
+  ledgerLookupQueue: number;
   /** A request whose request line and headers are incomplete after this long is answered 408. */
   headersTimeoutMs: number;
   /** A request (headers and body) incomplete after this long is answered 408. */
@@ -283,6 +291,8 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     liveCheck: raw.liveCheck,
     pccsProbeMaxAgeMs: raw.pccsProbeMaxAgeMs,
     pccsProbeTimeoutMs: raw.pccsProbeTimeoutMs,
+    pccsCircuitCooldownMs: raw.pccsCircuitCooldownMs,
+    pccsCircuitMaxCooldownMs: Math.max(raw.pccsCircuitMaxCooldownMs, raw.pccsCircuitCooldownMs),
     trustedRoots: Object.fromEntries(
       REPORT_TYPES.map((id) => {
         const file = raw.trustedRoots[id];
@@ -301,6 +311,8 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     headersTimeoutMs: raw.headersTimeoutMs,
     requestTimeoutMs: raw.requestTimeoutMs,
     shutdownGraceMs: raw.shutdownGraceMs,
+    maxInflightBytes: raw.maxInflightBytes,
+    ledgerLookupQueue: raw.ledgerLookupQueue,
   };
   if (raw.useTls) config.tls = { keyFile: resolve(baseDir, raw.tlsKey!), certFile: resolve(baseDir, raw.tlsCert!) };
   if (verificationTime !== undefined) config.verificationTime = verificationTime;

@@ -54,6 +54,20 @@ export const configSchema = {
     pccsUrl: { type: 'string', nullable: true, format: 'uri', pattern: '^https?://', default: DEFAULT_PCCS_URL },
     pccsProbeMaxAgeMs: { type: 'integer', minimum: 1000, maximum: 3600000, default: 30000 },
     pccsProbeTimeoutMs: { type: 'integer', minimum: 100, maximum: 60000, default: 5000 },
+    pccsCircuitCooldownMs: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 5000,
+      description: 'After a PCCS request without answer (timeout, connection failure) cold typeA requests fail at once (unverifiable) for this long; then one request probes the PCCS',
+    },
+    pccsCircuitMaxCooldownMs: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 86400000,
+      default: 120000,
+      description: 'Each failed probe doubles the cool-down, up to this (at least pccsCircuitCooldownMs)',
+    },
     collateralDir: { type: 'string', minLength: 1 },
     trustedRoots: {
       type: 'object',
@@ -117,6 +131,20 @@ export const configSchema = {
     shutdownGraceMs: { type: 'integer', minimum: 1000, maximum: 3600000, default: 20000, description: 'SIGTERM/SIGINT: the process answers what is in flight and exits within this time; more than requestTimeoutMs' },
     logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     bodyLimit: { type: 'integer', minimum: 16384, maximum: 16777216, default: 262144 },
+    maxInflightBytes: {
+      type: 'integer',
+      minimum: 16384,
+      maximum: 1073741824,
+      default: 8388608,
+      description: 'Most request body bytes (Content-Length; bodyLimit when unknown) of requests being handled at once; a request beyond it is answered 503 with Retry-After before its body is read',
+    },
+    ledgerLookupQueue: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000,
+      default: 100,
+      description: 'Most GET /ledger/transactions/{id} lookups waiting for the ledger node (its rate-limit slot or its answer) at once; more are answered 503 with Retry-After',
+    },
   },
   if: { properties: { useTls: { const: true } }, required: ['useTls'] },
   then: { required: ['tlsKey', 'tlsCert'] },
@@ -135,6 +163,8 @@ export interface RawConfig {
   pccsUrl: string | null;
   pccsProbeMaxAgeMs: number;
   pccsProbeTimeoutMs: number;
+  pccsCircuitCooldownMs: number;
+  pccsCircuitMaxCooldownMs: number;
   collateralDir?: string;
   trustedRoots: Partial<Record<ReportType, string>>;
   acceptedTcbStatuses: TcbStatusName[];
@@ -153,6 +183,8 @@ export interface RawConfig {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   shutdownGraceMs: number;
+  maxInflightBytes: number;
+  ledgerLookupQueue: number;
 }
 
 /** The `liveCheck` key after defaults. */

@@ -81,6 +81,8 @@ export interface MetricsSink {
   registerLedgerHeights(read: () => { scannedHeight: number | null; tipHeight: number | null }): void;
   /** Reads whether the PCCS is reachable at each scrape (undefined: not observed yet). */
   registerPccsUp(read: () => boolean | undefined): void;
+  /** The PCCS circuit breaker opened (after a request without answer, or a failed probe). */
+  observePccsCircuitOpen(): void;
 }
 
 /** A sink that drops everything: for callers (CLI, tests) that run without metrics. */
@@ -97,6 +99,7 @@ export const NOOP_METRICS_SINK: MetricsSink = {
   observeLedgerWrite() {},
   registerLedgerHeights() {},
   registerPccsUp() {},
+  observePccsCircuitOpen() {},
 };
 
 export interface Metrics {
@@ -313,6 +316,11 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       this.set(v === true ? 1 : 0);
     },
   });
+  const pccsCircuitOpens = new Counter({
+    name: p('pccs_circuit_opens_total'),
+    help: 'Times the PCCS circuit breaker opened: a PCCS request got no answer (timeout, connection failure) or its probe failed; while open, cold typeA verifications fail at once (unverifiable)',
+    registers,
+  });
   const LEDGER_KINDS = new Set<string>(REPORT_TYPES);
   const OUTCOMES = new Set(['valid', 'invalid', 'unverifiable']);
   const ledgerLabels = (kind: string, outcome: Outcome, code: ErrorCode | undefined) => ({
@@ -337,6 +345,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     registerPccsUp(read) {
       if (!pccsUpRead) registry.registerMetric(pccsUp);
       pccsUpRead = read;
+    },
+    observePccsCircuitOpen() {
+      pccsCircuitOpens.inc();
     },
     observeVerification(kind, valid, code, seconds) {
       const k: VerificationKind = KINDS.has(kind) ? kind : 'unknown';

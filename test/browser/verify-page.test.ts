@@ -6,7 +6,9 @@
  * invalid; a failing request is shown; a transaction is looked up on the ledger-node simulator
  * (one row per token); the ledger page's strip shows the PCCS as reachable, not reachable with the
  * reason, or not configured, and a failed status request; updates stored while the PCCS lacked
- * their collateral are amber in the table, the filter, the detail view and the chart.
+ * their collateral are amber in the table, the filter, the detail view and the chart; attested
+ * times that are no date (2^53−1, 2^64−1, 0) show as their number with a note on both pages and
+ * are charted under "no date".
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -16,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { examples, tweak, useNitroServers } from '../support/nitro-pair.js';
 import { startBrowser, type TestBrowser } from '../support/browser.js';
-import { startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
+import { mintedUpdates, startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
 import { startLedgerServer, type LedgerServer } from '../support/ledger-server.js';
 import { startServer, type RunningServer } from '../support/server.js';
 import { startPccsServer, recordedBundle2026, bundleFromCollateral, type PccsServer } from '../support/pccs-server.js';
@@ -552,5 +554,81 @@ describe('ledger page: updates stored while the PCCS lacked their collateral', (
     expect(await status.getAttribute('class')).toBe('unverifiable');
     expect(await lookup.page.getByRole('heading', { name: /^Update 1: .* — could not verify$/ }).count()).toBe(1);
     expect(lookup.consoleErrors).toEqual([]);
+  });
+});
+
+describe('extreme attested times: 2^53−1, 2^64−1 and 0', () => {
+  const LATEST = 730;
+  /** The attested timestamps (seconds): 2^53−1, the u64 2^64−1 (decoded as the signed −1) and 0. */
+  const TIMES = [Number.MAX_SAFE_INTEGER, -1, 0];
+  const NOTES = [
+    `${Number.MAX_SAFE_INTEGER} (not a date: beyond the last date a browser can show, year 275760)`,
+    '-1 (not a date: negative; as an unsigned 64-bit number 18446744073709551615)',
+    '0 (not a date: zero, no time was set)',
+  ];
+  let dir: string;
+  let fx: LedgerFixture;
+  let srv: LedgerServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'page-times-'));
+    fx = await startLedgerFixture(dir, { first: 700, latest: LATEST, timestamps: TIMES });
+    srv = await startLedgerServer(fx, dir, { watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
+    await srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === LATEST);
+  });
+  afterAll(async () => {
+    await srv?.close();
+    await fx?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const timeCell = (page: Page) => page.getByRole('table', { name: 'Decoded data' }).locator('tbody tr td').nth(4);
+
+  it('the verify page shows each as its number with a note, and the rest of the answer', async () => {
+    const { sgx } = mintedUpdates(fx.env);
+    for (const [i, timestamp] of TIMES.entries()) {
+      const { page, consoleErrors } = await open(srv.url);
+      const u = sgx(`9.${i + 1}`, { timestamp });
+      expect(await pasteAndVerify(page, u.userData, u.report)).toBe('valid');
+      expect(await timeCell(page).textContent()).toBe(NOTES[i]);
+      expect(await timeCell(page).locator('.note').count()).toBe(1);
+      expect((await checkItems(page)).at(-1)).toMatch(/^passed: .*\(binding\)$/);
+      expect(await page.getByRole('table', { name: 'Measurements' }).getByText('matches').count()).toBe(1);
+      expect(await page.getByRole('alert').textContent()).toBe('');
+      if (i === 0) await browser.screenshot(page, 'verify-time-not-a-date');
+      expect(consoleErrors).toEqual([]);
+    }
+    // A transaction lookup of such an update too.
+    const { page, consoleErrors } = await open(srv.url);
+    await page.getByLabel('Transaction ID').fill(fx.tx.time0!.transactionId);
+    await page.getByRole('button', { name: 'Look up' }).press('Enter');
+    await page.getByRole('status').filter({ hasText: /\S/ }).waitFor();
+    expect(await page.getByRole('status').textContent()).toBe('valid');
+    expect(await timeCell(page).textContent()).toBe(NOTES[0]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('the ledger page charts them under "no date" with a note, and its detail view shows the number', async () => {
+    const stored: any[] = (await srv.get('/ledger/updates?limit=500')).body.updates;
+    const odd = TIMES.map((_, i) => stored.find((r) => r.transactionId === fx.tx[`time${i}`]!.transactionId));
+    expect(odd.map((r) => r?.decodedData?.timestamp)).toEqual(TIMES);
+    const { page, consoleErrors } = await open(`${srv.url}/ledger`);
+    const chart = page.getByRole('img', { name: /Updates per day/ });
+    await chart.waitFor();
+    const label = (await chart.getAttribute('aria-label')) ?? '';
+    // Every stored update is charted: the dated ones by day, the three others under "no date", last.
+    const counted = [...label.matchAll(/(\d+) valid, (\d+) invalid, (\d+) could not verify/g)].reduce((a, m) => a + Number(m[1]) + Number(m[2]) + Number(m[3]), 0);
+    expect(counted).toBe(stored.length);
+    expect(label).toMatch(/; no date 3 valid, 0 invalid, 0 could not verify$/);
+    expect(await page.locator('#chart text').filter({ hasText: /^no date$/ }).count()).toBe(1);
+    expect(await page.locator('#chart').textContent()).toContain('3 update(s) attest a time that is not a date (0, negative, or beyond year 275760): counted under "no date"');
+    // The detail view of each: the number with its note.
+    for (const [i] of TIMES.entries()) {
+      const row = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr').filter({ hasText: fx.tx[`time${i}`]!.transactionId });
+      await row.getByRole('button').press('Enter');
+      await expect.poll(() => timeCell(page).textContent()).toBe(NOTES[i]);
+    }
+    await browser.screenshot(page, 'ledger-time-not-a-date');
+    expect(await page.getByRole('alert').textContent()).toBe('');
+    expect(consoleErrors).toEqual([]);
   });
 });

@@ -58,7 +58,7 @@ describe('with a PCCS process serving the 2026-09-22 collateral', () => {
     const s = await start({ pccsUrl: pccs.url });
     // Nothing was asked of the PCCS yet: the route probes it.
     const up = await status(s);
-    expect(up).toEqual({ configured: true, collateralDir: false, url: pccs.url, reachable: true, checkedAt: expect.any(String), latencyMs: expect.any(Number) });
+    expect(up).toEqual({ configured: true, collateralDir: false, url: pccs.url, reachable: true, checkedAt: expect.any(String), latencyMs: expect.any(Number), circuit: { state: 'closed', opens: 0 } });
     expect(Date.parse(up.checkedAt)).toBeGreaterThan(0);
     expect(await pccsUp(s)).toBe('1');
 

@@ -14,6 +14,7 @@ import { LedgerChain, t } from './ledger-chain.js';
 import { startLedgerNode, type LedgerNode } from './ledger-node.js';
 import { makeUserData, openEnclaveReport, reportText } from './ledger-reports.js';
 import { startMintedCliEnv, type MintedCliEnv } from './minted-cli.js';
+import type { ProofDataInput } from '../../src/encoding/types.js';
 import { readVectorJson } from './paths.js';
 import { defaultPcrs } from './typeb-pki.js';
 
@@ -33,11 +34,14 @@ export interface LedgerFixture {
   close(): Promise<void>;
 }
 
-/** Ledger inputs minted by the env's PKIs: an SGX or Nitro update of one price, and the real era-4 10-chunk userData bound by a quote. */
-export function mintedUpdates(env: MintedCliEnv): { sgx(value: string): Update; nitro(value: string): Update; era4: Update } {
+/**
+ * Ledger inputs minted by the env's PKIs: an SGX or Nitro update of one price (`extra`: other
+ * request fields, such as its timestamp), and the real era-4 10-chunk userData bound by a quote.
+ */
+export function mintedUpdates(env: MintedCliEnv): { sgx(value: string, extra?: Partial<ProofDataInput>): Update; nitro(value: string): Update; era4: Update } {
   const { typeA: a, typeB: b } = env;
-  const sgx = (value: string) => {
-    const ud = makeUserData({ attestationData: value });
+  const sgx = (value: string, extra: Partial<ProofDataInput> = {}) => {
+    const ud = makeUserData({ attestationData: value, ...extra });
     const rd = new Uint8Array(64);
     rd.set(ud.hash);
     return { userData: ud.text, report: reportText(openEnclaveReport(a.quote({ reportData: rd, mrEnclave: MRENCLAVE }))) };
@@ -59,7 +63,11 @@ export interface Update {
   report: string;
 }
 
-export async function startLedgerFixture(dir: string, o: { first?: number; latest?: number; extraSgx?: number } = {}): Promise<LedgerFixture> {
+/**
+ * `extraSgx`: more typeA updates spread over the chain; `timestamps`: one typeA update more per
+ * value, attesting that time (seconds; −1 is the u64 2^64−1), as transactions `time0`, `time1`…
+ */
+export async function startLedgerFixture(dir: string, o: { first?: number; latest?: number; extraSgx?: number; timestamps?: number[] } = {}): Promise<LedgerFixture> {
   const env = await startMintedCliEnv(dir, MRENCLAVE);
   const { sgx, nitro, era4 } = mintedUpdates(env);
 
@@ -86,6 +94,9 @@ export async function startLedgerFixture(dir: string, o: { first?: number; lates
   // Two updates in one block, and (optionally) more typeA updates spread over the chain.
   tx.pair = chain.add(h(20), [u(OFFICIAL, 'set_data_sgx', sgx('5.1')), u(OFFICIAL, 'set_data_nitro', nitro('5.2'))]);
   for (let i = 0; i < (o.extraSgx ?? 0); i++) chain.add(h(21 + i), [u(VERU2, 'set_data_sgx', sgx(`6.${i + 1}`))]);
+  (o.timestamps ?? []).forEach((timestamp, i) => {
+    tx[`time${i}`] = chain.add(h(21 + (o.extraSgx ?? 0) + i), [u(VERU2, 'set_data_sgx', sgx(`7.${i + 1}`, { timestamp }))]);
+  });
   const node = await startLedgerNode();
   chain.install(node);
   // Every record stored: the registry's updates, the unknown program's look-alike (unrecognized)

@@ -3,8 +3,8 @@
  * watcher: blocks [start, end) (`GET {base}/blocks?start&end`, end exclusive, ≤ 50 per call, each
  * answer checked to hold exactly those heights in order, so a node answering another range is
  * caught), the latest height, and one transaction by id. Every HTTP attempt, retries included,
- * takes a slot of the rate limiter; retries, timeouts and 429 Retry-After are the client's
- * (src/ledger/node/client.ts).
+ * takes a slot of the rate limiter (the wait for it is not part of the attempt's timeout);
+ * retries, timeouts and 429 Retry-After are the client's (src/ledger/node/client.ts).
  */
 import { publicUrl } from '../../publicUrl.js';
 import { VerifierError } from '../../errors.js';
@@ -51,18 +51,14 @@ export interface BlockScanner {
 
 export function createBlockScanner(o: NodeScanOptions): BlockScanner {
   const limiter = new RateLimiter(o.rps);
-  const base = o.fetchImpl ?? fetch;
-  // Every HTTP attempt, retries included, takes a rate-limit slot.
-  const fetchImpl: typeof fetch = async (input, init) => {
-    await limiter.acquire();
-    return base(input, init);
-  };
+  // Every HTTP attempt, retries included, takes a rate-limit slot; its timeout starts once it has one.
   const client = createLedgerNodeClient({
     baseUrl: o.baseUrl,
     timeoutMs: o.timeoutMs,
     retries: o.retries,
     backoffMs: o.backoffMs,
-    fetchImpl,
+    acquire: () => limiter.acquire(),
+    ...(o.fetchImpl ? { fetchImpl: o.fetchImpl } : {}),
     ...(o.headers ? { headers: o.headers } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
   });

@@ -13,7 +13,8 @@ import type { LedgerNodeCode } from './errors.js';
  * `/{network}` and `/v1` paths, which rewrites the limiter's 429 into a 500 whose body ends
  * `(HTTP 429)` and drops Retry-After (the body's "Wait for Ns" is honoured instead); an old (2024)
  * node's limiter text with status 200. A rate-limited attempt does not count against `retries` or
- * the deadline.
+ * the deadline. Neither does the wait for our own pacing (`acquire`, a slot of the rate limiter):
+ * an attempt's timeout starts when it is sent.
  */
 export interface LedgerNodeClientOptions {
   /**
@@ -43,6 +44,12 @@ export interface LedgerNodeClientOptions {
   rateLimitPatienceMs?: number;
   /** Largest accepted response body. Default 32 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Waits for the caller's permission to send an attempt (a slot of its rate limiter). The wait
+   * counts neither against the attempt's timeout, which starts when it is sent, nor against the
+   * call's deadline.
+   */
+  acquire?: () => Promise<void>;
   fetchImpl?: typeof fetch;
 }
 
@@ -249,6 +256,11 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     let limitedWaitMs = 0;
     let limitedInARow = 0;
     for (let n = 0, attempts = 1; ; attempts++) {
+      if (opts.acquire) {
+        const waitedFrom = Date.now();
+        await opts.acquire();
+        deadline += Date.now() - waitedFrom;
+      }
       const remaining = deadline - Date.now();
       const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts.absentWhen);
       if (result.ok) return result.value;

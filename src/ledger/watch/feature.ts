@@ -2,7 +2,10 @@
  * The server's ledger side, built from the config: transaction lookups against the ledger node
  * (`liveCheck.apiBaseUrl`), and with `watch.enabled` the update store and the watcher. The
  * followed programs: `ledgerPrograms` (else every program of the registry, src/ledger/programs.ts),
- * plus `liveCheck.contractName` when it is a registry program.
+ * plus `liveCheck.contractName` when it is a registry program. At most `ledgerLookupQueue`
+ * lookups wait for the node at once (for a rate-limit slot or for its answer); a lookup beyond
+ * that is refused at once (LEDGER_LOOKUP_QUEUE_FULL, 503 with Retry-After: the time the node's
+ * rate takes to serve the waiting ones).
  */
 import { publicUrl } from '../../publicUrl.js';
 import type { Config } from '../../config/load.js';
@@ -17,11 +20,23 @@ import { LedgerWatcher, type WatcherLog, type WatcherStatus } from './watcher.js
 import { StoreLease } from './lease.js';
 import { traitsOf } from '../../errorCodes.js';
 import { ledgerNodeHeaders } from '../../credentials.js';
+import { BoundedRoom } from '../../rateLimit.js';
+import type { LedgerWatchCode } from './errors.js';
 
 /** Retries of a transaction lookup (a client waits for the answer; the watcher retries on its own). */
 const LOOKUP_RETRIES = 2;
 const WATCH_RETRIES = 5;
 const BACKOFF_MS = 500;
+
+/** A lookup refused because `ledgerLookupQueue` lookups already wait for the node; retry after `retryAfterSeconds`. */
+export class LookupQueueFull extends VerifierError<LedgerWatchCode> {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('LEDGER_LOOKUP_QUEUE_FULL', message);
+  }
+}
 
 export interface TransactionUpdates {
   transactionId: string;
@@ -73,8 +88,21 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   // Backoff between retries: at most the poll interval (a watcher polling fast also retries fast).
   const backoffMs = Math.min(BACKOFF_MS, config.watch?.pollIntervalMs ?? BACKOFF_MS);
   const lookupNode = createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: LOOKUP_RETRIES, backoffMs, ...node });
+  const waiting = new BoundedRoom(config.ledgerLookupQueue);
   const lookup = async (id: string): Promise<TransactionUpdates> => {
-    const { transaction, blockHeight } = await fetchTransaction(lookupNode.client, id);
+    const leave = waiting.enter();
+    if (!leave) {
+      // Each waiting lookup needs at least one node request: the time the node's rate takes to serve them.
+      const seconds = Math.max(1, Math.ceil(waiting.size / rps));
+      throw new LookupQueueFull(`${waiting.size} transaction lookups are waiting for the ledger node (ledgerLookupQueue ${waiting.size}, ${rps} requests/s); retry in ${seconds} s`, seconds);
+    }
+    let fetched: Awaited<ReturnType<typeof fetchTransaction>>;
+    try {
+      fetched = await fetchTransaction(lookupNode.client, id);
+    } finally {
+      leave();
+    }
+    const { transaction, blockHeight } = fetched;
     const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight, registry), verify);
     // The pool refused a verification (overloaded, closing): the whole answer is a 503, not a verdict.
     const refused = records.find((r) => r.errorCode !== undefined && traitsOf(r.errorCode).refused);

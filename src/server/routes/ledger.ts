@@ -9,7 +9,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { traitsOf } from '../../errorCodes.js';
 import { isVerifierError } from '../../errors.js';
-import type { LedgerRoutesOptions } from '../../ledger/watch/feature.js';
+import { LookupQueueFull, type LedgerRoutesOptions } from '../../ledger/watch/feature.js';
 import type { Cursor, UpdateFilter } from '../../ledger/store/updateStore.js';
 import { plainFailureSchema } from '../errorResponses.js';
 import { checksSchema, decodedDataSchema, decodedRequestsSchema, outcomeSchema } from '../schemas.js';
@@ -104,7 +104,9 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
           400: failure('The id is not a transaction id (LEDGER_BAD_REQUEST)'),
           404: failure('The ledger node does not know the transaction (LEDGER_TX_NOT_FOUND)'),
           502: failure('The ledger node is unreachable, timed out, rate limited or answered garbage (LEDGER_NODE_UNREACHABLE, LEDGER_NODE_TIMEOUT, LEDGER_NODE_RATE_LIMITED, LEDGER_NODE_HTTP_ERROR, LEDGER_NODE_BAD_RESPONSE, LEDGER_NODE_BAD_TRANSACTION)'),
-          503: failure('No ledger node configured (LEDGER_NODE_NOT_CONFIGURED), the verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), or the server is shutting down'),
+          503: failure(
+            'No ledger node configured (LEDGER_NODE_NOT_CONFIGURED), ledgerLookupQueue lookups already wait for the ledger node (LEDGER_LOOKUP_QUEUE_FULL; Retry-After: the seconds the node\'s rate takes to serve them), the verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), or the server is shutting down',
+          ),
         },
       },
     },
@@ -115,6 +117,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
         return await o.lookup(req.params.id);
       } catch (e) {
         if (!isVerifierError(e)) throw e;
+        if (e instanceof LookupQueueFull) return reply.code(503).header('retry-after', String(e.retryAfterSeconds)).send({ errorCode: e.code, errorString: e.message });
         // What the ledger node answered (404: no such transaction; 502: node down or wrong); the rest
         // (the pool's refusals, internal errors) goes to the app's error handler.
         const { status } = traitsOf(e.code);
