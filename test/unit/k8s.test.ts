@@ -4,6 +4,7 @@
  * wired together (probes, selectors, mounts, Secrets, HPA target, Service, PCCS URL, sizing).
  * The Indexed Job itself is run in test/e2e/k8s-reverify-job.test.ts.
  */
+import { configSchema } from '../../src/config/schema.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -212,8 +213,8 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
       expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
       const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
       expect(pod.volumes.find((v: any) => v.name === tmp.name).emptyDir).toBeDefined();
-      // src/main.ts forces the exit 30 s after SIGTERM; preStop's sleep comes first.
-      const forced = Number(/setTimeout\(\(\) => process\.exit\(1\), (\d+)_000\)/.exec(read('src/main.ts'))![1]);
+      // The server exits within shutdownGraceMs of SIGTERM (its config, else the schema default); preStop's sleep comes first.
+      const forced = (config.shutdownGraceMs ?? (configSchema.properties.shutdownGraceMs as { default: number }).default) / 1000;
       const preStop = Number(c.lifecycle.preStop.exec.command[1]);
       expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(preStop + forced);
       const hpa = find(objs, 'HorizontalPodAutoscaler', 'oracle-verifier');

@@ -192,7 +192,7 @@ describe('update store', () => {
     expect(() => s.commit([upd(1, 'au1l1')], { start: 1, end: 1 })).toThrow(expect.objectContaining({ code: 'STORE_LEASE_LOST' }));
     expect(() => s.setTip(5)).toThrow(expect.objectContaining({ code: 'STORE_LEASE_LOST' }));
     expect(s.renewLease(a.holder, 30_000, 41_000)).toBe(false);
-    expect(s.counts()).toEqual({ valid: 0, invalid: 0, unverifiable: 0 });
+    expect(s.counts()).toEqual({ valid: 0, invalid: 0, unverifiable: 0, unattested: 0 });
     expect(other.commit([upd(1, 'au1l1')], { start: 1, end: 1 }).length).toBe(1);
     // Expired (no heartbeat for its TTL): taken over.
     expect(s.acquireLease({ ...a, now: 50_001 }).takenOver).toMatchObject({ holder: b.holder, expiresAt: 50_000 });
