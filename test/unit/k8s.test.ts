@@ -165,8 +165,8 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
       expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
       const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
       expect(pod.volumes.find((v: any) => v.name === tmp.name).emptyDir).toBeDefined();
-      // src/main.ts forces the exit 30 s after SIGTERM; preStop's sleep comes first.
-      const forced = Number(/setTimeout\(\(\) => process\.exit\(1\), (\d+)_000\)/.exec(read('src/main.ts'))![1]);
+      // The process exits at the latest shutdownGraceMs after SIGTERM; preStop's sleep comes first.
+      const forced = resolveConfig(config, '/app').shutdownGraceMs / 1000;
       const preStop = Number(c.lifecycle.preStop.exec.command[1]);
       expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(preStop + forced);
       const hpa = find(objs, 'HorizontalPodAutoscaler', 'oracle-verifier');
