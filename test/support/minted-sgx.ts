@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleFromCollateral, type PccsBundle } from './pccs-server.js';
-import { makeUserData, openEnclaveReport, reportText } from './ledger-reports.js';
+import { makeUserData, openEnclaveReport, reportText, sampleRequest } from './ledger-reports.js';
 import { mintTypeAPki, type TestPki } from './typea-pki.js';
 import { defaultPcrs } from './typeb-pki.js';
 
@@ -20,6 +20,8 @@ export interface MintedSgx {
   config: Record<string, unknown>;
   /** A `/decodeReport` body; `value` makes each one distinct. */
   request(value?: string): { userData: string; report: string };
+  /** The same attestation as a notarizer's response (a `POST /verify` entry). */
+  response(value?: string): Record<string, unknown>;
 }
 
 /** Writes the test root to `dir`/sgx-root.pem. */
@@ -39,10 +41,28 @@ export function mintSgx(dir: string): MintedSgx {
       verificationTime: new Date(pki.time).toISOString(),
     },
     request(value = '1.00000001') {
-      const ud = makeUserData({ attestationData: value });
-      const rd = new Uint8Array(64);
-      rd.set(ud.hash);
-      return { userData: ud.text, report: reportText(openEnclaveReport(pki.quote({ reportData: rd, mrEnclave: MINTED_MRENCLAVE }))) };
+      return minted(value).texts;
+    },
+    response(value = '1.00000001') {
+      const { texts, attestation } = minted(value);
+      const { attestationData: _a, responseStatusCode, timestamp, ...request } = sampleRequest;
+      return {
+        reportType: 'sgx',
+        attestationReport: Buffer.from(attestation).toString('base64'),
+        attestationRequest: request,
+        attestationData: value,
+        responseStatusCode,
+        timestamp,
+        oracleData: texts,
+      };
     },
   };
+
+  function minted(value: string): { texts: { userData: string; report: string }; attestation: Uint8Array } {
+    const ud = makeUserData({ attestationData: value });
+    const rd = new Uint8Array(64);
+    rd.set(ud.hash);
+    const attestation = openEnclaveReport(pki.quote({ reportData: rd, mrEnclave: MINTED_MRENCLAVE }));
+    return { texts: { userData: ud.text, report: reportText(attestation) }, attestation };
+  }
 }

@@ -21,6 +21,7 @@ export interface ServiceProcess {
   child: ChildProcess;
   url: string;
   stdout: () => string;
+  stderr: () => string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -70,6 +71,7 @@ export function startMain(args: string[], opts: { cwd?: string; env?: NodeJS.Pro
             child,
             url: rec.address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
             stdout: () => out,
+            stderr: () => err,
             stop: (signal = 'SIGTERM') =>
               new Promise((r) => {
                 if (child.exitCode !== null) return r(child.exitCode);

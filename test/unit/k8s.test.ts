@@ -4,7 +4,6 @@
  * wired together (probes, selectors, mounts, Secrets, HPA target, Service, PCCS URL, sizing).
  * The Indexed Job itself is run in test/e2e/k8s-reverify-job.test.ts.
  */
-import { configSchema } from '../../src/config/schema.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -213,8 +212,8 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
       expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
       const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
       expect(pod.volumes.find((v: any) => v.name === tmp.name).emptyDir).toBeDefined();
-      // The server exits within shutdownGraceMs of SIGTERM (its config, else the schema default); preStop's sleep comes first.
-      const forced = (config.shutdownGraceMs ?? (configSchema.properties.shutdownGraceMs as { default: number }).default) / 1000;
+      // The process exits at the latest shutdownGraceMs after SIGTERM; preStop's sleep comes first.
+      const forced = resolveConfig(config, '/app').shutdownGraceMs / 1000;
       const preStop = Number(c.lifecycle.preStop.exec.command[1]);
       expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(preStop + forced);
       const hpa = find(objs, 'HorizontalPodAutoscaler', 'oracle-verifier');

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
-import { publicUrl } from '../../publicUrl.js';
+import { publicText, publicUrl } from '../../publicUrl.js';
 import type { LedgerNodeCode } from './errors.js';
 
 /**
@@ -178,6 +178,9 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     return u.toString();
   };
   const headers = { accept: 'application/json', ...opts.headers };
+  // A node may echo the request (query included) in an error body: its credentials are cut out of what is shown.
+  const hidden = [...baseQuery.map(([, v]) => v), ...Object.values(opts.headers ?? {})].filter((v) => v.length >= 4);
+  const redact = (text: string): string => hidden.reduce((t, v) => t.split(v).join('[redacted]'), text);
   const signal = opts.signal;
   const retries = Math.max(0, Math.floor(opts.retries ?? DEFAULT_RETRIES));
   const backoffMs = Math.max(0, opts.backoffMs ?? DEFAULT_BACKOFF_MS);
@@ -250,7 +253,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     const giveUp = (f: Failure, attempts: number, extra = ''): never => {
       throw new VerifierError<LedgerNodeCode>(
         f.code,
-        `ledger node: GET ${shown} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${f.reason}${extra}`,
+        redact(`ledger node: GET ${shown} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${publicText(f.reason)}${extra}`),
       );
     };
     let limitedWaitMs = 0;
