@@ -616,9 +616,9 @@ describe('extreme attested times: 2^53−1, 2^64−1 and 0', () => {
     await chart.waitFor();
     const label = (await chart.getAttribute('aria-label')) ?? '';
     // Every stored update is charted: the dated ones by day, the three others under "no date", last.
-    const counted = [...label.matchAll(/(\d+) valid, (\d+) invalid, (\d+) could not verify/g)].reduce((a, m) => a + Number(m[1]) + Number(m[2]) + Number(m[3]), 0);
+    const counted = [...label.matchAll(/(\d+) valid, (\d+) invalid, (\d+) could not verify, (\d+) unattested/g)].reduce((a, m) => a + Number(m[1]) + Number(m[2]) + Number(m[3]) + Number(m[4]), 0);
     expect(counted).toBe(stored.length);
-    expect(label).toMatch(/; no date 3 valid, 0 invalid, 0 could not verify$/);
+    expect(label).toMatch(/; no date 3 valid, 0 invalid, 0 could not verify, 0 unattested$/);
     expect(await page.locator('#chart text').filter({ hasText: /^no date$/ }).count()).toBe(1);
     expect(await page.locator('#chart').textContent()).toContain('3 update(s) attest a time that is not a date (0, negative, or beyond year 275760): counted under "no date"');
     // The detail view of each: the number with its note.

@@ -61,8 +61,10 @@ describe('the startup PCCS probe (in-process)', () => {
     const s = await startServer({ ...base, pccsUrl: gone }, process.cwd(), log);
     servers.push(s);
     await s.pccsProbe;
-    const lines = aboutPccs(log.lines);
+    // One warning; the circuit breaker's own line (it opened on that failure) is information.
+    const lines = aboutPccs(log.lines).filter((l) => l.level === 'warn');
     expect(lines).toHaveLength(1);
+    expect(aboutPccs(log.lines).filter((l) => l.level !== 'warn').every((l) => l.msg.startsWith('PCCS circuit open'))).toBe(true);
     expect(lines[0]).toMatchObject({ level: 'warn', obj: { pccsUrl: gone, errorCode: 'PCCS_UNAVAILABLE' } });
     expect(lines[0]!.msg).toMatch(/^PCCS not reachable at startup \(connection failed \(.*ECONNREFUSED.*\)\): typeA reports are answered unverifiable until it answers \(or set collateralDir to verify them offline\)$/);
     // GET /status/pccs answers from that same probe.
