@@ -17,7 +17,7 @@ import { buildInfoRecord, liveCheckProgramName } from './server/info.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics } from './observability/metrics.js';
 import { composeVerifier } from './compose.js';
-import { createLedgerFeature, followedPrograms } from './ledger/watch/feature.js';
+import { createLedgerFeature, followedPrograms } from './server/ledgerFeature.js';
 import { KINDS, type ReportType, type TargetValues } from './verify/kinds/index.js';
 import type { PccsStatusReport } from './collateral/pccsStatus.js';
 import { ledgerNodeHeaders } from './credentials.js';

@@ -1,7 +1,7 @@
 /**
  * Pacing of ledger-node requests and of verifications, shared by `reverify` and the server's ledger
  * watcher (src/ledger/node/blockScanner.ts, src/ledger/watch/watcher.ts, src/cli/reverify.ts), and
- * the bound on the server's transaction lookups waiting for the node (src/ledger/watch/feature.ts).
+ * the bound on the server's transaction lookups waiting for the node (src/server/ledgerFeature.ts).
  */
 
 /** Spaces calls at least 1/rps seconds apart (no burst), in arrival order. */

@@ -19,7 +19,7 @@ import { verifyRoute } from './routes/verify.js';
 import { ledgerRoutes } from './routes/ledger.js';
 import { statusRoutes } from './routes/status.js';
 import type { PccsStatusReport } from '../collateral/pccsStatus.js';
-import type { LedgerRoutesOptions } from '../ledger/watch/feature.js';
+import type { LedgerRoutesOptions } from './ledgerFeature.js';
 import type { Metrics } from '../observability/metrics.js';
 import { metricsPlugin } from './metricsPlugin.js';
 import { clientErrorHandler, frameworkErrors, plainJsonOnly, securityHeaders } from './transport.js';

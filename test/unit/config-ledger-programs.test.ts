@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load.js';
-import { followedPrograms, programRegistryOf } from '../../src/ledger/watch/feature.js';
+import { followedPrograms, programRegistryOf } from '../../src/server/ledgerFeature.js';
 import { itemsOfTransaction } from '../../src/ledger/records/transitions.js';
 import { buildInfoRecord } from '../../src/server/info.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';

@@ -1,7 +1,7 @@
 /** The `watch` config key and the programs the watcher follows. */
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load.js';
-import { followedPrograms } from '../../src/ledger/watch/feature.js';
+import { followedPrograms } from '../../src/server/ledgerFeature.js';
 import { KNOWN_PROGRAM_IDS } from '../../src/ledger/programs.js';
 
 const base = { port: 0, liveCheck: { skip: true, apiBaseUrl: 'http://127.0.0.1:1/v1/mainnet' } };

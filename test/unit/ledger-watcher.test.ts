@@ -11,7 +11,7 @@ import { LedgerChain, t } from '../support/ledger-chain.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
 import { LedgerWatcher } from '../../src/ledger/watch/watcher.js';
-import { createLedgerFeature } from '../../src/ledger/watch/feature.js';
+import { createLedgerFeature } from '../../src/server/ledgerFeature.js';
 import { resolveConfig } from '../../src/config/load.js';
 import { openUpdateStore } from '../../src/ledger/store/updateStore.js';
 import type { VerifyOutcome } from '../../src/verify/types.js';

@@ -9,7 +9,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { traitsOf } from '../../errorCodes.js';
 import { isVerifierError } from '../../errors.js';
-import { LookupQueueFull, type LedgerRoutesOptions } from '../../ledger/watch/feature.js';
+import { LookupQueueFull, type LedgerRoutesOptions } from '../ledgerFeature.js';
 import type { Cursor, UpdateFilter } from '../../ledger/store/updateStore.js';
 import { plainFailureSchema } from '../errorResponses.js';
 import { checksSchema, decodedDataSchema, decodedRequestsSchema, outcomeSchema } from '../schemas.js';

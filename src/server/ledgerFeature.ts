@@ -7,21 +7,21 @@
  * that is refused at once (LEDGER_LOOKUP_QUEUE_FULL, 503 with Retry-After: the time the node's
  * rate takes to serve the waiting ones).
  */
-import { publicUrl } from '../../publicUrl.js';
-import type { Config } from '../../config/load.js';
-import { VerifierError } from '../../errors.js';
-import { itemsOfTransaction, programsToFollow } from '../records/transitions.js';
-import { createBlockScanner, fetchTransaction } from '../node/blockScanner.js';
-import { ProgramRegistry } from '../programs.js';
-import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../store/updateStore.js';
-import { storedUpdates, verifyUpdates, type Verify } from './verifyUpdates.js';
-import { NOOP_METRICS_SINK, type MetricsSink } from '../../observability/metrics.js';
-import { LedgerWatcher, type WatcherLog, type WatcherStatus } from './watcher.js';
-import { StoreLease } from './lease.js';
-import { traitsOf } from '../../errorCodes.js';
-import { ledgerNodeHeaders } from '../../credentials.js';
-import { BoundedRoom } from '../../rateLimit.js';
-import type { LedgerWatchCode } from './errors.js';
+import { publicUrl } from '../publicUrl.js';
+import type { Config } from '../config/load.js';
+import { VerifierError } from '../errors.js';
+import { itemsOfTransaction, programsToFollow } from '../ledger/records/transitions.js';
+import { createBlockScanner, fetchTransaction } from '../ledger/node/blockScanner.js';
+import { ProgramRegistry } from '../ledger/programs.js';
+import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../ledger/store/updateStore.js';
+import { storedUpdates, verifyUpdates, type Verify } from '../ledger/watch/verifyUpdates.js';
+import { NOOP_METRICS_SINK, type MetricsSink } from '../observability/metrics.js';
+import { LedgerWatcher, type WatcherLog, type WatcherStatus } from '../ledger/watch/watcher.js';
+import { StoreLease } from '../ledger/watch/lease.js';
+import { traitsOf } from '../errorCodes.js';
+import { ledgerNodeHeaders } from '../credentials.js';
+import { BoundedRoom } from '../rateLimit.js';
+import type { LedgerWatchCode } from '../ledger/watch/errors.js';
 
 /** Retries of a transaction lookup (a client waits for the answer; the watcher retries on its own). */
 const LOOKUP_RETRIES = 2;
