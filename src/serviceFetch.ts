@@ -1,3 +1,5 @@
+import { combinedSignal } from './abort.js';
+
 /**
  * The fetch of one upstream service configured by a base URL (the PCCS): requests under that base
  * carry the base's query parameters (a key a gateway reads there: sent, never shown, see
@@ -22,8 +24,14 @@ export function serviceFetch(baseUrl: string, o: ServiceFetchOptions, inner: typ
       for (const [k, v] of query) if (!url.searchParams.has(k)) url.searchParams.append(k, v);
       headers = { ...Object.fromEntries(new Headers(init.headers)), ...o.headers };
     }
-    const signal = o.signal && init.signal ? AbortSignal.any([init.signal, o.signal]) : (o.signal ?? init.signal);
-    return inner(url.toString(), { ...init, ...(headers !== undefined ? { headers } : {}), ...(signal ? { signal } : {}) });
+    // The caller's signal (its time limit) and the shutdown signal, both held until the request ends.
+    const sources = [init.signal, o.signal].filter((x): x is AbortSignal => x !== undefined && x !== null);
+    const combined = combinedSignal(sources);
+    try {
+      return await inner(url.toString(), { ...init, ...(headers !== undefined ? { headers } : {}), ...(sources.length ? { signal: combined.signal } : {}) });
+    } finally {
+      combined.done();
+    }
   };
 }
 

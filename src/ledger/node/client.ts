@@ -1,3 +1,4 @@
+import { combinedSignal } from '../../abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
 import { publicText, publicUrl } from '../../publicUrl.js';
@@ -203,11 +204,13 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
       },
     });
     if (signal?.aborted) return fail('LEDGER_NODE_UNREACHABLE', abandoned(signal), false);
+    // The time limit and the shutdown signal, both held until the answer is read.
+    const limit = combinedSignal(signal ? [AbortSignal.timeout(timeoutMs), signal] : [AbortSignal.timeout(timeoutMs)]);
     try {
       const res = await fetchImpl(url, {
         method: 'GET',
         headers,
-        signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
+        signal: limit.signal,
       });
       if (res.status === 429) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
@@ -239,6 +242,8 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
       if (signal?.aborted) return fail('LEDGER_NODE_UNREACHABLE', abandoned(signal), false);
       if (isTimeout(e)) return fail('LEDGER_NODE_TIMEOUT', `no complete answer within ${timeoutMs} ms`, true);
       return fail('LEDGER_NODE_UNREACHABLE', `request failed: ${networkReason(e)}`, true);
+    } finally {
+      limit.done();
     }
   }
 
