@@ -89,6 +89,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     metrics,
     info,
     bodyLimit: config.bodyLimit,
+    maxInflightBytes: config.maxInflightBytes,
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger === false ? false : { level: config.logLevel } }),
     ...(tls ? { https: tls } : {}),
   });
