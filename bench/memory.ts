@@ -23,7 +23,7 @@ import { LedgerChain, t } from '../test/support/ledger-chain.js';
 import { startLedgerNode } from '../test/support/ledger-node.js';
 import { MRENCLAVE, mintedUpdates } from '../test/support/ledger-fixture.js';
 import { startMintedCliEnv } from '../test/support/minted-cli.js';
-import { procStatusMiB, startServiceProcess } from './serviceProcess.js';
+import { imageNodeArgs, procStatusMiB, startServiceProcess } from './serviceProcess.js';
 import { mintAttestationResponses } from './verifyEntries.js';
 
 const CONNECTIONS = Number(process.env.MEM_CONNECTIONS ?? 300);
@@ -33,8 +33,7 @@ const UPDATES = Number(process.env.MEM_UPDATES ?? 1500);
 const SCENARIOS = (process.env.MEM_SCENARIOS ?? 'verify,decodeReport,both,verifyLarge').split(',');
 const INFLIGHT = (process.env.MEM_INFLIGHT ?? 'default').split(',');
 /** Node flags of the service: by default the image's NODE_OPTIONS (Dockerfile), as deployments run it; MEM_NODE_ARGS= (empty) for node's defaults. */
-const IMAGE_NODE_OPTIONS = /^ENV NODE_OPTIONS=(.*)$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1] ?? '';
-const NODE_ARGS = (process.env.MEM_NODE_ARGS ?? IMAGE_NODE_OPTIONS).split(' ').filter(Boolean);
+const NODE_ARGS = process.env.MEM_NODE_ARGS !== undefined ? process.env.MEM_NODE_ARGS.split(' ').filter(Boolean) : imageNodeArgs();
 const OFFICIAL = 'official_oracle.aleo';
 
 const dir = mkdtempSync(join(tmpdir(), 'memory-bench-'));
