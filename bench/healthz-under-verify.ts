@@ -6,7 +6,8 @@
  * can cost). A sampler on its own thread (and connection) sends one /healthz every HZ_GAP_MS (20)
  * and records each latency; the same sampler runs idle first, in the same run. Prints the /healthz
  * percentiles idle and under load, what the /verify load got (answers by status, reports/s) and
- * the service's HTTP thread's CPU meanwhile (from /proc/<pid>/task/<pid>/stat).
+ * the service's HTTP thread's CPU meanwhile (from /proc/<pid>/task/<pid>/stat). The service runs
+ * with the image's node flags (NODE_OPTIONS in the Dockerfile) and the default config.
  * Usage: npm run build && npx tsx bench/healthz-under-verify.ts
  * Env: HZ_CONNECTIONS=50 HZ_ENTRIES=16 HZ_SECONDS=20 HZ_IDLE_SECONDS=5 HZ_WORKERS=2 HZ_GAP_MS=20 HZ_REPEAT=1
  */
@@ -17,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
 import { mintMix, mixConfig } from './mix.js';
-import { startServiceProcess } from './serviceProcess.js';
+import { imageNodeArgs, startServiceProcess } from './serviceProcess.js';
 import { mintAttestationResponses } from './verifyEntries.js';
 
 const CONNECTIONS = Number(process.env.HZ_CONNECTIONS ?? 50);
@@ -94,7 +95,7 @@ function mainThreadSeconds(pid: number): number {
 
 const rows: { run: string; idle: Summary; load: Summary; verify: string; httpThread: number }[] = [];
 for (let rep = 1; rep <= REPEAT; rep++) {
-  const svc = await startServiceProcess({ ...mixConfig(mix, dir, pccs.url), workers: WORKERS, logLevel: 'warn' }, dir, `healthz-${rep}`);
+  const svc = await startServiceProcess({ ...mixConfig(mix, dir, pccs.url), workers: WORKERS, logLevel: 'warn' }, dir, `healthz-${rep}`, imageNodeArgs());
   try {
     // The batch is valid as a whole (the check the load counts on), and the caches are warm.
     const first = await fetch(`${svc.url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });

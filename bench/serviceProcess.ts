@@ -4,7 +4,7 @@
  * GET /readyz answers 200. Needs `npm run build`.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,11 @@ export function freePort(): Promise<number> {
       s.close(() => res(p));
     });
   });
+}
+
+/** The node flags the image runs the service with (NODE_OPTIONS in the Dockerfile), as a list. */
+export function imageNodeArgs(): string[] {
+  return (/^ENV NODE_OPTIONS=(.*)$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1] ?? '').split(' ').filter(Boolean);
 }
 
 /** Starts the service on `config` (port and host are set here) and waits until it is ready. */

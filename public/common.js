@@ -70,7 +70,7 @@ const ADVICE = /** @type {[string[], string][]} */ ([
     ],
     'the collateral is outdated or unusable at the verification time: refresh the PCCS cache or the collateral directory, then try again',
   ],
-  [['POOL_OVERLOADED', 'POOL_TASK_TIMEOUT', 'POOL_CLOSED', 'POOL_WORKER_FAILED', 'HTTP_UPSTREAM_UNAVAILABLE', 'HTTP_UPSTREAM_TIMEOUT', 'LEDGER_LOOKUP_QUEUE_FULL'], 'the verifier is busy: try again in a moment'],
+  [['POOL_OVERLOADED', 'POOL_TASK_TIMEOUT', 'POOL_CLOSED', 'POOL_WORKER_FAILED', 'HTTP_UPSTREAM_UNAVAILABLE', 'HTTP_UPSTREAM_TIMEOUT', 'LEDGER_LOOKUP_QUEUE_FULL', 'HTTP_INFLIGHT_LIMIT'], 'the verifier is busy: try again in a moment'],
   [
     ['LEDGER_NODE_UNREACHABLE', 'LEDGER_NODE_TIMEOUT', 'LEDGER_NODE_RATE_LIMITED', 'LEDGER_NODE_HTTP_ERROR', 'LEDGER_NODE_BAD_RESPONSE', 'LEDGER_NODE_BAD_TRANSACTION', 'LEDGER_NODE_BAD_BLOCKS'],
     'the ledger node could not be read: try again later',

@@ -139,6 +139,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     bodyLimit: config.bodyLimit,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
+    maxInflightBytes: config.maxInflightBytes,
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger === false ? false : { level: config.logLevel } }),
     ...(tls ? { https: tls } : {}),
   });

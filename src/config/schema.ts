@@ -135,7 +135,7 @@ export const configSchema = {
       type: 'integer',
       minimum: 16384,
       maximum: 1073741824,
-      default: 8388608,
+      default: 2097152,
       description: 'Most request body bytes (Content-Length; bodyLimit when unknown) of requests being handled at once; a request beyond it is answered 503 with Retry-After before its body is read',
     },
     ledgerLookupQueue: {

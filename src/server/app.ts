@@ -23,11 +23,14 @@ import type { LedgerRoutesOptions } from './ledgerFeature.js';
 import type { Metrics } from '../observability/metrics.js';
 import { metricsPlugin } from './metricsPlugin.js';
 import { clientErrorHandler, frameworkErrors, plainJsonOnly, securityHeaders } from './transport.js';
+import { inflightBytes } from './inflight.js';
 
 export interface AppOptions {
   service: VerifierService;
   info: InfoRecord;
   bodyLimit?: number;
+  /** Most request body bytes held at once (config maxInflightBytes); more: 503 before the body is read. Default 2 MiB. */
+  maxInflightBytes?: number;
   logger?: FastifyServerOptions['logger'];
   /** A ready pino logger (takes precedence over `logger`). */
   loggerInstance?: FastifyServerOptions['loggerInstance'];
@@ -75,9 +78,10 @@ export function requestTimeouts(headersTimeoutMs = 10_000, requestTimeoutMs = Ma
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const timeouts = requestTimeouts(opts.headersTimeoutMs, opts.requestTimeoutMs);
+  const bodyLimit = opts.bodyLimit ?? 262_144;
   const base: FastifyServerOptions & { http: typeof timeouts } = {
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
-    bodyLimit: opts.bodyLimit ?? 262_144,
+    bodyLimit,
     requestTimeout: timeouts.requestTimeout,
     http: timeouts,
     connectionTimeout: 60_000,
@@ -92,6 +96,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // JSON only: requests with any other content type, charset or content coding are answered 415.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', plainJsonOnly);
+  // Then the bound on request bytes held at once: a request past it is answered before its body is read.
+  app.addHook('onRequest', inflightBytes(opts.maxInflightBytes ?? 2 * 1024 * 1024, bodyLimit).onRequest);
   app.addHook('onSend', securityHeaders);
   // Before swagger: every route's error answers are part of its schema (and so of /docs/json).
   app.addHook('onRoute', documentErrorResponses);

@@ -69,6 +69,7 @@ const POOL_PATHS = new Set(['/decodeReport', '/verify']);
 /** The error statuses a route can answer and when (README "Status codes"). */
 export function errorStatuses(method: string, path: string): Record<string, string> {
   const pool = POOL_PATHS.has(path);
+  const inflight = WITH_BODY.has(method) ? 'the request bytes being handled reached maxInflightBytes: refused before the body is read (HTTP_INFLIGHT_LIMIT; Retry-After: 1), ' : '';
   return {
     ...(WITH_BODY.has(method)
       ? {
@@ -80,8 +81,10 @@ export function errorStatuses(method: string, path: string): Record<string, stri
     405: 'Another method on this path (HTTP_METHOD_NOT_ALLOWED); the Allow header names the methods of the path',
     500: `Internal error, never expected, reported without details (INTERNAL_ERROR${pool ? ', POOL_WORKER_FAILED' : ''})`,
     503: pool
-      ? 'The verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), or the server is shutting down'
-      : 'The server is shutting down',
+      ? `The verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), ${inflight}or the server is shutting down`
+      : inflight
+        ? `The ${inflight}or the server is shutting down`
+        : 'The server is shutting down',
   };
 }
 
@@ -100,7 +103,7 @@ export function documentErrorResponses(route: RouteOptions): void {
   const response: ResponseSchemas = { ...(schema.response ?? {}) };
   for (const [status, description] of Object.entries(errorStatuses(method, route.url))) {
     if (response[status] !== undefined) continue;
-    const body = status === '503' ? (POOL_PATHS.has(route.url) ? { anyOf: [failure, closingSchema] } : closingSchema) : failure;
+    const body = status === '503' ? (POOL_PATHS.has(route.url) || WITH_BODY.has(method) ? { anyOf: [failure, closingSchema] } : closingSchema) : failure;
     response[status] = { description, ...body };
   }
   route.schema = { ...schema, response };
