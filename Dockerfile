@@ -40,6 +40,7 @@ COPY --from=deps --chown=root:root /src/build/Release ./build/Release
 COPY --chown=root:root package.json package-lock.json get-enclave-id.sh ./
 COPY --chown=root:root trust ./trust
 COPY --chown=root:root public ./public
+COPY --chown=root:root examples/readme-request.json ./examples/readme-request.json
 COPY --chown=root:root config.json ./config.json
 # Code and trust roots stay root-owned and read-only for the service user; /data (the ledger
 # watcher's store, a volume) is its only writable place.

@@ -173,7 +173,7 @@ function showProgress(what) {
  * @param {() => Promise<void>} run
  */
 async function submitting(form, waitingFor, run) {
-  const button = form.querySelector('button');
+  const button = /** @type {HTMLButtonElement | null} */ (form.querySelector('button[type="submit"]'));
   clearErrors();
   byId('result').hidden = true;
   if (button) button.disabled = true;
@@ -189,6 +189,19 @@ async function submitting(form, waitingFor, run) {
   }
 }
 
+/** Fills the verify form with the README's example request (GET /page/example.json: a real Nitro pair, valid on the bundled config). */
+async function loadExample() {
+  clearErrors();
+  try {
+    const body = /** @type {{ userData: string, report: string }} */ (await fetchJson('/page/example.json'));
+    /** @type {HTMLTextAreaElement} */ (byId('userData')).value = body.userData;
+    /** @type {HTMLTextAreaElement} */ (byId('report')).value = body.report;
+    byId('example-note').hidden = false;
+  } catch (e) {
+    showError(`the example could not be loaded: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
 function main() {
   const verifyForm = /** @type {HTMLFormElement} */ (byId('verify-form'));
   const lookupForm = /** @type {HTMLFormElement} */ (byId('lookup-form'));
@@ -201,6 +214,7 @@ function main() {
       showReport(/** @type {DecodeReportBody} */ (body));
     });
   });
+  byId('load-example').addEventListener('click', () => void loadExample());
   lookupForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
     const id = /** @type {HTMLInputElement} */ (byId('txid')).value.trim();

@@ -14,7 +14,8 @@
  *   measurements: { uniqueId?: string, pcrs?: string[] }, checks?: Check[], verifiedAt: string,
  *   unrecognized?: boolean, written?: { mapping: string, key: string, value: string } }} LedgerRecord
  */
-/** @typedef {{ uniqueId?: string, pcrs?: string[] }} Targets */
+/** @typedef {{ source: string, uniqueId?: string, pcrs?: string[] }} AcceptedBuild */
+/** @typedef {{ uniqueId?: string, pcrs?: string[], builds?: AcceptedBuild[] }} Targets */
 
 /** The configured targets (GET /info), filled by loadTargets. @type {Targets} */
 export const targets = {};
@@ -213,10 +214,17 @@ function timeCell(seconds) {
 export async function loadTargets() {
   const line = byId('targets');
   try {
-    const info = /** @type {{ targetUniqueId?: { hexEncoded?: string }, targetPcrValues?: { hexEncoded?: string[] } }} */ (await fetchJson('/info'));
+    /** @typedef {{ targetUniqueId?: { hexEncoded?: string }, targetPcrValues?: { hexEncoded?: string[] } }} TargetForms */
+    const info = /** @type {TargetForms & { acceptedBuilds?: (TargetForms & { source: string })[] }} */ (await fetchJson('/info'));
     if (info.targetUniqueId?.hexEncoded) targets.uniqueId = info.targetUniqueId.hexEncoded;
     if (info.targetPcrValues?.hexEncoded) targets.pcrs = info.targetPcrValues.hexEncoded;
-    line.textContent = `Configured targets: unique ID ${targets.uniqueId ?? '(none)'}; PCR0–2 ${(targets.pcrs ?? []).join(', ') || '(none)'}`;
+    targets.builds = (info.acceptedBuilds ?? []).map((b) => ({
+      source: b.source,
+      ...(b.targetUniqueId?.hexEncoded ? { uniqueId: b.targetUniqueId.hexEncoded } : {}),
+      ...(b.targetPcrValues?.hexEncoded ? { pcrs: b.targetPcrValues.hexEncoded } : {}),
+    }));
+    const more = targets.builds.length ? `; and ${targets.builds.length} other accepted build${targets.builds.length > 1 ? 's' : ''} (GET /info)` : '';
+    line.textContent = `Configured targets: unique ID ${targets.uniqueId ?? '(none)'}; PCR0–2 ${(targets.pcrs ?? []).join(', ') || '(none)'}${more}`;
   } catch (e) {
     line.textContent = 'Configured targets: unavailable';
     showError(e instanceof Error ? e.message : String(e));
@@ -312,13 +320,33 @@ function compareCell(got, want) {
   return got.toLowerCase() === want.toLowerCase() ? el('span', 'matches', 'match') : el('span', 'mismatch', 'mismatch');
 }
 
+/**
+ * The accepted build (GET /info acceptedBuilds) whose measurement the report carries, when it is
+ * not the target: the unique ID, or all three PCRs of one build.
+ * @param {{ uniqueId?: string, pcrs?: string[] }} m
+ * @returns {AcceptedBuild | undefined}
+ */
+function acceptedBuildOf(m) {
+  const same = (/** @type {string | undefined} */ a, /** @type {string | undefined} */ b) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+  return (targets.builds ?? []).find((b) =>
+    m.uniqueId !== undefined ? same(m.uniqueId, b.uniqueId) : m.pcrs !== undefined && b.pcrs !== undefined && m.pcrs.length >= 3 && [0, 1, 2].every((i) => same(m.pcrs?.[i], b.pcrs?.[i])),
+  );
+}
+
 /** @param {{ uniqueId?: string, pcrs?: string[] }} m */
 export function measurementsTable(m) {
+  const build = acceptedBuildOf(m);
+  /** @type {Targets} */
+  const want = build ?? targets;
   /** @type {(string | HTMLElement)[][]} */
   const rows = [];
-  if (m.uniqueId) rows.push(['Unique ID', el('span', m.uniqueId, 'mono'), el('span', targets.uniqueId ?? '', 'mono'), compareCell(m.uniqueId, targets.uniqueId)]);
-  (m.pcrs ?? []).forEach((p, i) => rows.push([`PCR${i}`, el('span', p, 'mono'), el('span', targets.pcrs?.[i] ?? '', 'mono'), compareCell(p, targets.pcrs?.[i])]));
+  if (m.uniqueId) rows.push(['Unique ID', el('span', m.uniqueId, 'mono'), el('span', want.uniqueId ?? '', 'mono'), compareCell(m.uniqueId, want.uniqueId)]);
+  (m.pcrs ?? []).forEach((p, i) => rows.push([`PCR${i}`, el('span', p, 'mono'), el('span', want.pcrs?.[i] ?? '', 'mono'), compareCell(p, want.pcrs?.[i])]));
   if (rows.length === 0) return el('p', 'No measurements could be read from the report.', 'note');
-  return table('Measurements', ['Measurement', 'Report', 'Configured target', 'Result'], rows);
+  const t = table('Measurements', ['Measurement', 'Report', build ? 'Accepted build' : 'Configured target', 'Result'], rows);
+  if (!build) return t;
+  const box = el('div', '');
+  box.append(el('p', `The report's measurement is not the configured target but an accepted build (config.json acceptedBuilds): ${build.source}`, 'note'), t);
+  return box;
 }
 

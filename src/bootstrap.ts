@@ -127,6 +127,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     liveCheckProgramName(config.liveCheck.contractName),
     Date.now(),
     config.liveCheck.apiBaseUrl !== undefined ? followedPrograms(config) : undefined,
+    config.acceptedBuilds,
   );
   // The watcher and /ledger routes verify through the same (instrumented) service as /decodeReport.
   const ledger = createLedgerFeature(config, (u, r) => service.decodeReport(u, r), log, metrics.sink, { signal: upstream.signal });

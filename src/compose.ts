@@ -56,6 +56,7 @@ export interface Composed {
 export function policyOf(config: Config, targets: TargetValues): Policy {
   return {
     targets,
+    ...(Object.keys(config.acceptedBuilds).length ? { acceptedBuilds: config.acceptedBuilds } : {}),
     acceptedTcbStatuses: config.acceptedTcbStatuses,
     ...(config.acceptedAdvisories !== undefined ? { acceptedAdvisories: config.acceptedAdvisories } : {}),
     allowDebugEnclaves: config.allowDebugEnclaves,

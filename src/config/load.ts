@@ -18,6 +18,8 @@ import { DEFAULT_TRUST_ROOTS } from './defaultTrustRoots.js';
 import { publicUrl } from '../publicUrl.js';
 import { LEDGER_NODE_API_KEY_ENV, PCCS_API_KEY_ENV, PCCS_API_KEY_HEADER } from '../credentials.js';
 import { KINDS, REPORT_TYPES, type ReportType, type TargetValues } from '../verify/kinds/index.js';
+import type { ProblemCheck } from '../verify/kinds/types.js';
+import type { AcceptedBuild } from '../verify/policy.js';
 import { configSchema, type RawConfig, type TcbStatusName, type WatchSettings } from './schema.js';
 
 export interface Config {
@@ -46,6 +48,8 @@ export interface Config {
   collateralDir?: string;
   /** Trust anchor file of every report kind (the bundled one unless configured). */
   trustedRoots: Record<ReportType, string>;
+  /** Measurements accepted beside the targets (config `acceptedBuilds`), by kind id, each with its source. */
+  acceptedBuilds: Partial<Record<ReportType, AcceptedBuild[]>>;
   acceptedTcbStatuses: TcbStatusName[];
   /** When set: a TCB status other than UpToDate also needs every advisory of its level listed here. */
   acceptedAdvisories?: string[];
@@ -214,10 +218,50 @@ class Problems {
     }
   }
 
+  /** Whether a problem line starts with `prefix`. */
+  has(prefix: string): boolean {
+    return this.lines.some((l) => l.startsWith(prefix));
+  }
+
   throwIfAny(): void {
     if (!this.lines.length) return;
     fail(this.codes.size === 1 && this.codes.has('CONFIG_BAD_TARGET') ? 'CONFIG_BAD_TARGET' : 'CONFIG_INVALID', this.lines.join('\n'));
   }
+}
+
+/**
+ * `acceptedBuilds`: each entry names exactly one kind's target key (checked as that key is) and its
+ * source; problems name the entry (`acceptedBuilds.1.pcrValuesTarget[0] = …`).
+ */
+function acceptedBuildsOf(raw: RawConfig, problems: Problems): Partial<Record<ReportType, AcceptedBuild[]>> {
+  const out: Partial<Record<ReportType, AcceptedBuild[]>> = {};
+  if (!Array.isArray(raw.acceptedBuilds)) return out;
+  raw.acceptedBuilds.forEach((entry, i) => {
+    if (entry === null || typeof entry !== 'object') return;
+    const kinds = KINDS.filter((k) => k.target.configKey in entry);
+    if (kinds.length !== 1) {
+      problems.add('CONFIG_INVALID', `config: acceptedBuilds.${i}: name exactly one of ${KINDS.map((k) => k.target.configKey).join(', ')} (it names ${kinds.length ? kinds.map((k) => k.target.configKey).join(' and ') : 'none'})`);
+      return;
+    }
+    const kind = kinds[0]!;
+    const named: ProblemCheck = (fn) =>
+      problems.check(() => {
+        try {
+          return fn();
+        } catch (e) {
+          if (!isVerifierError(e)) throw e;
+          throw new VerifierError(e.code, e.message.replace(/^config: /, `config: acceptedBuilds.${i}.`));
+        }
+      });
+    const value = kind.target.fromConfig((entry as Record<string, unknown>)[kind.target.configKey], raw, named);
+    if (value === undefined) {
+      if (!problems.has(`config: acceptedBuilds.${i}.`)) problems.add('CONFIG_INVALID', `config: acceptedBuilds.${i}.${kind.target.configKey}: expected a complete value (${kind.target.required})`);
+      return;
+    }
+    if (typeof entry.source !== 'string' || entry.source.trim() === '') return; // the schema names it
+    (out[kind.id] ??= []).push({ value, source: entry.source });
+  });
+  return out;
 }
 
 /** Validates a parsed config object; `baseDir` resolves relative paths (the config file's directory). */
@@ -234,6 +278,8 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     const value = kind.target.fromConfig((raw as unknown as Record<string, unknown>)[kind.target.configKey], raw, problems.check.bind(problems));
     if (value !== undefined) targets[kind.id] = value;
   }
+
+  const acceptedBuilds = acceptedBuildsOf(raw, problems);
 
   let verificationTime: number | undefined;
   if (typeof raw.verificationTime === 'string') {
@@ -299,6 +345,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
         return [id, file ? resolve(baseDir, file) : DEFAULT_TRUST_ROOTS[id]];
       }),
     ) as Record<ReportType, string>,
+    acceptedBuilds,
     acceptedTcbStatuses: raw.acceptedTcbStatuses,
     allowDebugEnclaves: raw.allowDebugEnclaves,
     workers: raw.workers ?? availableParallelism(),

@@ -30,6 +30,20 @@ export const configSchema = {
     tlsCert: { type: 'string', minLength: 1 },
     // One target key per report kind (uniqueIdTarget, pcrValuesTarget).
     ...Object.fromEntries(KINDS.map((k) => [k.target.configKey, k.target.configSchema])),
+    // Other builds accepted beside the targets: each one kind's target key and its source.
+    acceptedBuilds: {
+      type: 'array',
+      default: [],
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['source'],
+        properties: {
+          source: { type: 'string', minLength: 1 },
+          ...Object.fromEntries(KINDS.map((k) => [k.target.configKey, k.target.configSchema])),
+        },
+      },
+    },
     liveCheck: {
       type: 'object',
       additionalProperties: false,
@@ -158,6 +172,8 @@ export interface RawConfig {
   tlsKey?: string;
   tlsCert?: string;
   // Each report kind's target is under its configKey (uniqueIdTarget, pcrValuesTarget), as written.
+  /** Other accepted builds: `source` and one kind's target key, as written. */
+  acceptedBuilds: Array<{ source: string } & Record<string, unknown>>;
   liveCheck: LiveCheckSettings;
   /** null: no PCCS (typeA from collateralDir alone). */
   pccsUrl: string | null;

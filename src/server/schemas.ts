@@ -142,5 +142,18 @@ export const infoResponse = {
       items: { type: 'string' },
       description: 'The oracle programs the ledger watcher and GET /ledger/transactions/{id} follow (built-in, or defined in config.json ledgerPrograms); absent without a ledger node (liveCheck.apiBaseUrl)',
     },
+    acceptedBuilds: {
+      type: 'array',
+      description: 'Builds accepted beside the targets (config.json acceptedBuilds): a report is valid when its measurement equals the target or one of these; absent when none',
+      items: {
+        type: 'object',
+        required: ['reportType', 'source'],
+        properties: {
+          reportType: { type: 'string', enum: REPORT_TYPES },
+          source: { type: 'string', description: 'where this measurement comes from' },
+          ...Object.fromEntries(KINDS.map((k) => [k.target.info.key, k.target.info.schema])),
+        },
+      },
+    },
   },
 } as const;

@@ -12,10 +12,29 @@ import type { TcbStatus } from '../attestation/typeA/tcbStatus.js';
 import type { VerifyCode } from './errors.js';
 import { hex } from '../bytes.js';
 
+/** A measurement accepted beside a kind's target, and where it comes from. */
+export interface AcceptedBuild<T = unknown> {
+  readonly value: T;
+  readonly source: string;
+}
+
+/** The measurements a kind's reports may carry: the target first, then the accepted builds. */
+export function acceptedMeasurements<T>(policy: Pick<Policy, 'targets' | 'acceptedBuilds'>, kindId: string): readonly T[] {
+  const target = (policy.targets as Record<string, unknown>)[kindId] as T;
+  const more = policy.acceptedBuilds?.[kindId] ?? [];
+  return more.length ? [target, ...more.map((b) => b.value as T)] : [target];
+}
+
 /** The oracle policy applied after the cryptographic verification. */
 export interface Policy<Targets extends object = Readonly<Record<string, unknown>>> {
   /** Each kind's target measurement, by kind id (the kind's `target` says its form). */
   targets: Targets;
+  /**
+   * Further measurements accepted beside the target, by kind id (config.json `acceptedBuilds`:
+   * other production builds of the notarizer, each named with its source). A report matches when
+   * its measurement equals the target or one of these.
+   */
+  acceptedBuilds?: Readonly<Record<string, readonly AcceptedBuild[]>>;
   /** typeA TCB statuses accepted as valid. */
   acceptedTcbStatuses: readonly TcbStatus[];
   /**

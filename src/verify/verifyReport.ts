@@ -23,6 +23,7 @@ import { detectReportKind, findReportKind, NONCE_KIND_NAMES, type AnyReportKind,
 import { toFailure } from './failure.js';
 import { decodeNonce } from './nonce.js';
 import { CheckTrace } from './checks.js';
+import { acceptedMeasurements } from './policy.js';
 import type { DecodeOutcome, FailureInfo, Policy, VerifyOptions, VerifyOutcome } from './types.js';
 
 export type { VerifyOptions } from './types.js';
@@ -134,7 +135,7 @@ export async function verifyReportBytes(
       parsed,
       view,
       data,
-      policy.targets[kind.id],
+      acceptedMeasurements(policy, kind.id),
       policy,
       {
         root: deps.roots[kind.id],

@@ -1,6 +1,7 @@
 /**
  * The verify page (GET /) in a real browser: Debian's chromium, 390 px wide, keyboard only,
- * against the real server. The README Nitro pair is valid with its checks; a tampered userData is
+ * against the real server. The README Nitro pair is valid with its checks, and "Load example" on the
+ * bundled config fills it in and is valid through an accepted build; a tampered userData is
  * invalid with the failed check named; shipped targets show the PCR mismatches; a typeA report
  * with the PCCS down is "could not verify" in amber with the reason and what to do, not a red
  * invalid; a failing request is shown; a transaction is looked up on the ledger-node simulator
@@ -152,6 +153,34 @@ const AMBER_BG = 'rgb(255, 241, 199)';
 /** The computed background colour of an element of the page. */
 const background = (l: Locator): Promise<string> =>
   l.evaluate((e) => (globalThis as unknown as { getComputedStyle(el: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor);
+
+describe('verify page on the bundled config.json: "Load example"', () => {
+  let bundled: RunningServer;
+  beforeAll(async () => {
+    bundled = await startServer({ ...JSON.parse(readFileSync('config.json', 'utf8')), port: 0 });
+  });
+  afterAll(async () => {
+    await bundled?.close();
+  });
+
+  it('fills the form with the README example, which is valid: its PCRs match an accepted build, named with its source', async () => {
+    const { page, consoleErrors } = await open(bundled.url);
+    await expect.poll(() => page.locator('#targets').textContent()).toMatch(/and 2 other accepted builds/);
+    await page.getByRole('button', { name: 'Load example' }).click();
+    await expect.poll(() => page.locator('#userData').inputValue()).toBe(JSON.parse(readFileSync('examples/readme-request.json', 'utf8')).userData);
+    await page.locator('#example-note:not([hidden])').waitFor();
+    await page.getByRole('button', { name: 'Verify' }).click();
+    const status = page.getByRole('status');
+    await status.filter({ hasText: /\S/ }).waitFor();
+    expect(await status.textContent()).toBe('valid');
+    const m = page.getByRole('table', { name: 'Measurements' });
+    expect(await m.getByText('matches').count()).toBe(3);
+    expect(await m.getByRole('columnheader', { name: 'Accepted build' }).count()).toBe(1);
+    await expect.poll(() => page.getByText(/not the configured target but an accepted build .*zkportal\/oracle-verification-backend/).count()).toBe(1);
+    await expectFits(page, 'valid through an accepted build');
+    expect(consoleErrors).toEqual([]);
+  });
+});
 
 describe('verify page: could not verify', () => {
   let pccsDown: RunningServer;

@@ -181,8 +181,12 @@ export interface ReportKind<
    * when the report carries no such field.
    */
   boundBytes(parsed: Parsed): Uint8Array | undefined;
-  /** Every cryptographic and policy check, in order, against the kind's target; the first failure throws a VerifierError. */
-  verify(parsed: Parsed, view: View, userData: Uint8Array, target: Target, policy: Policy, deps: KindDeps<Collateral>, ctx: KindContext): void | Promise<void>;
+  /**
+   * Every cryptographic and policy check, in order; the report's measurement must equal one of
+   * `accepted` (the kind's target first, then the policy's accepted builds). The first failure
+   * throws a VerifierError.
+   */
+  verify(parsed: Parsed, view: View, userData: Uint8Array, accepted: readonly Target[], policy: Policy, deps: KindDeps<Collateral>, ctx: KindContext): void | Promise<void>;
   /** The measurement of a (possibly partial) decoded view, by its ledger name; empty when the view lacks it. */
   measurements(view: Record<string, unknown>): KindMeasurements;
 }

@@ -40,8 +40,10 @@ export function checkDebugEnclave(debug: boolean, policy: Pick<Policy, 'allowDeb
   if (debug && !policy.allowDebugEnclaves) fail('TYPEA_DEBUG_ENCLAVE', 'typeA: enclave runs in debug mode (ATTRIBUTES.DEBUG set)');
 }
 
-export function checkUniqueId(mrEnclave: Uint8Array, target: Uint8Array): void {
-  if (!equalBytes(mrEnclave, target)) {
-    fail('TYPEA_UNIQUE_ID_MISMATCH', `unique ID does not match target: report has ${hex(mrEnclave)}, target is ${hex(target)}`);
-  }
+/** The unique ID must equal the target or an accepted build (`accepted`: the target first). */
+export function checkUniqueId(mrEnclave: Uint8Array, accepted: readonly Uint8Array[]): void {
+  if (accepted.some((id) => equalBytes(mrEnclave, id))) return;
+  const target = accepted[0]!;
+  const others = accepted.length > 1 ? `, nor any of the ${accepted.length - 1} other accepted builds (${accepted.slice(1).map(hex).join(', ')})` : '';
+  fail('TYPEA_UNIQUE_ID_MISMATCH', `unique ID does not match target: report has ${hex(mrEnclave)}, target is ${hex(target)}${others}`);
 }

@@ -33,7 +33,7 @@ export async function verifyTypeA(
   quote: Quote,
   view: TypeAView,
   userData: Uint8Array,
-  target: Uint8Array,
+  accepted: readonly Uint8Array[],
   policy: Policy,
   deps: KindDeps<TypeACollateralSource>,
   ctx: KindContext,
@@ -62,7 +62,7 @@ export async function verifyTypeA(
   trace?.begin('policy.debug');
   checkDebugEnclave(body.debug, policy);
   trace?.begin('policy.uniqueId');
-  checkUniqueId(body.mrEnclave, target);
+  checkUniqueId(body.mrEnclave, accepted);
   trace?.begin('typeA.reportDataZero');
   for (let i = 16; i < 64; i++) {
     if (body.reportData[i] !== 0) fail('TYPEA_REPORT_DATA_NOT_ZERO', `typeA: report data byte ${i} is not zero (bytes 16..64 must be zero, as the ledger program requires)`);

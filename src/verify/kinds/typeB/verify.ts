@@ -20,7 +20,7 @@ export function verifyTypeB(
   parsed: ParsedTypeB,
   _view: TypeBView,
   userData: Uint8Array,
-  target: readonly Uint8Array[],
+  accepted: readonly (readonly Uint8Array[])[],
   policy: Policy,
   deps: KindDeps,
   ctx: KindContext,
@@ -33,7 +33,7 @@ export function verifyTypeB(
     ...(trace ? { onCheck: (id: string) => trace.begin(id) } : {}),
   });
   trace?.begin('policy.pcrs');
-  checkPcrs(parsed.document.pcrs, target);
+  checkPcrs(parsed.document.pcrs, accepted);
   trace?.begin('typeB.userDataLength');
   const ud = parsed.document.userData;
   if (!ud || ud.length !== 16) {
