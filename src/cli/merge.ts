@@ -2,7 +2,8 @@
  * `oracle-verifier merge OUT IN…`: merges reverify outputs (e.g. shards): records deduplicated by
  * transaction id + transition id (else by id), stably sorted by block height (records without a
  * height keep their order, after the others), measurementInForce recomputed by replaying the
- * owner records in ledger order, summary recomputed.
+ * owner records in ledger order (programs as the built-in registry and config.json's ledgerPrograms
+ * define them: which program holds each owner transition's mappings), summary recomputed.
  */
 import { resolve } from 'node:path';
 import { parseOptions, usage, type CommandSpec } from './args.js';
@@ -11,11 +12,15 @@ import { FileSink, readRecords } from './output.js';
 import { canonical, type OutputRecord } from '../ledger/records/updateRecord.js';
 import { MeasurementState } from '../ledger/records/measurementState.js';
 import { Summary } from './summary.js';
+import { loadCliConfig } from './context.js';
+import { ProgramRegistry } from '../ledger/programs.js';
 
 export const MERGE = {
   command: 'merge',
   synopsis: 'OUT IN [IN…]',
-  options: {},
+  options: {
+    config: { kind: 'string', arg: 'PATH', help: "config file whose ledgerPrograms define programs beside the built-in ones (else ./config.json, else the bundled one)" },
+  },
   arguments: [
     ['OUT', 'the merged JSONL file to write (not one of the inputs)'],
     ['IN', 'reverify outputs (JSONL), e.g. the shards of one scan'],
@@ -25,7 +30,7 @@ export const MERGE = {
 
 export const MERGE_USAGE = usage(MERGE);
 
-export function mergeRecords(inputs: readonly OutputRecord[][]): OutputRecord[] {
+export function mergeRecords(inputs: readonly OutputRecord[][], registry: ProgramRegistry = new ProgramRegistry()): OutputRecord[] {
   const seen = new Set<string>();
   const all: { r: OutputRecord; n: number }[] = [];
   let n = 0;
@@ -41,7 +46,7 @@ export function mergeRecords(inputs: readonly OutputRecord[][]): OutputRecord[] 
   }
   const h = (r: OutputRecord) => r.blockHeight ?? Number.POSITIVE_INFINITY;
   all.sort((x, y) => h(x.r) - h(y.r) || x.n - y.n);
-  const state = new MeasurementState();
+  const state = new MeasurementState(registry);
   const anyOwner = all.some(({ r }) => r.kind === 'measurement');
   return all.map(({ r }) => {
     if (r.kind === 'measurement') {
@@ -62,7 +67,8 @@ export async function mergeCommand(argv: readonly string[], io: { stderr: (s: st
   if (!out || ins.length === 0) throw cliError('CLI_USAGE', MERGE_USAGE);
   const outPath = resolve(out);
   if (ins.some((i) => resolve(i) === outPath)) throw cliError('CLI_USAGE', 'merge: OUT must not be one of the inputs');
-  const merged = mergeRecords(ins.map((f) => readRecords(resolve(f))));
+  const registry = new ProgramRegistry(loadCliConfig(a.string('config')).definedPrograms);
+  const merged = mergeRecords(ins.map((f) => readRecords(resolve(f))), registry);
   const summary = new Summary();
   for (const r of merged) summary.add(r);
   const sink = new FileSink(outPath, 0);

@@ -8,6 +8,8 @@ import { VERIFY, VERIFY_USAGE } from '../../src/cli/verify.js';
 import { itemsOfTransaction } from '../../src/ledger/records/transitions.js';
 import type { BlockScanner } from '../../src/ledger/node/blockScanner.js';
 import { mergeRecords } from '../../src/cli/merge.js';
+import { ProgramRegistry } from '../../src/ledger/programs.js';
+import { resolveConfig } from '../../src/config/load.js';
 import { updateRecord, type OutputRecord } from '../../src/ledger/records/updateRecord.js';
 import { MeasurementState } from '../../src/ledger/records/measurementState.js';
 import { Summary } from '../../src/cli/summary.js';
@@ -202,6 +204,26 @@ describe('records, merge and summary', () => {
     expect(table).toMatch(/typeA\s+invalid\s+USERDATA_HASH_MISMATCH\s+1/);
     expect(table).toMatch(/typeA\s+unverifiable\s+PCCS_UNAVAILABLE\s+1/);
     expect(table).toMatch(/updates 3: valid 1, invalid 1, unverifiable 1; measurement transitions 1/);
+  });
+
+  it('replays owner transitions in the program that holds the mappings, for programs config.json defines too', () => {
+    const cfg = resolveConfig(
+      {
+        port: 0,
+        liveCheck: { skip: true },
+        ledgerPrograms: [
+          { id: 'my_iface_v1.aleo', functions: { set_data_sgx: { role: 'update', kind: 'typeA', userData: 0, report: 1 } }, mappingProgram: 'my_data_v1.aleo', measurements: ['uniqueId'], related: ['my_data_v1.aleo'] },
+          { id: 'my_data_v1.aleo', functions: { set_unique_id: { role: 'measurement', sets: 'uniqueId', input: 0 } }, measurements: ['uniqueId'] },
+        ],
+      },
+      '/etc/verifier',
+    );
+    const owner = { ...own(5, 'o1', { uniqueId: 'aa' }), program: 'my_data_v1.aleo' };
+    const update = { ...up(6, 'u1', 'typeA', { uniqueId: 'aa' }), program: 'my_iface_v1.aleo' };
+    // The built-in registry does not know that the interface's measurement lives in the data program.
+    expect(mergeRecords([[owner, update]])[1]!.measurementInForce).toBeUndefined();
+    const m = mergeRecords([[owner, update]], new ProgramRegistry(cfg.definedPrograms));
+    expect(m[1]!.measurementInForce).toEqual({ matches: true, sourceHeight: 5 });
   });
 
   it('annotate removes a stale measurementInForce when nothing is in force', () => {
