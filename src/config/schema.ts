@@ -126,7 +126,7 @@ export const configSchema = {
           type: 'integer',
           minimum: 0,
           maximum: 10000,
-          default: 50,
+          default: 20,
           description: 'Mapping cross-check: keys of the oracle data mapping read from the node per poll once the scan reached the tip (0: no cross-check); each read is one node request within rps',
         },
       },
