@@ -30,6 +30,7 @@ const message = (e) => (e instanceof Error ? e.message : String(e));
 
 /**
  * @typedef {{ scannedHeight: number | null, tipHeight: number | null, lagBlocks: number | null, updates: { valid: number, invalid: number, unverifiable: number },
+ *   mapping?: { keys: number, consistent: number, inconsistent: number, notChecked: number },
  *   watcher: { running: boolean, lastError?: { errorCode: string, errorString: string } } }} LedgerStatus
  */
 
@@ -46,6 +47,10 @@ function watcherText(s) {
   ];
   if (s.lagBlocks !== null) parts.push(`lag ${s.lagBlocks} block${s.lagBlocks === 1 ? '' : 's'}`);
   parts.push(`stored ${s.updates.valid} valid, ${s.updates.invalid} invalid, ${s.updates.unverifiable} unverifiable (could not verify)`);
+  // The mapping cross-check, once stored transitions wrote keys (inconsistent ones: GET /ledger/consistency).
+  if (s.mapping && s.mapping.keys > 0) {
+    parts.push(`mapping keys ${s.mapping.consistent} consistent, ${s.mapping.inconsistent} inconsistent${s.mapping.inconsistent ? ' (listed at /ledger/consistency)' : ''}, ${s.mapping.notChecked} not checked`);
+  }
   if (s.watcher.lastError) parts.push(`last error ${s.watcher.lastError.errorCode}: ${s.watcher.lastError.errorString}`);
   return `Watcher: ${parts.join('; ')}`;
 }

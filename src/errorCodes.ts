@@ -326,6 +326,8 @@ export const ERROR_TRAITS = {
     LEDGER_NODE_BAD_RESPONSE: NODE_WRONG,
     LEDGER_NODE_BAD_BLOCKS: NODE_WRONG,
     LEDGER_NODE_BAD_TRANSACTION: NODE_WRONG,
+    /** A mapping value the node answered is neither JSON null nor a string holding the expected Leo value (the mapping cross-check). */
+    LEDGER_NODE_BAD_MAPPING_VALUE: NODE_WRONG,
     LEDGER_TX_NOT_FOUND: http(404),
   },
   /** A followed transition that cannot be read. */

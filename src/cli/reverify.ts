@@ -295,7 +295,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
   const start = (batch: Batch): Pending => {
     const records = Promise.all(
       batch.items.map((it) =>
-        it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report)).then((out) => updateRecord(it.base, out)) : Promise.resolve(it.record),
+        it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report)).then((out) => updateRecord(it.base, out, it.writes)) : Promise.resolve(it.record),
       ),
     );
     records.catch(() => undefined); // awaited in order by flush

@@ -136,6 +136,13 @@ export const configSchema = {
           default: 30000,
           description: 'The watcher holds a lease on its store, renewed every third of this; a lease not renewed for this long (its holder died) is taken over',
         },
+        mappingKeysPerPoll: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 10000,
+          default: 20,
+          description: 'Mapping cross-check: keys of the oracle data mapping read from the node per poll once the scan reached the tip (0: no cross-check); each read is one node request within rps',
+        },
       },
       if: { properties: { enabled: { const: true } } },
       then: { required: ['enabled', 'database'] },
@@ -229,4 +236,6 @@ export interface WatchSettings {
   retryIntervalMs: number;
   /** Lifetime of the watcher's lease on its store without a heartbeat (one watcher per store). */
   leaseTtlMs: number;
+  /** Mapping cross-check: keys read per poll at the tip (0: none). */
+  mappingKeysPerPoll: number;
 }

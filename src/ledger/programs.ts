@@ -59,6 +59,31 @@ export interface OracleProgram {
   readonly related: readonly string[];
   /** Where the layout comes from. */
   readonly source: string;
+  /** Where and how its updates store the attested data (the mapping cross-check); absent: not tracked. */
+  readonly attestedData?: AttestedDataLayout;
+}
+
+/**
+ * What an update stores (Leo sources: docs/ledger-programs.md): in `program`'s mapping of the
+ * report kind (`sgx_attested_data`, `nitro_attested_data`), `AttestedData { data: f2,
+ * attestation_timestamp: f3 }` under the request hash (only when newer than the value there) and
+ * under the timestamped hash Poseidon8 { request_hash, attestation_timestamp } (always).
+ */
+export interface AttestedDataLayout {
+  /** The program holding the mappings. */
+  readonly program: string;
+  /** The mapping of each report kind. */
+  readonly mappings: Readonly<Partial<Record<UpdateKind, string>>>;
+  /**
+   * `userData`: one entry per update, the request hash = Poseidon8 of the whole userData with c0.f2
+   * and c0.f3 zeroed, the value from c0 (8-chunk programs); `chunk`: one entry per chunk, the
+   * request hash = Poseidon8 of `{ c0: chunk }` with f2 and f3 zeroed, chunks whose f1 is 0 skipped.
+   */
+  readonly key: 'userData' | 'chunk';
+  /** The update functions that store, with the number of chunks each stores (key `chunk`: c0 … c(n−1)). */
+  readonly functions: Readonly<Record<string, number>>;
+  /** Set when the sources do not settle the key: the keys computed as `key` says are listed as not checked, with this reason. */
+  readonly uncertain?: string;
 }
 
 const UNIQUE_ID = typeA.target.ledger.name;
@@ -103,7 +128,17 @@ function firstGeneration(
     measurements: [UNIQUE_ID, PCRS],
     related: [],
     source,
+    attestedData: firstGenerationData(id),
   };
+}
+
+/**
+ * The first generation's stores: set_data_sgx and set_data_nitro, one entry keyed by the whole
+ * userData. (The 2024 testnet program's set_data wrote other mappings, `attested_data: u128 =>
+ * u128`: not tracked.)
+ */
+function firstGenerationData(id: string): AttestedDataLayout {
+  return { program: id, mappings: { [typeA.id]: 'sgx_attested_data', [typeB.id]: 'nitro_attested_data' }, key: 'userData', functions: { set_data_sgx: 1, set_data_nitro: 1 } };
 }
 
 const DATA_V5 = 'veru_oracle_data_v5.aleo';
@@ -141,6 +176,14 @@ export const BUILT_IN_PROGRAMS: readonly OracleProgram[] = [
     measurements: [UNIQUE_ID, PCRS],
     related: [DATA_V3],
     source: `${CONTRACTS} programs/veru_oracle_interface_v3.leo; venture23-aleo/aleo-oracle-gateway config/production.json`,
+    attestedData: {
+      program: DATA_V3,
+      mappings: { [typeA.id]: 'sgx_attested_data' },
+      key: 'chunk',
+      functions: { set_data_sgx: 10, set_single_data_sgx: 1, set_five_data_sgx: 5, set_multiple_data_sgx: 10 },
+      uncertain:
+        "the key veru_oracle_data_v3.aleo uses is not established: its repository source hashes a 10-chunk struct with f2, f3 and f4 zeroed, and the functions the gateway calls are not in that source (the deployed program differs); shown here with the notarizer's per-chunk request hash",
+    },
   },
   {
     id: DATA_V3,
@@ -172,6 +215,8 @@ export const BUILT_IN_PROGRAMS: readonly OracleProgram[] = [
     measurements: [UNIQUE_ID],
     related: [DATA_V5, COUNCIL_V5],
     source: `${CONTRACTS} programs/veru_oracle_interface_v5.leo`,
+    // set_single_data_sgx stores c0, set_five_data_sgx c0..c4, set_multiple_data_sgx c0..c9 (two calls of set_sgx_data).
+    attestedData: { program: DATA_V5, mappings: { [typeA.id]: 'sgx_attested_data' }, key: 'chunk', functions: { set_single_data_sgx: 1, set_five_data_sgx: 5, set_multiple_data_sgx: 10 } },
   },
   {
     // The data program holds the mappings; only interface_v5 may call its writes. The unique ID is

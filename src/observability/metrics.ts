@@ -79,6 +79,8 @@ export interface MetricsSink {
   observeLedgerWrite(what: 'unrecognized' | 'unattested', program: string, fn: string): void;
   /** Reads the watcher's scanned and tip heights at each scrape (null: not known yet). */
   registerLedgerHeights(read: () => { scannedHeight: number | null; tipHeight: number | null }): void;
+  /** Reads the mapping cross-check's keys by status at each scrape (README "Ledger"). */
+  registerLedgerMapping(read: () => { consistent: number; inconsistent: number; notChecked: number }): void;
   /** Reads whether the PCCS is reachable at each scrape (undefined: not observed yet). */
   registerPccsUp(read: () => boolean | undefined): void;
   /** The PCCS circuit breaker opened (after a request without answer, or a failed probe). */
@@ -98,6 +100,7 @@ export const NOOP_METRICS_SINK: MetricsSink = {
   observeLedgerRetry() {},
   observeLedgerWrite() {},
   registerLedgerHeights() {},
+  registerLedgerMapping() {},
   registerPccsUp() {},
   observePccsCircuitOpen() {},
 };
@@ -300,6 +303,27 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const ledgerTip = new Gauge({ name: p('ledger_tip_height'), help: 'Latest block height the ledger node reported to the watcher', registers, collect: ledgerHeight('tipHeight') });
   void ledgerScanned;
   void ledgerTip;
+  let mappingRead: (() => { consistent: number; inconsistent: number; notChecked: number }) | undefined;
+  const ledgerMapping = new Gauge({
+    name: p('ledger_mapping_keys'),
+    help: 'Mapping cross-check: keys of the oracle data mapping written by stored transitions, by the status of their last check (consistent, inconsistent, not_checked: not yet, undecidable, node unavailable, or written again since)',
+    labelNames: ['status'] as const,
+    registers,
+    collect() {
+      this.reset();
+      let c: { consistent: number; inconsistent: number; notChecked: number } | undefined;
+      try {
+        c = mappingRead?.();
+      } catch {
+        c = undefined; // a store that cannot be read: no sample rather than a failed scrape
+      }
+      if (!c) return;
+      this.set({ status: 'consistent' }, c.consistent);
+      this.set({ status: 'inconsistent' }, c.inconsistent);
+      this.set({ status: 'not_checked' }, c.notChecked);
+    },
+  });
+  void ledgerMapping;
   // --- PCCS reachability ---------------------------------------------------------------------
   let pccsUpRead: (() => boolean | undefined) | undefined;
   const pccsUp = new Gauge({
@@ -341,6 +365,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     registerLedgerHeights(read) {
       ledgerRead = read;
+    },
+    registerLedgerMapping(read) {
+      mappingRead = read;
     },
     registerPccsUp(read) {
       if (!pccsUpRead) registry.registerMetric(pccsUp);

@@ -72,6 +72,11 @@ export function followedPrograms(config: Pick<Config, 'ledgerPrograms' | 'define
   return programs;
 }
 
+/** Why the keys of the data mapping `program` holds are not established from the sources (undefined: they are). */
+export function uncertainKeys(registry: ProgramRegistry, program: string): string | undefined {
+  return registry.programs.find((p) => p.attestedData?.program === program && p.attestedData.uncertain !== undefined)?.attestedData?.uncertain;
+}
+
 export interface LedgerFeatureOptions {
   /** Abandons every ledger-node request, in progress or later (the server is shutting down). */
   signal?: AbortSignal;
@@ -140,11 +145,13 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
       }
     },
     retry: { intervalMs: w.retryIntervalMs, batch: w.batchBlocks * 4 },
+    ...(w.mappingKeysPerPoll > 0 ? { mappingCheck: { keysPerRound: w.mappingKeysPerPoll, uncertain: (program: string) => uncertainKeys(registry, program) } } : {}),
     onRetried: (u) => {
       if (u.outcome !== 'unattested') sink.observeLedgerRetry(u.record.reportType, u.outcome, u.record.errorCode);
     },
   });
   sink.registerLedgerHeights(() => store.state());
+  sink.registerLedgerMapping(() => store.mappingCounts());
   return {
     routes: { lookup, store, watcherStatus: () => watcher.status() },
     start() {

@@ -31,6 +31,7 @@ const LEDGER_ROUTES: Record<string, string[]> = {
   '/ledger/transactions/{id}': ['200', '400', '404', '405', '500', '502', '503'],
   '/ledger/status': ['200', '405', '500', '503'],
   '/ledger/updates': ['200', '400', '405', '500', '503'],
+  '/ledger/consistency': ['200', '400', '405', '500', '503'],
 };
 const MESSAGE_KEY: Record<string, string> = { '/decode': 'errorString', '/decodeReport': 'errorString', '/verify': 'errorMessage' };
 

@@ -109,3 +109,14 @@ export async function fetchTransaction(client: LedgerNodeClient, id: string): Pr
   if (typeof h !== 'number' || !Number.isInteger(h) || h < 0) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: no valid block height for transaction ${id} (${JSON.stringify(h)})`);
   return { transaction: v, blockHeight: h };
 }
+
+/**
+ * The value of `mapping[key]` in `program` (`GET {base}/program/{id}/mapping/{name}/{key}`, the key a
+ * Leo literal such as `123u128`): the Leo text of the value, or null when the key is absent (the
+ * node answers JSON null). LEDGER_NODE_BAD_MAPPING_VALUE when it answers anything else.
+ */
+export async function fetchMappingValue(client: LedgerNodeClient, program: string, mapping: string, key: string): Promise<string | null> {
+  const v = await client.getJson(ledgerPath('program', program, 'mapping', mapping, key));
+  if (v === null || typeof v === 'string') return v;
+  return fail('LEDGER_NODE_BAD_MAPPING_VALUE', `ledger node: ${program}/${mapping}[${key}] answered ${JSON.stringify(v)?.slice(0, 100)}, not a Leo value (a JSON string) or null`);
+}

@@ -13,7 +13,8 @@
  */
 import { parseChunkedStruct, REPORT_CHUNKS } from '../../aleo/struct.js';
 import { USER_DATA_CHUNK_COUNTS } from '../../encoding/eras/index.js';
-import { normaliseProgramId, PROGRAMS, type FunctionRole, type ProgramRegistry } from '../programs.js';
+import { normaliseProgramId, PROGRAMS, type FunctionRole, type OracleProgram, type ProgramRegistry } from '../programs.js';
+import { unattestedWrite, updateWrites, type MappingWrite } from './mappingWrites.js';
 import { toFailure } from '../../verify/failure.js';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode } from '../../errorCodes.js';
@@ -23,7 +24,7 @@ import { kindOfMeasurement } from '../../verify/kinds/index.js';
 
 /** One thing found on the ledger: an update to verify, or a record ready to write. */
 export type LedgerItem =
-  | { type: 'update'; base: UpdateBase; userData: string; report: string }
+  | { type: 'update'; base: UpdateBase; userData: string; report: string; writes?: MappingWrite[] }
   | { type: 'update-malformed'; record: OutputRecord }
   | { type: 'owner'; record: OutputRecord }
   | { type: 'unattested'; record: OutputRecord };
@@ -109,8 +110,9 @@ function malformed(base: UpdateBase, kind: string, message: string): LedgerItem 
   };
 }
 
-/** What one transition is, by its role (undefined: nothing to account for). */
-function itemOf(t: Json, role: FunctionRole | undefined, base: UpdateBase, present: ReadonlySet<string>): LedgerItem | undefined {
+/** What one transition is, by its role in `program` (undefined: nothing to account for). */
+function itemOf(t: Json, program: OracleProgram | undefined, base: UpdateBase, present: ReadonlySet<string>): LedgerItem | undefined {
+  const role = program && base.function !== undefined && Object.hasOwn(program.functions, base.function) ? program.functions[base.function] : undefined;
   const where = `${base.program}/${base.function}`;
   if (role?.role === 'update') {
     const userData = publicValue(t.inputs, role.userData);
@@ -118,7 +120,8 @@ function itemOf(t: Json, role: FunctionRole | undefined, base: UpdateBase, prese
     if (userData === undefined || report === undefined) {
       return malformed(base, role.kind, `${where}: inputs ${role.userData} and ${role.report} must be public values (report_data, report)`);
     }
-    return { type: 'update', base, userData, report };
+    const writes = updateWrites(program?.attestedData, role.kind, base.function!, userData);
+    return { type: 'update', base, userData, report, ...(writes.length ? { writes } : {}) };
   }
   if (role?.role === 'measurement') {
     const value = publicValue(t.inputs, role.input);
@@ -147,7 +150,11 @@ function itemOf(t: Json, role: FunctionRole | undefined, base: UpdateBase, prese
     if (key === undefined || value === undefined || mapping === undefined) {
       rec.errorCode = 'LEDGER_TRANSITION_MALFORMED';
       rec.errorString = `${where}: inputs ${role.key} (key) and ${role.value} (value)${typeof role.mapping === 'string' ? '' : ` and ${role.mapping.input} (which mapping)`} must be public values`;
-    } else rec.written = { mapping, key, value: value.replace(/\s+/g, ' ').trim() };
+    } else {
+      rec.written = { mapping, key, value: value.replace(/\s+/g, ' ').trim() };
+      const w = unattestedWrite(program?.mappingProgram ?? base.program!, rec.written);
+      if (w) rec.mappingWrites = [w];
+    }
     return { type: 'unattested', record: canonical(rec) };
   }
   if (role?.role === 'ignored') return undefined;
@@ -185,7 +192,7 @@ export function itemsOfTransaction(txv: unknown, programs: readonly string[], he
       program: t.program,
       function: t.function,
     };
-    const item = itemOf(t, followed ? registry.roleOf(t.program, t.function) : undefined, base, present);
+    const item = itemOf(t, followed ? registry.program(t.program) : undefined, base, present);
     if (item) items.push(item);
   }
   return items;

@@ -16,7 +16,9 @@
  *     outcome: "unattested", written?: { mapping, key, value } (Leo values), errorCode?, errorString? }
  * An update record with `unrecognized: true` comes from a transition the program registry does
  * not name (an unknown program or function) whose inputs have the shape of an update.
- * measurementInForce: src/ledger/records/measurementState.ts.
+ * measurementInForce: src/ledger/records/measurementState.ts. mappingWrites (updates of a program
+ * whose layout is known, unattested writes): what the transition writes into the oracle's data
+ * mapping, src/ledger/records/mappingWrites.ts.
  * Hex is lower case. Fields are written in this order, so runs are byte-for-byte comparable.
  */
 import type { CheckResult } from '../../verify/checks.js';
@@ -24,6 +26,7 @@ import { updateKindOf } from '../programs.js';
 import { reportKind, type Measurement } from '../../verify/kinds/index.js';
 import type { VerifyOutcome } from '../../verify/types.js';
 import { outcomeFor, type ErrorCode, type Outcome } from '../../errorCodes.js';
+import type { MappingWrite } from './mappingWrites.js';
 
 export type { Outcome } from '../../errorCodes.js';
 
@@ -54,6 +57,8 @@ export interface OutputRecord {
   measurementInForce?: { matches: boolean; sourceHeight: number };
   /** What an unattested write wrote: the mapping, its key and the value (Leo values as on the ledger). */
   written?: { mapping: string; key: string; value: string };
+  /** The entries the transition writes into the oracle's data mapping (src/ledger/records/mappingWrites.ts). */
+  mappingWrites?: MappingWrite[];
 }
 
 /** A record's outcome: a verification's, or `unattested` for a write that carries no report. */
@@ -62,7 +67,7 @@ export const RECORD_OUTCOMES: readonly RecordOutcome[] = ['valid', 'invalid', 'u
 
 const ORDER: readonly (keyof OutputRecord)[] = [
   'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'unrecognized', 'reportValid', 'outcome', 'errorCode', 'errorString',
-  'tcbStatus', 'measurements', 'measurement', 'written', 'decodedData', 'decodedRequests', 'checks', 'measurementInForce',
+  'tcbStatus', 'measurements', 'measurement', 'written', 'decodedData', 'decodedRequests', 'checks', 'measurementInForce', 'mappingWrites',
 ];
 
 /**
@@ -87,7 +92,12 @@ export function measurementsOf(out: VerifyOutcome): Measurement | Record<string,
   return reportKind(out.reportType).measurements(v);
 }
 
-export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function' | 'unrecognized'>, out: VerifyOutcome): OutputRecord {
+/** The record of an update verified as `out`; `mappingWrites`: what it writes into the data mapping. */
+export function updateRecord(
+  base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function' | 'unrecognized'>,
+  out: VerifyOutcome,
+  mappingWrites?: readonly MappingWrite[],
+): OutputRecord {
   const r: OutputRecord = { ...base, kind: out.reportType ?? updateKindOf(base.program, base.function) ?? 'unknown', reportValid: out.reportValid };
   if (out.error) {
     r.errorCode = out.error.code;
@@ -99,6 +109,7 @@ export function updateRecord(base: Pick<OutputRecord, 'transactionId' | 'transit
   if (out.decodedData) r.decodedData = out.decodedData;
   if (out.decodedRequests) r.decodedRequests = out.decodedRequests;
   if (out.checks) r.checks = out.checks;
+  if (mappingWrites?.length) r.mappingWrites = [...mappingWrites];
   return canonical(r);
 }
 

@@ -24,7 +24,14 @@
  * `retry_at` time; the watcher re-verifies those that are due and replaces the record in place
  * (resolveRetry), so a retried update is still stored exactly once. Schema version 1 stores
  * (before retries existed) are migrated on open, their unverifiable updates due at once; version 2
- * stores (before leases) get the lease table.
+ * stores (before leases) get the lease table; version 3 stores (before the mapping cross-check) get
+ * its tables (their stored records say nothing about the mapping: keys written by them are not
+ * tracked).
+ *
+ * Mapping cross-check: `mapping_writes` holds what each stored transition writes into the
+ * oracle's data mapping (its record's mappingWrites; the outcome is the stored record's, so a
+ * re-verified update counts as it is now), `mapping_checks` the latest check of each key with the
+ * newest write it judged: a key written since counts as not checked until it is checked again.
  *
  * One watcher per store: a `lease` row names the watcher that follows the ledger into this store
  * and until when (its heartbeat plus its TTL); a second watcher is refused while it holds, a lease
@@ -36,6 +43,8 @@ import Database from 'better-sqlite3';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode, Outcome } from '../../errorCodes.js';
 import type { RecordOutcome } from '../records/updateRecord.js';
+import type { MappingWrite, MappingWriteRole } from '../records/mappingWrites.js';
+import type { AttestedValue, MappingStatus, MappingVerdict, MappingWriteRef } from '../records/mappingVerdict.js';
 import type { StoreCode } from './errors.js';
 
 export type { Outcome };
@@ -67,6 +76,8 @@ export interface LedgerRecord {
   measurements: Record<string, unknown>;
   /** The ordered check trace (records stored before it existed have none). */
   checks?: unknown[];
+  /** What the transition writes into the oracle's data mapping (records stored before the mapping cross-check have none). */
+  mappingWrites?: MappingWrite[];
   verifiedAt: string;
 }
 
@@ -140,6 +151,35 @@ export interface LeaseClaim {
   holderGone?: (lease: Lease) => boolean;
 }
 
+/** One key of the oracle's data mapping that stored transitions wrote. */
+export interface MappingKeyRef {
+  program: string;
+  mapping: string;
+  key: string;
+}
+
+/** The result of the mapping cross-check on one key (src/ledger/watch/mappingCheck.ts). */
+export interface MappingCheck extends MappingKeyRef, MappingVerdict {
+  /** `latest` (a request hash), `historic` (a timestamped hash), or `unattested` (only unattested writes seen). */
+  role: MappingWriteRole;
+  /** What the mapping held (null: absent); absent when it was not read. */
+  value?: AttestedValue | null;
+  /** Why the value was not read (the ledger node's error). */
+  errorCode?: ErrorCode;
+  /** When the check ran, and the height every block up to which was scanned then. */
+  checkedAt: string;
+  checkedHeight: number;
+}
+
+export interface MappingCounts {
+  /** Keys written by stored transitions. */
+  keys: number;
+  consistent: number;
+  inconsistent: number;
+  /** Keys not checked yet, not decidable, or written again since their check. */
+  notChecked: number;
+}
+
 export interface UpdateStore {
   readonly file: string;
   /**
@@ -182,12 +222,22 @@ export interface UpdateStore {
    */
   state(coverage?: Coverage): ScanState;
   counts(): Record<RecordOutcome, number>;
+  /** Up to `limit` mapping keys to check next: those written since their last check (or never checked) first, then the longest unchecked. */
+  mappingKeysToCheck(limit: number): MappingKeyRef[];
+  /** Every stored write of a key, in ledger order, with its transition and that transition's outcome now; `lastSeq` identifies the newest. */
+  mappingWritesOf(ref: MappingKeyRef): { writes: MappingWriteRef[]; lastSeq: number };
+  /** Stores check results (each with the `lastSeq` of the writes it judged), replacing earlier ones. */
+  saveMappingChecks(checks: readonly { check: MappingCheck; lastSeq: number }[]): void;
+  /** Keys by the status of their check; a key written again since its check counts as not checked. */
+  mappingCounts(): MappingCounts;
+  /** Up to `limit` current check results of one status, by (program, mapping, key), after `after`. */
+  listMappingChecks(status: MappingStatus, limit: number, after?: MappingKeyRef): { checks: MappingCheck[]; next?: MappingKeyRef };
   /** Up to `limit` records after `cursor` in the documented order, and the cursor of the next page. */
   list(filter: UpdateFilter, limit: number, after?: Cursor): { records: LedgerRecord[]; next?: Cursor };
   close(): void;
 }
 
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS updates (
@@ -215,6 +265,28 @@ CREATE TABLE IF NOT EXISTS program_scans (
   program TEXT PRIMARY KEY,
   from_height INTEGER NOT NULL,
   scanned_height INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS mapping_writes (
+  seq INTEGER PRIMARY KEY,
+  transition_id TEXT NOT NULL,
+  program TEXT NOT NULL,
+  mapping TEXT NOT NULL,
+  key TEXT NOT NULL,
+  role TEXT NOT NULL,
+  data TEXT,
+  attestation_timestamp TEXT,
+  UNIQUE (transition_id, program, mapping, key, role)
+);
+CREATE INDEX IF NOT EXISTS mapping_writes_key ON mapping_writes (program, mapping, key, seq);
+CREATE TABLE IF NOT EXISTS mapping_checks (
+  program TEXT NOT NULL,
+  mapping TEXT NOT NULL,
+  key TEXT NOT NULL,
+  status TEXT NOT NULL,
+  checked_seq INTEGER NOT NULL,
+  checked_at TEXT NOT NULL,
+  result TEXT NOT NULL,
+  PRIMARY KEY (program, mapping, key)
 );
 CREATE TABLE IF NOT EXISTS lease (
   id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -275,7 +347,7 @@ export function openUpdateStore(file: string): UpdateStore {
     const version = db.pragma('user_version', { simple: true }) as number;
     const tables = db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'`).get() as { n: number };
     if (version === 0 && tables.n > 0) fail('STORE_SCHEMA_MISMATCH', `store: ${file} is an SQLite database of something else (it has tables but no schema version)`);
-    if (version !== 0 && version !== 1 && version !== 2 && version !== SCHEMA_VERSION) fail('STORE_SCHEMA_MISMATCH', `store: ${file} has schema version ${version}, this verifier reads versions 1 and 2 (migrated on open) and ${SCHEMA_VERSION}`);
+    if (!Number.isInteger(version) || version < 0 || version > SCHEMA_VERSION) fail('STORE_SCHEMA_MISMATCH', `store: ${file} has schema version ${version}, this verifier reads versions 1 to 3 (migrated on open) and ${SCHEMA_VERSION}`);
     db.transaction(() => {
       if (version === 1) db.exec(MIGRATE_1_TO_2);
       db.exec(SCHEMA);
@@ -301,6 +373,26 @@ export function openUpdateStore(file: string): UpdateStore {
   const setScanned = db.prepare(`UPDATE scan_state SET scanned_height = ? WHERE id = 1`);
   const setTip = db.prepare(`UPDATE scan_state SET tip_height = ? WHERE id = 1`);
   const countRows = db.prepare(`SELECT outcome, count(*) AS n FROM updates GROUP BY outcome`);
+  const insertWrite = db.prepare(
+    `INSERT OR IGNORE INTO mapping_writes (transition_id, program, mapping, key, role, data, attestation_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const keysToCheck = db.prepare(
+    `SELECT w.program, w.mapping, w.key FROM (SELECT program, mapping, key, max(seq) AS last FROM mapping_writes GROUP BY program, mapping, key) w
+     LEFT JOIN mapping_checks c ON c.program = w.program AND c.mapping = w.mapping AND c.key = w.key
+     ORDER BY (c.checked_seq IS NULL OR w.last > c.checked_seq) DESC, c.checked_at, w.program, w.mapping, w.key LIMIT ?`,
+  );
+  const writesOfKey = db.prepare(
+    `SELECT w.seq, w.role, w.data, w.attestation_timestamp AS attestationTimestamp, u.transaction_id AS transactionId, w.transition_id AS transitionId,
+       u.block_height AS blockHeight, u.outcome, json_extract(u.record, '$.program') AS program, json_extract(u.record, '$.function') AS function
+     FROM mapping_writes w JOIN updates u ON u.transition_id = w.transition_id
+     WHERE w.program = ? AND w.mapping = ? AND w.key = ? ORDER BY u.block_height, w.seq`,
+  );
+  const putCheck = db.prepare(`INSERT OR REPLACE INTO mapping_checks (program, mapping, key, status, checked_seq, checked_at, result) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const countChecks = db.prepare(
+    `SELECT c.status, count(*) AS n FROM mapping_checks c JOIN (SELECT program, mapping, key, max(seq) AS last FROM mapping_writes GROUP BY program, mapping, key) w
+       ON c.program = w.program AND c.mapping = w.mapping AND c.key = w.key WHERE c.checked_seq >= w.last GROUP BY c.status`,
+  );
+  const countKeys = db.prepare(`SELECT count(*) AS n FROM (SELECT DISTINCT program, mapping, key FROM mapping_writes)`);
   const getScan = db.prepare(`SELECT program, from_height AS fromHeight, scanned_height AS scannedHeight FROM program_scans WHERE program = ?`);
   const allScans = db.prepare(`SELECT program, from_height AS fromHeight, scanned_height AS scannedHeight FROM program_scans ORDER BY program`);
   const putScan = db.prepare(`INSERT OR REPLACE INTO program_scans (program, from_height, scanned_height) VALUES (?, ?, ?)`);
@@ -349,7 +441,9 @@ export function openUpdateStore(file: string): UpdateStore {
     for (const u of updates) {
       const { record: r, outcome } = u;
       const retry = outcome === 'unverifiable' ? retryAt : null;
-      if (insert.run(r.transitionId, r.transactionId, r.blockHeight, r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r), retry).changes) added.push(u);
+      if (!insert.run(r.transitionId, r.transactionId, r.blockHeight, r.reportType, r.reportValid ? 1 : 0, outcome, JSON.stringify(r), retry).changes) continue;
+      added.push(u);
+      for (const w of r.mappingWrites ?? []) insertWrite.run(r.transitionId, w.program, w.mapping, w.key, w.role, w.data ?? null, w.attestationTimestamp ?? null);
     }
     if (range) {
       const cur = (getState.get() as ScanState).scannedHeight;
@@ -408,6 +502,50 @@ export function openUpdateStore(file: string): UpdateStore {
       const out: Record<RecordOutcome, number> = { valid: 0, invalid: 0, unverifiable: 0, unattested: 0 };
       for (const row of countRows.all() as { outcome: RecordOutcome; n: number }[]) out[row.outcome] = row.n;
       return out;
+    }),
+    mappingKeysToCheck: read((limit: number) => keysToCheck.all(limit) as MappingKeyRef[]),
+    mappingWritesOf: read((ref: MappingKeyRef) => {
+      type Row = Omit<MappingWriteRef, 'data' | 'attestationTimestamp'> & { seq: number; data: string | null; attestationTimestamp: string | null };
+      const rows = writesOfKey.all(ref.program, ref.mapping, ref.key) as Row[];
+      let lastSeq = 0;
+      const writes = rows.map(({ seq, data, attestationTimestamp, ...w }): MappingWriteRef => {
+        lastSeq = Math.max(lastSeq, seq);
+        return { ...w, ...(data !== null ? { data } : {}), ...(attestationTimestamp !== null ? { attestationTimestamp } : {}) };
+      });
+      return { writes, lastSeq };
+    }),
+    saveMappingChecks: write(fenced((checks: readonly { check: MappingCheck; lastSeq: number }[]) => {
+      for (const { check: c, lastSeq } of checks) putCheck.run(c.program, c.mapping, c.key, c.status, lastSeq, c.checkedAt, JSON.stringify(c));
+    })),
+    mappingCounts: read(() => {
+      const out: MappingCounts = { keys: (countKeys.get() as { n: number }).n, consistent: 0, inconsistent: 0, notChecked: 0 };
+      for (const row of countChecks.all() as { status: MappingStatus; n: number }[]) {
+        if (row.status === 'consistent') out.consistent = row.n;
+        else if (row.status === 'inconsistent') out.inconsistent = row.n;
+      }
+      out.notChecked = out.keys - out.consistent - out.inconsistent;
+      return out;
+    }),
+    listMappingChecks: read((status: MappingStatus, limit: number, after?: MappingKeyRef) => {
+      const rows = db
+        .prepare(
+          `SELECT c.program, c.mapping, c.key, c.result, c.checked_seq < w.last AS stale FROM mapping_checks c JOIN (SELECT program, mapping, key, max(seq) AS last FROM mapping_writes GROUP BY program, mapping, key) w
+             ON c.program = w.program AND c.mapping = w.mapping AND c.key = w.key
+           WHERE ${status === 'not_checked' ? "(c.status = 'not_checked' OR c.checked_seq < w.last)" : 'c.status = ? AND c.checked_seq >= w.last'}
+             ${after ? 'AND (c.program, c.mapping, c.key) > (?, ?, ?)' : ''}
+           ORDER BY c.program, c.mapping, c.key LIMIT ?`,
+        )
+        .all(...(status === 'not_checked' ? [] : [status]), ...(after ? [after.program, after.mapping, after.key] : []), limit + 1) as (MappingKeyRef & { result: string; stale: number })[];
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        checks: page.map((r): MappingCheck => {
+          const c = JSON.parse(r.result) as MappingCheck;
+          // Written again since: the verdict is not current any more.
+          return r.stale ? { ...c, status: 'not_checked', reason: `written again since this check (${c.status}${c.reason ? `: ${c.reason}` : ''}); checked again at the next round` } : c;
+        }),
+        ...(rows.length > limit && last ? { next: { program: last.program, mapping: last.mapping, key: last.key } } : {}),
+      };
     }),
     list: read((filter: UpdateFilter, limit: number, after?: Cursor) => {
       const where: string[] = [];

@@ -36,6 +36,7 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
     ...(r.tcbStatus !== undefined ? { tcbStatus: r.tcbStatus } : {}),
     measurements: (r.measurements ?? {}) as Record<string, unknown>,
     ...(r.checks !== undefined ? { checks: r.checks } : {}),
+    ...(r.mappingWrites !== undefined ? { mappingWrites: r.mappingWrites } : {}),
     verifiedAt,
   };
   return { record, outcome };
@@ -47,7 +48,11 @@ export type Verify = (userData: string, report: string) => Promise<VerifyOutcome
 export async function verifyUpdates(items: readonly LedgerItem[], verify: Verify): Promise<OutputRecord[]> {
   const out = await Promise.all(
     items.map((it) =>
-      it.type === 'update' ? verify(it.userData, it.report).then((o) => updateRecord(it.base, o)) : it.type === 'update-malformed' || it.type === 'unattested' ? it.record : undefined,
+      it.type === 'update'
+        ? verify(it.userData, it.report).then((o) => updateRecord(it.base, o, it.writes))
+        : it.type === 'update-malformed' || it.type === 'unattested'
+          ? it.record
+          : undefined,
     ),
   );
   return out.filter((r): r is OutputRecord => r !== undefined);

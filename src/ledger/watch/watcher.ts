@@ -26,6 +26,7 @@ import type { BlockScanner } from '../node/blockScanner.js';
 import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.js';
 import { storedUpdates, verifyUpdates, type Verify } from './verifyUpdates.js';
 import { traitsOf, type ErrorCode } from '../../errorCodes.js';
+import { checkMappingRound, type MappingRoundResult } from './mappingCheck.js';
 
 export interface WatcherLog {
   info(obj: object, msg: string): void;
@@ -50,6 +51,10 @@ export interface WatcherOptions {
   retry?: RetryOptions;
   /** Called with each re-verified update (its new record and outcome). */
   onRetried?: (update: StoredUpdate) => void;
+  /** The mapping cross-check, run each poll once the scan reached the tip (absent: never). */
+  mappingCheck?: { keysPerRound: number; uncertain?: (program: string) => string | undefined };
+  /** Called after each cross-check round. */
+  onMappingChecked?: (r: MappingRoundResult) => void;
 }
 
 export interface RetryOptions {
@@ -163,6 +168,7 @@ export class LedgerWatcher {
           if (!(await this.scanRange(start, end, tip))) break;
         }
         if (!this.stopped) await this.retryDue();
+        if (!this.stopped) await this.checkMappings(tip);
         this.lastError = undefined;
       } catch (e) {
         // A store whose lease another watcher took: this one writes nothing more.
@@ -210,6 +216,32 @@ export class LedgerWatcher {
     const refused = records.find((r) => isRefused(r.errorCode));
     if (refused) throw new VerifierError(refused.errorCode!, `verification of ${what} refused (${refused.errorString}); ${then}`);
     return records;
+  }
+
+  /** One round of the mapping cross-check, when every followed program is scanned to `tip`. */
+  private async checkMappings(tip: number): Promise<void> {
+    const mc = this.o.mappingCheck;
+    if (!mc) return;
+    const scanned = this.o.store.state({ programs: this.o.programs, from: this.o.fromHeight }).scannedHeight;
+    if (scanned === null || scanned < tip) return;
+    const r = await this.race(
+      checkMappingRound(
+        {
+          client: this.o.scanner.client,
+          store: this.o.store,
+          keysPerRound: mc.keysPerRound,
+          latestHeight: () => this.o.scanner.latestHeight(),
+          ...(mc.uncertain ? { uncertain: mc.uncertain } : {}),
+          stopped: () => this.stopped,
+          ...(this.o.retry?.now ? { now: this.o.retry.now } : {}),
+        },
+        scanned,
+      ),
+    );
+    if (r === STOPPED) return;
+    this.o.onMappingChecked?.(r);
+    if (r.error) this.o.log.warn({ scannedHeight: scanned, ...r, code: r.error.code, err: r.error.message }, 'ledger mapping check: the node failed, the round ended early');
+    else if (r.checked > 0) this.o.log.info({ scannedHeight: scanned, ...r }, 'ledger mapping checked');
   }
 
   /** Re-verifies the unverifiable updates that are due, block by block. */

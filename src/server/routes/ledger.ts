@@ -4,13 +4,16 @@
  *                                  node and verified now (same core and policy as /decodeReport);
  *   GET /ledger/status             how far the watcher got and the stored updates by outcome;
  *   GET /ledger/updates            stored update records, newest first by (blockHeight,
- *                                  transitionId), filtered, with keyset pagination (`cursor`).
+ *                                  transitionId), filtered, with keyset pagination (`cursor`);
+ *   GET /ledger/consistency        the mapping cross-check: keys of the oracle data mapping whose
+ *                                  value is inconsistent (or not checked) with the updates stored.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { traitsOf } from '../../errorCodes.js';
 import { isVerifierError } from '../../errors.js';
 import { LookupQueueFull, type LedgerRoutesOptions } from '../ledgerFeature.js';
-import type { Cursor, UpdateFilter } from '../../ledger/store/updateStore.js';
+import type { Cursor, MappingKeyRef, UpdateFilter } from '../../ledger/store/updateStore.js';
+import { MAPPING_STATUSES, type MappingStatus } from '../../ledger/records/mappingVerdict.js';
 import { plainFailureSchema } from '../errorResponses.js';
 import { checksSchema, decodedDataSchema, decodedRequestsSchema, outcomeSchema } from '../schemas.js';
 import { KINDS, REPORT_TYPES } from '../../verify/kinds/index.js';
@@ -52,9 +55,89 @@ export const ledgerRecordSchema = {
       properties: Object.fromEntries(KINDS.map((k) => [k.target.ledger.name, k.target.ledger.recordSchema])),
     },
     checks: checksSchema,
+    mappingWrites: {
+      type: 'array',
+      description: 'What the transition writes into the oracle data mapping (mapping cross-check): per request its value under the request hash (latest) and the timestamped hash (historic); an unattested write its own key',
+      items: mappingWriteSchema(),
+    },
     verifiedAt: { type: 'string', format: 'date-time' },
   },
 } as const;
+
+function mappingWriteSchema() {
+  return {
+    type: 'object',
+    required: ['program', 'mapping', 'key', 'role'],
+    properties: {
+      program: { type: 'string', description: 'The program holding the mapping' },
+      mapping: str,
+      key: { type: 'string', description: 'Leo u128 literal (123u128)' },
+      role: { type: 'string', enum: ['latest', 'historic', 'unattested'] },
+      data: { type: 'string', description: 'u128 decimal' },
+      attestationTimestamp: { type: 'string', description: 'u128 decimal' },
+      uncertain: { type: 'boolean', enum: [true], description: "The program's key scheme is not established from its sources" },
+    },
+  } as const;
+}
+
+const writeRefSchema = {
+  type: 'object',
+  required: ['transactionId', 'transitionId', 'blockHeight', 'program', 'function', 'outcome', 'role'],
+  properties: {
+    transactionId: str,
+    transitionId: str,
+    blockHeight: { type: 'integer', minimum: 0 },
+    program: str,
+    function: str,
+    outcome: { type: 'string', enum: [...RECORD_OUTCOMES] },
+    role: { type: 'string', enum: ['latest', 'historic', 'unattested'] },
+    data: str,
+    attestationTimestamp: str,
+  },
+} as const;
+
+export const mappingCheckSchema = {
+  type: 'object',
+  description: 'The mapping cross-check of one key',
+  required: ['program', 'mapping', 'key', 'role', 'status', 'checkedAt', 'checkedHeight'],
+  properties: {
+    program: { type: 'string', description: 'The program holding the mapping' },
+    mapping: str,
+    key: { type: 'string', description: 'Leo u128 literal' },
+    role: { type: 'string', enum: ['latest', 'historic', 'unattested'], description: 'latest: a request hash; historic: a timestamped request hash; unattested: only unattested writes of it were seen' },
+    status: { type: 'string', enum: [...MAPPING_STATUSES] },
+    reason: str,
+    value: {
+      type: 'object',
+      nullable: true,
+      description: 'What the mapping held (null: the key is absent); missing when it was not read',
+      required: ['data', 'attestationTimestamp'],
+      properties: { data: str, attestationTimestamp: str },
+    },
+    errorCode: { type: 'string', description: 'Why the value was not read (the ledger node)' },
+    expected: { ...writeRefSchema, description: 'The valid attested update whose value the key must hold' },
+    setBy: { ...writeRefSchema, description: 'The last write whose value the key holds' },
+    lastWrite: { ...writeRefSchema, description: 'The last write of the key' },
+    likelyOverwrite: { ...writeRefSchema, description: 'An unattested write of the key that likely changed it' },
+    checkedAt: { type: 'string', format: 'date-time' },
+    checkedHeight: { type: 'integer', minimum: 0, description: 'Every block up to this height was scanned when the key was checked' },
+  },
+} as const;
+
+/** Cursor of GET /ledger/consistency: base64url of [program, mapping, key] of the last key served. */
+export function encodeKeyCursor(k: MappingKeyRef): string {
+  return Buffer.from(JSON.stringify([k.program, k.mapping, k.key])).toString('base64url');
+}
+
+export function decodeKeyCursor(s: string): MappingKeyRef | undefined {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'string' && x.length <= 256)) return { program: v[0] as string, mapping: v[1] as string, key: v[2] as string };
+  } catch {
+    /* not ours */
+  }
+  return undefined;
+}
 
 const failure = (description: string) => ({ description, ...plainFailureSchema });
 const MAX_LIMIT = 500;
@@ -135,12 +218,23 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
         response: {
           200: {
             type: 'object',
-            required: ['scannedHeight', 'tipHeight', 'lagBlocks', 'updates', 'watcher'],
+            required: ['scannedHeight', 'tipHeight', 'lagBlocks', 'updates', 'mapping', 'watcher'],
             properties: {
               scannedHeight: { ...nullableHeight, description: 'Every block up to this height is scanned and its updates stored (null: none yet)' },
               tipHeight: { ...nullableHeight, description: 'Latest height the ledger node reported' },
               lagBlocks: { ...nullableHeight, description: 'tipHeight − scannedHeight' },
               updates: { type: 'object', required: [...RECORD_OUTCOMES], properties: Object.fromEntries(RECORD_OUTCOMES.map((o) => [o, count])) },
+              mapping: {
+                type: 'object',
+                description: 'Mapping cross-check: keys of the oracle data mapping written by stored transitions, by the status of their last check (GET /ledger/consistency lists them)',
+                required: ['keys', 'consistent', 'inconsistent', 'notChecked'],
+                properties: {
+                  keys: count,
+                  consistent: count,
+                  inconsistent: count,
+                  notChecked: { ...count, description: 'Not checked yet, undecidable (see the reasons), the node did not answer, or written again since the check' },
+                },
+              },
               watcher: {
                 type: 'object',
                 required: ['running'],
@@ -156,7 +250,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
       const { scannedHeight, tipHeight } = o.store.state();
       const lagBlocks = tipHeight === null ? null : Math.max(0, tipHeight - (scannedHeight ?? -1));
-      return { scannedHeight, tipHeight, lagBlocks, updates: o.store.counts(), watcher: o.watcherStatus?.() ?? { running: false } };
+      return { scannedHeight, tipHeight, lagBlocks, updates: o.store.counts(), mapping: o.store.mappingCounts(), watcher: o.watcherStatus?.() ?? { running: false } };
     },
   );
 
@@ -210,6 +304,53 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       };
       const page = o.store.list(filter, limit, after);
       return { updates: page.records, ...(page.next ? { nextCursor: encodeCursor(page.next) } : {}) };
+    },
+  );
+
+  app.get<{ Querystring: { status?: MappingStatus; limit?: string; cursor?: string } }>(
+    '/ledger/consistency',
+    {
+      attachValidation: true,
+      schema: {
+        summary: 'The mapping cross-check: keys of the oracle data mapping whose value is inconsistent with the stored updates',
+        description: `Each key checked with the value the ledger node gave, the valid update it must hold (expected), the write whose value it holds (setBy), its last write and, if the value is no write's, the unattested write that likely changed it. status: inconsistent (default), not_checked (with the reason) or consistent. Order: program, mapping, key; pass nextCursor back as cursor. limit 1–${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            status: { type: 'string', enum: [...MAPPING_STATUSES] },
+            limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
+            cursor: { type: 'string', maxLength: 1024 },
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['counts', 'keys'],
+            properties: {
+              counts: { type: 'object', required: ['keys', 'consistent', 'inconsistent', 'notChecked'], properties: { keys: count, consistent: count, inconsistent: count, notChecked: count } },
+              keys: { type: 'array', items: mappingCheckSchema },
+              nextCursor: str,
+            },
+          },
+          400: failure('A query parameter is invalid (LEDGER_BAD_REQUEST) or the cursor is not one this server handed out (LEDGER_BAD_CURSOR)'),
+          503: failure('The watcher is not configured (LEDGER_WATCH_NOT_CONFIGURED), or the server is shutting down'),
+        },
+      },
+    },
+    async (req, reply) => {
+      if (badRequest(req, reply)) return reply;
+      if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
+      const q = req.query;
+      const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
+      if (limit < 1 || limit > MAX_LIMIT) return reply.code(400).send({ errorCode: 'LEDGER_BAD_REQUEST', errorString: `invalid querystring: limit must be 1…${MAX_LIMIT}, got ${q.limit}` });
+      let after: MappingKeyRef | undefined;
+      if (q.cursor !== undefined) {
+        after = decodeKeyCursor(q.cursor);
+        if (!after) return reply.code(400).send({ errorCode: 'LEDGER_BAD_CURSOR', errorString: 'cursor is not a nextCursor of GET /ledger/consistency' });
+      }
+      const page = o.store.listMappingChecks(q.status ?? 'inconsistent', limit, after);
+      return { counts: o.store.mappingCounts(), keys: page.checks, ...(page.next ? { nextCursor: encodeKeyCursor(page.next) } : {}) };
     },
   );
 };
