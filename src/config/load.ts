@@ -325,6 +325,13 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
       if (!registry.program(id)) {
         problems.add('CONFIG_INVALID', `config: ledgerPrograms.${i} = ${JSON.stringify(e)}: not a known oracle program (known: ${registry.ids.join(', ')}); define it here as { id, functions }`);
       }
+      if (typeof e !== 'string' && e.attestedData) {
+        for (const fn of Object.keys(e.attestedData.functions)) {
+          const role = e.functions[fn];
+          if (role?.role !== 'update') problems.add('CONFIG_INVALID', `config: ledgerPrograms.${i}.attestedData.functions.${fn}: not an update function of ${id} (its functions name it ${role ? `with role ${role.role}` : 'not at all'})`);
+          else if (e.attestedData.mappings[role.kind] === undefined) problems.add('CONFIG_INVALID', `config: ledgerPrograms.${i}.attestedData.mappings: no mapping for ${role.kind}, the kind of ${fn}`);
+        }
+      }
     });
   }
   problems.throwIfAny();

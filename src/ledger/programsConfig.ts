@@ -9,12 +9,14 @@
  *                    "set_unique_id": { "role": "measurement", "sets": "uniqueId", "input": 0 },
  *                    "update_historic_data": { "role": "unattested", "mapping": "sgx_attested_data", "key": 0, "value": 1 },
  *                    "set_key": { "role": "ignored" } },
- *     "mappingProgram": "my_oracle_data_v2.aleo", "measurements": ["uniqueId"], "related": ["my_oracle_data_v2.aleo"] }
+ *     "mappingProgram": "my_oracle_data_v2.aleo", "measurements": ["uniqueId"], "related": ["my_oracle_data_v2.aleo"],
+ *     "attestedData": { "program": "my_oracle_data_v2.aleo", "mappings": { "typeA": "sgx_attested_data" },
+ *                       "key": "chunk", "functions": { "set_data_sgx": 10 } } }
  *
  * A defined program with the id of a built-in one replaces it. Every defined program is followed.
  */
 import { KINDS, REPORT_TYPES } from '../verify/kinds/index.js';
-import { normaliseProgramId, ProgramRegistry, type FunctionRole, type OracleProgram } from './programs.js';
+import { normaliseProgramId, ProgramRegistry, type AttestedDataLayout, type FunctionRole, type OracleProgram } from './programs.js';
 
 const programId = { type: 'string', pattern: '^[a-z][a-z0-9_]*(\\.aleo)?$', maxLength: 64 } as const;
 const identifier = { type: 'string', pattern: '^[a-z][a-z0-9_]*$', maxLength: 64 } as const;
@@ -62,6 +64,18 @@ export const ledgerProgramsSchema = {
           measurements: { type: 'array', uniqueItems: true, items: { type: 'string', enum: MEASUREMENT_NAMES } },
           related: { type: 'array', uniqueItems: true, items: programId },
           network: { type: 'string', enum: ['mainnet', 'testnet', 'unknown'] },
+          attestedData: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['mappings', 'key', 'functions'],
+            description: 'Where its updates store the attested data, for the mapping cross-check (README "Ledger"); absent: its keys are not tracked',
+            properties: {
+              program: programId,
+              mappings: { type: 'object', minProperties: 1, additionalProperties: false, properties: Object.fromEntries(REPORT_TYPES.map((k) => [k, identifier])) },
+              key: { type: 'string', enum: ['userData', 'chunk'] },
+              functions: { type: 'object', minProperties: 1, propertyNames: identifier, additionalProperties: { type: 'integer', minimum: 1, maximum: 10 } },
+            },
+          },
         },
       },
     ],
@@ -75,6 +89,7 @@ export interface ProgramSpec {
   measurements?: string[];
   related?: string[];
   network?: OracleProgram['network'];
+  attestedData?: { program?: string; mappings: Partial<Record<string, string>>; key: 'userData' | 'chunk'; functions: Record<string, number> };
 }
 
 export type LedgerProgramsSetting = (string | ProgramSpec)[];
@@ -97,6 +112,9 @@ export function definedPrograms(setting: LedgerProgramsSetting | undefined): Ora
         measurements: e.measurements ?? MEASUREMENT_NAMES,
         related: (e.related ?? []).map(normaliseProgramId),
         source: 'config.json ledgerPrograms',
+        ...(e.attestedData
+          ? { attestedData: { ...e.attestedData, program: normaliseProgramId(e.attestedData.program ?? e.mappingProgram ?? id) } as AttestedDataLayout }
+          : {}),
       },
     ];
   });

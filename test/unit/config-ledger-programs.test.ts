@@ -61,6 +61,32 @@ describe('ledgerPrograms in config.json', () => {
     expect((items[0] as { base: { unrecognized?: true } }).base.unrecognized).toBeUndefined();
   });
 
+  it('its attestedData layout makes its writes tracked by the mapping cross-check, in the program it names', () => {
+    const c = config([{ ...MY, attestedData: { mappings: { typeA: 'sgx_attested_data' }, key: 'userData', functions: { post_sgx: 1 } } }]);
+    expect(programRegistryOf(c).program('my_oracle_v7.aleo')?.attestedData).toEqual({ program: 'my_oracle_data_v7.aleo', mappings: { typeA: 'sgx_attested_data' }, key: 'userData', functions: { post_sgx: 1 } });
+    const ex = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json').sgx.request;
+    const chain = new LedgerChain(1, 10);
+    chain.add(5, [t.other('my_oracle_v7.aleo', 'post_sgx', ['3u8', ex.userData, ex.report])]);
+    const tx = (chain.block(5) as { transactions: unknown[] }).transactions[0];
+    const [item] = itemsOfTransaction(tx, followedPrograms(c), 5, programRegistryOf(c));
+    const writes = (item as { writes?: { program: string; mapping: string; role: string }[] }).writes ?? [];
+    expect(writes.map((w) => [w.program, w.mapping, w.role])).toEqual([
+      ['my_oracle_data_v7.aleo', 'sgx_attested_data', 'latest'],
+      ['my_oracle_data_v7.aleo', 'sgx_attested_data', 'historic'],
+    ]);
+    // Without the layout its keys are not tracked.
+    const [plain] = itemsOfTransaction(tx, followedPrograms(config([MY])), 5, programRegistryOf(config([MY])));
+    expect((plain as { writes?: unknown[] }).writes).toBeUndefined();
+  });
+
+  it('refuses an attestedData layout that names no update function or lacks its kind\'s mapping', () => {
+    expect(problems([{ ...MY, attestedData: { mappings: { typeA: 'sgx_attested_data' }, key: 'chunk', functions: { set_enclave: 1 } } }])).toMatch(
+      /ledgerPrograms\.0\.attestedData\.functions\.set_enclave: not an update function of my_oracle_v7\.aleo \(its functions name it with role measurement\)/,
+    );
+    expect(problems([{ ...MY, attestedData: { mappings: { typeB: 'nitro_attested_data' }, key: 'chunk', functions: { post_sgx: 1 } } }])).toMatch(/ledgerPrograms\.0\.attestedData\.mappings: no mapping for typeA/);
+    expect(problems([{ ...MY, attestedData: { mappings: {}, key: 'chunk', functions: { post_sgx: 1 } } }])).toMatch(/ledgerPrograms/);
+  });
+
   it('refuses what is wrong, naming the key', () => {
     expect(problems(['no_such_oracle'])).toMatch(/ledgerPrograms\.0 = "no_such_oracle": not a known oracle program/);
     expect(problems([{ ...MY, functions: { post_sgx: { role: 'update', kind: 'typeC', userData: 1, report: 2 } } }])).toMatch(/ledgerPrograms/);
