@@ -36,8 +36,9 @@
 #
 # Podman runs with its own storage and flags only (no global machine configuration is changed):
 # cgroupfs (no systemd), a file events backend, runc, and explicit ulimits no higher than this
-# shell's hard limits (podman otherwise asks runc for 1048576 open files, which fails with
-# "error setting rlimit type 7: operation not permitted" where the machine denies CAP_SYS_RESOURCE).
+# shell's hard limits: podman otherwise asks runc for 1048576 open files and more processes than
+# the machine allows, which fails with "error setting rlimit type 7 (then 6): operation not
+# permitted" where the machine denies CAP_SYS_RESOURCE (the CI machine does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,9 +72,12 @@ if [ -n "$CONFIG" ]; then
   CONFIG=$(realpath "$CONFIG")
 fi
 
+# Limits no higher than this shell's (see the header): lowering needs no privilege.
 nofile=$(ulimit -Hn)
 if [ "$nofile" = unlimited ] || [ "$nofile" -gt 65536 ]; then nofile=65536; fi
-ULIMITS=(--ulimit "nofile=$nofile:$nofile" --ulimit nproc=4096:4096)
+nproc=$(ulimit -Hu)
+if [ "$nproc" = unlimited ] || [ "$nproc" -gt 4096 ]; then nproc=4096; fi
+ULIMITS=(--ulimit "nofile=$nofile:$nofile" --ulimit "nproc=$nproc:$nproc")
 mkdir -p "$STATE"
 PODMAN=(podman --root "$STATE/storage" --runroot "$STATE/run" --storage-driver overlay
   --cgroup-manager cgroupfs --events-backend file --runtime runc)
