@@ -8,10 +8,10 @@
 FROM node:20-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-# npm ci runs the package's install script (the native Poseidon8 build); this stage only compiles
-# TypeScript, so it skips that build.
-COPY scripts/build-native.mjs ./scripts/
-RUN VERIFIER_SKIP_NATIVE_BUILD=1 npm ci --no-audit --no-fund
+# This stage only compiles TypeScript: no install script runs (--ignore-scripts), so nothing native
+# (better-sqlite3, the Poseidon8 kernel, cbor-extract) is built or downloaded here; the deps stage
+# builds the native modules the image runs.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
@@ -19,13 +19,22 @@ RUN npm run build
 
 FROM node:20-slim AS deps
 WORKDIR /src
-# A C compiler for the native Poseidon8 kernel (built by npm ci's install script; without it the
-# verifier uses its WebAssembly kernel). The compiler stays in this stage.
+# python3, make and a C/C++ compiler for node-gyp: npm ci's install scripts compile better-sqlite3
+# and the native Poseidon8 kernel (without the kernel the verifier uses its WebAssembly one). The
+# compiler stays in this stage.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# Nothing is downloaded but npm packages: node-gyp takes Node's headers from the base image
+# (/usr/local/include/node) instead of fetching them from nodejs.org, and better-sqlite3 is compiled
+# from source: .prebuild-installrc tells its prebuild-install not to fetch a binary from GitHub.
+ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json binding.gyp ./
 COPY native ./native
 COPY scripts/build-native.mjs ./scripts/
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && mkdir -p build/Release
+RUN echo 'buildFromSource=true' > .prebuild-installrc \
+ && npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && mkdir -p build/Release \
+ && cd node_modules/better-sqlite3 \
+ && rm -rf deps src build/Release/obj build/Release/obj.target build/Release/.deps build/Release/sqlite3.a build/Release/test_extension.node \
+ && cd /src && node -e "new (require('better-sqlite3'))(':memory:').close()"
 
 FROM node:20-slim
 ENV NODE_ENV=production
