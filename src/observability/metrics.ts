@@ -215,7 +215,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const verificationFailures = new Counter({ name: p('verification_failures_total'), help: 'Reports not valid (invalid or unverifiable) by report kind and failure code', labelNames: ['kind', 'code'] as const, registers });
   const verificationDuration = new Histogram({ name: p('verification_duration_seconds'), help: 'Decode-and-verify wall time by report kind and outcome', labelNames: ['kind', 'outcome'] as const, buckets: LATENCY_BUCKETS, registers });
   const hashDuration = new Histogram({ name: p('hash_duration_seconds'), help: 'Poseidon8 hash time of one userData struct', buckets: HASH_BUCKETS, registers });
-  new Gauge({ name: p('hash_backend_info'), help: 'Poseidon8 kernel in use (native, wasm or bigint; VERIFIER_HASH_BACKEND=wasm forces wasm), value 1', labelNames: ['backend'] as const, registers })
+  new Gauge({ name: p('hash_backend_info'), help: 'Poseidon8 kernel in use (native-adx, native, wasm or bigint; VERIFIER_HASH_BACKEND starts the choice at one), value 1', labelNames: ['backend'] as const, registers })
     .labels(poseidon8KernelName)
     .set(1);
 
