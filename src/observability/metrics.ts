@@ -15,7 +15,7 @@ import { isErrorCode, outcomeFor, type ErrorCode, type Outcome } from '../errorC
 import { isVerifierError } from '../errors.js';
 import perfHooks from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
 import type { ReportCheck } from '../verify/types.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 import { poseidon8KernelName } from '../hash/kernel.js';
@@ -437,6 +437,25 @@ export function instrumentService(svc: VerifierService, sink: MetricsSink): Veri
       : {}),
     decode: (userData) => svc.decode(userData),
     decodeReport: (userData, report, opts) => counted(() => svc.decodeReport(userData, report, opts)),
+    // A batch: each report counts once, with the batch's wall time shared out evenly.
+    ...(svc.decodeReports
+      ? {
+          decodeReports: async (pairs: readonly ReportTexts[]) => {
+            const t0 = performance.now();
+            let outs: VerifyOutcome[];
+            try {
+              outs = await svc.decodeReports!(pairs);
+            } catch (e) {
+              const each = (performance.now() - t0) / 1000 / Math.max(1, pairs.length);
+              for (let i = 0; i < pairs.length; i++) sink.observeVerification('unknown', false, isVerifierError(e) ? e.code : 'INTERNAL_ERROR', each);
+              throw e;
+            }
+            const each = (performance.now() - t0) / 1000 / Math.max(1, outs.length);
+            for (const o of outs) recordVerification(sink, o, each);
+            return outs;
+          },
+        }
+      : {}),
     verifyBytes: (task) => counted(() => svc.verifyBytes(task)),
     checkResponse: async (entry) => {
       const t0 = performance.now();
