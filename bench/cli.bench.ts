@@ -39,8 +39,10 @@ const rawSecs = (performance.now() - t0) / 1000;
 if (!outs.every((o) => o.reportValid)) throw new Error('raw pool: some verification failed');
 
 // 2. The CLI path: JSONL read, struct parse on the main thread, pool, records, output file, checkpoint.
+let runs = 0;
 const runCli = async (updateBatch: number): Promise<number> => {
   let stderr = '';
+  const n = runs++;
   const t = performance.now();
   const code = await runReverify({
     source: jsonlSource(jsonl),
@@ -48,8 +50,8 @@ const runCli = async (updateBatch: number): Promise<number> => {
     maxInFlight: inFlight,
     updateBatch,
     annotateInForce: true,
-    outFile: join(dir, 'out.jsonl'),
-    checkpointFile: join(dir, 'out.ckpt'),
+    outFile: join(dir, `out-${n}.jsonl`),
+    checkpointFile: join(dir, `out-${n}.ckpt`),
     resume: false,
     progressIntervalMs: 0,
     io: { stderr: (s) => void (stderr += s), tty: false },

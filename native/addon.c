@@ -13,8 +13,10 @@
  *   permute(state: BigUint64Array)                    in-place permutation of 9 elements (tests)
  *   kernels(): string[]                               the permutation kernels this CPU runs
  *                                                     ("portable", "adx"; poseidon8.h)
- *   setKernel(name)                                   use that kernel (throws if not supported);
- *                                                     init() selects "portable"
+ * hash, hashBits, hashBitsMany and permute take an optional last argument, the kernel number
+ * (index in kernels' names: 0 portable, 1 adx; default 0), per call: every caller in a thread
+ * shares the environment's constants, so the kernel is not a setting of the environment. A
+ * kernel this CPU does not run throws.
  *
  * Field elements are 4 64-bit limbs, least significant first. Errors are thrown as JS errors.
  * SPDX-License-Identifier: MIT
@@ -73,6 +75,34 @@ static instance *instance_of(napi_env env) {
     return NULL;
   }
   return inst;
+}
+
+/*
+ * The kernel a call runs on: its optional argument at `index` (0 = portable, 1 = adx; absent or
+ * undefined: portable), set on this environment's constants for the call (calls on one thread do
+ * not overlap). -1 with a thrown error if it is not a kernel this CPU runs.
+ */
+static int use_kernel_arg(napi_env env, napi_callback_info info, size_t index, instance *k) {
+  napi_value argv[8];
+  size_t argc = 8;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) {
+    napi_throw_error(env, NULL, "poseidon8 native: napi_get_cb_info failed");
+    return -1;
+  }
+  int32_t id = P8_KERNEL_PORTABLE;
+  if (argc > index) {
+    napi_valuetype t;
+    if (napi_typeof(env, argv[index], &t) != napi_ok) return -1;
+    if (t != napi_undefined && (t != napi_number || napi_get_value_int32(env, argv[index], &id) != napi_ok)) {
+      napi_throw_type_error(env, NULL, "kernel must be a kernel number");
+      return -1;
+    }
+  }
+  if (id < P8_KERNEL_PORTABLE || id > P8_KERNEL_ADX || p8_select_kernel(&k->k, (p8_kernel)id) != 0) {
+    napi_throw_error(env, NULL, "poseidon8 native: this CPU does not support that kernel");
+    return -1;
+  }
+  return 0;
 }
 
 static napi_value js_init(napi_env env, napi_callback_info info) {
@@ -158,6 +188,7 @@ static napi_value js_hash(napi_env env, napi_callback_info info) {
     napi_throw_range_error(env, NULL, "input length must be a multiple of 4 limbs");
     return NULL;
   }
+  if (use_kernel_arg(env, info, 3, k) != 0) return NULL;
   if (p8_hash(&k->k, &k->memo, &d, input, len / 4, &result) != 0) {
     napi_throw_range_error(env, NULL, "poseidon8 native: a value is not a canonical field element");
     return NULL;
@@ -180,6 +211,7 @@ static napi_value js_hash_bits(napi_env env, napi_callback_info info) {
     napi_throw_range_error(env, NULL, "n must be an element count the words can hold");
     return NULL;
   }
+  if (use_kernel_arg(env, info, 4, k) != 0) return NULL;
   if (p8_hash_bits(&k->k, &k->memo, &d, words, nwords, (size_t)n, &result) != 0) {
     napi_throw_range_error(env, NULL, "poseidon8 native: the domain is not a canonical field element");
     return NULL;
@@ -220,6 +252,7 @@ static napi_value js_hash_bits_many(napi_env env, napi_callback_info info) {
       return NULL;
     }
   }
+  if (use_kernel_arg(env, info, 4, k) != 0) return NULL;
   for (size_t i = 0; i < nlayout; i += 3) {
     p8_fe result;
     if (p8_hash_bits(&k->k, &k->memo, &d, words + layout[i], layout[i + 1], layout[i + 2], &result) != 0) {
@@ -247,35 +280,11 @@ static napi_value js_kernels(napi_env env, napi_callback_info info) {
   return list;
 }
 
-static napi_value js_set_kernel(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  instance *k = instance_of(env);
-  if (k == NULL) return NULL;
-  char name[16] = {0};
-  size_t len = 0;
-  if (argc < 1 || napi_get_value_string_utf8(env, argv[0], name, sizeof name, &len) != napi_ok) {
-    napi_throw_type_error(env, NULL, "setKernel(name) needs a kernel name");
-    return NULL;
-  }
-  for (int id = P8_KERNEL_PORTABLE; id <= P8_KERNEL_ADX; id++) {
-    if (strcmp(name, KERNEL_NAMES[id]) != 0) continue;
-    if (p8_select_kernel(&k->k, (p8_kernel)id) != 0) {
-      napi_throw_error(env, NULL, "poseidon8 native: this CPU does not support that kernel");
-      return NULL;
-    }
-    return NULL;
-  }
-  napi_throw_range_error(env, NULL, "poseidon8 native: unknown kernel name");
-  return NULL;
-}
-
 static napi_value js_permute(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
   CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  const instance *k = instance_of(env);
+  instance *k = instance_of(env);
   if (k == NULL) return NULL;
   size_t len = 0;
   uint64_t *s = argc < 1 ? NULL : typed(env, argv[0], napi_biguint64_array, &len, "state must be a BigUint64Array");
@@ -286,6 +295,7 @@ static napi_value js_permute(napi_env env, napi_callback_info info) {
   }
   p8_fe tmp[P8_WIDTH];
   for (int i = 0; i < P8_WIDTH; i++) memcpy(tmp[i].l, s + 4 * i, sizeof tmp[i].l);
+  if (use_kernel_arg(env, info, 1, k) != 0) return NULL;
   if (p8_permute_plain(&k->k, tmp) != 0) {
     napi_throw_range_error(env, NULL, "poseidon8 native: a value is not a canonical field element");
     return NULL;
@@ -302,7 +312,6 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"hashBitsMany", NULL, js_hash_bits_many, NULL, NULL, NULL, napi_enumerable, NULL},
       {"permute", NULL, js_permute, NULL, NULL, NULL, napi_enumerable, NULL},
       {"kernels", NULL, js_kernels, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"setKernel", NULL, js_set_kernel, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;

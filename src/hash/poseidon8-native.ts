@@ -19,13 +19,15 @@ import type { Poseidon8Wasm } from './poseidon8-wasm.js';
 
 interface Addon {
   init(consts: BigUint64Array): void;
-  hash(domain: BigUint64Array, input: BigUint64Array, out: BigUint64Array): void;
-  hashBits(domain: BigUint64Array, words: Uint32Array, n: number, out: BigUint64Array): void;
-  hashBitsMany(domain: BigUint64Array, words: Uint32Array, layout: Uint32Array, out: BigUint64Array): void;
-  permute(state: BigUint64Array): void;
+  hash(domain: BigUint64Array, input: BigUint64Array, out: BigUint64Array, kernel: number): void;
+  hashBits(domain: BigUint64Array, words: Uint32Array, n: number, out: BigUint64Array, kernel: number): void;
+  hashBitsMany(domain: BigUint64Array, words: Uint32Array, layout: Uint32Array, out: BigUint64Array, kernel: number): void;
+  permute(state: BigUint64Array, kernel: number): void;
   kernels(): string[];
-  setKernel(name: string): void;
 }
+
+/** The addon's kernel numbers (native/addon.c, the optional last argument of each call). */
+const KERNEL_NUMBER = { portable: 0, adx: 1 } as const;
 
 /** The addon's permutation kernels (native/poseidon8.h). */
 export type NativeKernel = 'portable' | 'adx';
@@ -61,8 +63,9 @@ export function nativeKernels(addonPath: string = nativeAddonPath()): NativeKern
 
 export function createPoseidon8Native(addonPath: string = nativeAddonPath(), kernel: NativeKernel = 'portable'): Poseidon8Native {
   const addon = loadAddon(addonPath);
+  if (!addon.kernels().includes(kernel)) throw new Error(`native Poseidon8 addon: this CPU does not run the ${kernel} kernel`);
   addon.init(nativeConstantWords());
-  addon.setKernel(kernel);
+  const kn = KERNEL_NUMBER[kernel];
   const out = new BigUint64Array(4);
   const domainLimbs = new BigUint64Array(4);
   const aleoDomain = new BigUint64Array(4);
@@ -75,12 +78,12 @@ export function createPoseidon8Native(addonPath: string = nativeAddonPath(), ker
       writeLimbs64(domainLimbs, 0, domain);
       if (limbs.length !== 4 * input.length) limbs = new BigUint64Array(4 * input.length);
       input.forEach((x, i) => writeLimbs64(limbs, 4 * i, x));
-      addon.hash(domainLimbs, limbs, out);
+      addon.hash(domainLimbs, limbs, out, kn);
       return fromLimbs64(out);
     },
     hashStruct(bytes) {
       const { words, fields } = structBitWords(bytes);
-      addon.hashBits(aleoDomain, words, fields, out);
+      addon.hashBits(aleoDomain, words, fields, out, kn);
       return fromLimbs64(out);
     },
     hashStructMany(list) {
@@ -96,14 +99,14 @@ export function createPoseidon8Native(addonPath: string = nativeAddonPath(), ker
       const all = new Uint32Array(total);
       parts.forEach((p, i) => all.set(p, layout[3 * i] as number));
       const outs = new BigUint64Array(4 * list.length);
-      addon.hashBitsMany(aleoDomain, all, layout, outs);
+      addon.hashBitsMany(aleoDomain, all, layout, outs, kn);
       return list.map((_, i) => fromLimbs64(outs, 4 * i));
     },
     kernel,
     permute(state) {
       const s = new BigUint64Array(36);
       state.forEach((x, i) => writeLimbs64(s, 4 * i, x));
-      addon.permute(s);
+      addon.permute(s, kn);
       for (let i = 0; i < 9; i++) state[i] = fromLimbs64(s, 4 * i);
     },
   };

@@ -82,13 +82,21 @@ describe('backend selection', () => {
     expect(last.hash(ALEO_POSEIDON8_DOMAIN, [1n, P - 1n])).toBe(native.hash(ALEO_POSEIDON8_DOMAIN, [1n, P - 1n]));
   });
 
-  it('the addon refuses an unknown kernel name and names the kernels this CPU runs', () => {
-    const addon = createRequire(import.meta.url)(nativeAddonPath()) as { init(c: BigUint64Array): void; kernels(): string[]; setKernel(n: string): void };
+  it('the addon names the kernels this CPU runs and refuses a call on another kernel', () => {
+    const addon = createRequire(import.meta.url)(nativeAddonPath()) as {
+      init(c: BigUint64Array): void;
+      kernels(): string[];
+      permute(s: BigUint64Array, kernel?: number): void;
+    };
     addon.init(nativeConstantWords());
     expect(addon.kernels()).toEqual(adxHere ? ['portable', 'adx'] : ['portable']);
-    expect(() => addon.setKernel('avx9000')).toThrow(/unknown kernel name/);
-    if (!adxHere) expect(() => addon.setKernel('adx')).toThrow(/does not support/);
+    const state = new BigUint64Array(36);
+    expect(() => addon.permute(state, 7)).toThrow(/does not support that kernel/);
+    expect(() => addon.permute(state, -1)).toThrow(/does not support that kernel/);
+    if (!adxHere) expect(() => addon.permute(state, 1)).toThrow(/does not support that kernel/);
+    if (!adxHere) expect(() => createPoseidon8Native(undefined, 'adx')).toThrow(/does not run the adx kernel/);
   });
+
 });
 
 describe.each(KERNELS_UNDER_TEST)('native %s kernel equals the BigInt reference', (_name, native) => {
