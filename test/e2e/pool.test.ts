@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VerifierPool } from '../../src/pool/pool.js';
+import { createInProcessService } from '../../src/verify/service.js';
+import { parseCertificate } from '../../src/attestation/x509/certificate.js';
 import type { VerifyOutcome } from '../../src/verify/types.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { parseChunkedStruct } from '../../src/aleo/struct.js';
@@ -70,6 +72,9 @@ describe('VerifierPool', () => {
     expect(batch[1]!.error?.code).toBe(single[1]!.error?.code);
     expect(batch[2]!.error?.code).toBe('STRUCT_SYNTAX');
     expect(await pool.decodeReports([])).toEqual([]);
+    // The in-process service's decodeReports: the same outcomes, in order.
+    const inProcess = createInProcessService(setup.policy, { roots: { typeA: parseCertificate(setup.roots.typeA), typeB: parseCertificate(setup.roots.typeB) } });
+    expect((await inProcess.decodeReports!(pairs)).map(untimed)).toEqual(single.map(untimed));
   });
 
   it('verifies the real nitro case in a worker with the in-process result', async () => {
