@@ -12,7 +12,8 @@
  *      poseidon8(domain, structFieldElements(bytes))
  *  (d) ours, hashReportData(bytes) (whatever kernel.ts selects)
  *  (e) ours, WASM kernel straight from bytes (bytes → limbs, no BigInt)
- *  (n) ours, native kernel straight from bytes (bytes → bit string → C; native/poseidon8.c)
+ *  (n) ours, native portable kernel straight from bytes (bytes → bit string → C; native/poseidon8.c)
+ *  (x) ours, native ADX kernel straight from bytes (native/poseidon8-adx.c; when the CPU has BMI2/ADX)
  * All are first checked to agree on the hash.
  */
 import { readFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ import { ALEO_POSEIDON8_DOMAIN } from '../src/hash/domain.js';
 import { fieldToU128, u128ToLeBytes } from '../src/hash/field.js';
 import { hashReportData } from '../src/hash/index.js';
 import { poseidon8KernelName } from '../src/hash/kernel.js';
-import { createPoseidon8Native } from '../src/hash/poseidon8-native.js';
+import { createPoseidon8Native, nativeKernels } from '../src/hash/poseidon8-native.js';
 import { createPoseidon8Wasm } from '../src/hash/poseidon8-wasm.js';
 import { poseidon8 } from '../src/hash/poseidon8-reference.js';
 import { structFieldElements } from '../src/hash/structFields.js';
@@ -36,7 +37,8 @@ const vectors = path.resolve(process.cwd(), '../shared/vectors/aleo');
 const readme = JSON.parse(readFileSync(path.join(vectors, 'e2e/readme-decodeReport-examples.json'), 'utf8')) as { sgx: { request: { userData: string } } };
 const multi = JSON.parse(readFileSync(path.join(vectors, 'venture23/multi-token-2026-01-14.response.json'), 'utf8')) as { oracleData: { userData: string } };
 const hasher = new Poseidon8();
-const native = createPoseidon8Native();
+const native = createPoseidon8Native(undefined, 'portable');
+const adx = nativeKernels().includes('adx') ? createPoseidon8Native(undefined, 'adx') : undefined;
 const wasm = createPoseidon8Wasm();
 const time = Number(process.env.BENCH_TIME_MS ?? 1500);
 let sink = 0;
@@ -49,7 +51,7 @@ async function runCase(label: string, text: string, chunks: number): Promise<voi
   const peerFields = Plaintext.fromString(text).toFields() as PeerField[];
   const cloneFields = (): PeerField[] => peerFields.map((f) => f.clone());
   const peerHash = BigInt(hasher.hash(cloneFields()).toString().replace(/field$/, ''));
-  const ours = [poseidon8(ALEO_POSEIDON8_DOMAIN, structFieldElements(bytes)), wasm.hashStruct(bytes), native.hashStruct(bytes)];
+  const ours = [poseidon8(ALEO_POSEIDON8_DOMAIN, structFieldElements(bytes)), wasm.hashStruct(bytes), native.hashStruct(bytes), ...(adx ? [adx.hashStruct(bytes)] : [])];
   const d = hashReportData(bytes);
   if (ours.some((h) => h !== peerHash) || Buffer.compare(Buffer.from(d), Buffer.from(u128ToLeBytes(fieldToU128(peerHash)))) !== 0) {
     throw new Error(`hash mismatch: peer ${peerHash}, ours ${ours.join(' / ')} / ${Buffer.from(d).toString('hex')}`);
@@ -82,9 +84,14 @@ async function runCase(label: string, text: string, chunks: number): Promise<voi
     .add('(e) ours: WASM kernel bytes → limbs → hash', () => {
       sink ^= Number(wasm.hashStruct(bytes) & 1n);
     })
-    .add('(n) ours: native kernel bytes → bits → hash', () => {
+    .add('(n) ours: native portable kernel bytes → bits → hash', () => {
       sink ^= Number(native.hashStruct(bytes) & 1n);
     });
+  if (adx) {
+    bench.add('(x) ours: native ADX kernel bytes → bits → hash', () => {
+      sink ^= Number(adx.hashStruct(bytes) & 1n);
+    });
+  }
 
   await bench.run();
 
@@ -110,7 +117,7 @@ async function runCase(label: string, text: string, chunks: number): Promise<voi
   };
   console.log(`† includes the ${peerFields.length} clone()s; b−b' is the hash alone`);
   for (const [name, of] of [['means', mean], ['medians', median]] as const) {
-    console.log(`${name}: a/n ${ratio('a', 'n', of)}   a/e ${ratio('a', 'e', of)}   a/d ${ratio('a', 'd', of)}   b/n ${ratio('b', 'n', of)}   e/n ${ratio('e', 'n', of)}   c/n ${ratio('c', 'n', of)}`);
+    console.log(`${name}: a/d ${ratio('a', 'd', of)}   a/x ${ratio('a', 'x', of)}   a/n ${ratio('a', 'n', of)}   a/e ${ratio('a', 'e', of)}   n/x ${ratio('n', 'x', of)}   b/n ${ratio('b', 'n', of)}   e/n ${ratio('e', 'n', of)}   c/n ${ratio('c', 'n', of)}`);
   }
 }
 

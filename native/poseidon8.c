@@ -17,27 +17,9 @@
 
 #include <string.h>
 
+#include "poseidon8-field.h"
+
 typedef unsigned __int128 u128;
-
-/*
- * The field is fixed (BLS12-377 scalar field), so p and n0 = -p^-1 mod 2^64 are compile-time
- * constants here (immediate operands); p8_load_consts refuses constants generated for another p.
- */
-static const uint64_t P[4] = {UINT64_C(0x0a11800000000001), UINT64_C(0x59aa76fed0000001),
-                              UINT64_C(0x60b44d1e5c37b001), UINT64_C(0x12ab655e9a2ca556)};
-static const uint64_t N0 = UINT64_C(0x0a117fffffffffff);
-
-/* r = a - b over 4 limbs; returns the borrow (0 or 1). */
-static inline __attribute__((always_inline)) uint64_t sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-  uint64_t borrow = 0;
-  for (int i = 0; i < 4; i++) {
-    uint64_t d;
-    uint64_t b1 = __builtin_sub_overflow(a[i], b[i], &d);
-    uint64_t b2 = __builtin_sub_overflow(d, borrow, &r[i]);
-    borrow = b1 | b2;
-  }
-  return borrow;
-}
 
 /* Is a < p? */
 static int lt_p(const p8_fe *a, const p8_consts *k) {
@@ -59,18 +41,6 @@ static inline __attribute__((always_inline)) void add_mod(p8_fe *r, const p8_fe 
   /* keep s - p unless it borrowed (branch-free select: the borrow is data-dependent) */
   uint64_t keep_s = 0 - sub4(t, s, P);
   for (int i = 0; i < 4; i++) r->l[i] = (s[i] & keep_s) | (t[i] & ~keep_s);
-}
-
-/* r = a + b without reduction (a, b < p: r < 2p < 2^254); only used as an S-box input. */
-static inline __attribute__((always_inline)) void add_lazy(p8_fe *r, const p8_fe *a, const p8_fe *b) {
-  uint64_t s[4], carry = 0;
-  for (int i = 0; i < 4; i++) {
-    uint64_t x;
-    uint64_t c1 = __builtin_add_overflow(a->l[i], b->l[i], &x);
-    uint64_t c2 = __builtin_add_overflow(x, carry, &s[i]);
-    carry = c1 | c2;
-  }
-  memcpy(r->l, s, sizeof s);
 }
 
 /*
@@ -136,13 +106,6 @@ static inline __attribute__((always_inline)) void reduce_column(acc3 *a, int c, 
   } else {
     v[c - 4] = shift(a);
   }
-}
-
-/* r = v - p if that does not borrow, else v (branch-free: the borrow is data-dependent). */
-static inline __attribute__((always_inline)) void cond_sub_p(uint64_t v[4]) {
-  uint64_t d[4];
-  uint64_t keep_v = 0 - sub4(d, v, P);
-  for (int i = 0; i < 4; i++) v[i] = (v[i] & keep_v) | (d[i] & ~keep_v);
 }
 
 /*
@@ -277,6 +240,30 @@ static void permute(p8_fe s[P8_WIDTH], const p8_consts *k) {
   for (int r = P8_HALF_FULL; r < 2 * P8_HALF_FULL; r++) full_round(s, k->full_ark[r], k);
 }
 
+int p8_kernel_supported(p8_kernel id) {
+  switch (id) {
+    case P8_KERNEL_PORTABLE:
+      return 1;
+    case P8_KERNEL_ADX:
+#if P8_HAVE_ADX
+      return p8_cpu_has_adx();
+#else
+      return 0;
+#endif
+  }
+  return 0;
+}
+
+int p8_select_kernel(p8_consts *k, p8_kernel id) {
+  if (!p8_kernel_supported(id)) return -1;
+#if P8_HAVE_ADX
+  k->permute = id == P8_KERNEL_ADX ? p8_permute_adx : permute;
+#else
+  k->permute = permute;
+#endif
+  return 0;
+}
+
 static void to_mont(p8_fe *r, const p8_fe *a, const p8_consts *k) { mont_mul(r, a, &k->r2); }
 
 static void from_mont(p8_fe *r, const p8_fe *a) {
@@ -308,6 +295,7 @@ int p8_load_consts(p8_consts *k, const uint64_t *words, size_t count) {
   for (int i = 0; i < P8_RATE; i++)
     for (int j = 0; j < P8_RATE; j++) TAKE_FE(&k->final_block[i][j]);
 #undef TAKE_FE
+  k->permute = permute;
   /* Checks: the constants are for this kernel's p (and n0 = -p^-1 mod 2^64). */
   for (int i = 0; i < 4; i++)
     if (k->modulus.l[i] != P[i]) return -1;
@@ -338,7 +326,7 @@ static void first_block(const p8_consts *k, p8_memo *memo, const p8_fe *domain, 
   p8_fe len = {{(uint64_t)n, 0, 0, 0}}; /* n < 2^64 < p */
   to_mont(&s[1], domain, k);
   to_mont(&s[2], &len, k);
-  permute(s, k);
+  k->permute(s, k);
   if (memo != NULL) {
     memo->valid = 1;
     memo->domain = *domain;
@@ -355,7 +343,7 @@ static void sponge(const p8_consts *k, p8_memo *memo, const p8_fe *domain, size_
   size_t filled = 0;
   for (size_t i = 0; i < n; i++) {
     if (filled == P8_RATE) {
-      permute(s, k);
+      k->permute(s, k);
       filled = 0;
     }
     p8_fe x;
@@ -363,7 +351,7 @@ static void sponge(const p8_consts *k, p8_memo *memo, const p8_fe *domain, size_
     add_mod(&s[1 + filled], &s[1 + filled], &x, k);
     filled++;
   }
-  if (n > 0) permute(s, k);
+  if (n > 0) k->permute(s, k);
   from_mont(out, &s[1]);
 }
 
@@ -426,7 +414,7 @@ int p8_permute_plain(const p8_consts *k, p8_fe state[P8_WIDTH]) {
   for (int i = 0; i < P8_WIDTH; i++)
     if (!lt_p(&state[i], k)) return -1;
   for (int i = 0; i < P8_WIDTH; i++) to_mont(&state[i], &state[i], k);
-  permute(state, k);
+  k->permute(state, k);
   for (int i = 0; i < P8_WIDTH; i++) from_mont(&state[i], &state[i]);
   return 0;
 }

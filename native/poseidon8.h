@@ -26,7 +26,7 @@ typedef struct { uint64_t l[4]; } p8_fe;
  * src/hash/sparseParams.ts) and laid out by src/hash/native-constants.ts; everything except
  * modulus, n0 and r2 is in Montgomery form.
  */
-typedef struct {
+typedef struct p8_consts_s {
   p8_fe modulus;                              /* p */
   p8_fe r2;                                   /* R^2 mod p (plain integer) */
   uint64_t n0;                                /* -p^-1 mod 2^64 */
@@ -39,6 +39,9 @@ typedef struct {
   p8_fe window_col[P8_WINDOWS][P8_RATE][P8_WINDOW]; /* per window and element j = 1..8: col_q[j] of
                                                        the window's rounds q (0 where unused) */
   p8_fe final_block[P8_RATE][P8_RATE];        /* deferred 8x8 block after the partial rounds */
+  /* The permutation kernel (not part of the constant words): set to the portable one by
+     p8_load_consts, changed by p8_select_kernel. */
+  void (*permute)(p8_fe s[P8_WIDTH], const struct p8_consts_s *k);
 } p8_consts;
 
 /*
@@ -77,6 +80,28 @@ int p8_hash(const p8_consts *k, p8_memo *memo, const p8_fe *domain, const uint64
  */
 int p8_hash_bits(const p8_consts *k, p8_memo *memo, const p8_fe *domain, const uint32_t *words, size_t nwords,
                  size_t n, p8_fe *out);
+
+/*
+ * The permutation kernels, chosen at run time:
+ *   P8_KERNEL_PORTABLE  plain C (poseidon8.c), every platform;
+ *   P8_KERNEL_ADX       MULX/ADCX/ADOX (poseidon8-adx.c): x86-64 GCC/Clang builds, on CPUs with
+ *                       BMI2 and ADX (CPUID leaf 7).
+ * All give the same results. p8_kernel_supported: compiled in and runnable on this CPU.
+ * p8_select_kernel: makes `k` use kernel `id`; -1 (k unchanged) if it is not supported.
+ */
+typedef enum { P8_KERNEL_PORTABLE = 0, P8_KERNEL_ADX = 1 } p8_kernel;
+int p8_kernel_supported(p8_kernel id);
+int p8_select_kernel(p8_consts *k, p8_kernel id);
+
+/* P8_NO_ADX: build without it (scripts/build-native.mjs retries so if the first build fails). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(P8_NO_ADX)
+#define P8_HAVE_ADX 1
+/* poseidon8-adx.c: the CPU check and the permutation on a state in Montgomery form. */
+int p8_cpu_has_adx(void);
+void p8_permute_adx(p8_fe s[P8_WIDTH], const p8_consts *k);
+#else
+#define P8_HAVE_ADX 0
+#endif
 
 /* In-place permutation of 9 canonical elements (plain form; for tests); -1 if one is ≥ p. */
 int p8_permute_plain(const p8_consts *k, p8_fe state[P8_WIDTH]);

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Builds the native Poseidon8 kernel (native/, binding.gyp) with node-gyp; run by `npm install`.
+// Builds the native Poseidon8 kernels (native/, binding.gyp) with node-gyp; run by `npm install`.
+// No compiler flag is needed: the ADX kernel's instructions are inline assembly, chosen at run
+// time from CPUID (native/poseidon8-adx.c).
 // Never fails the install: on any error it logs one line and exits 0, and the verifier uses the
 // WebAssembly kernel (src/hash/kernel.ts). Set VERIFIER_SKIP_NATIVE_BUILD=1 to skip the build.
 import { spawnSync } from 'node:child_process';
@@ -32,9 +34,20 @@ if (process.env.VERIFIER_SKIP_NATIVE_BUILD === '1') {
   process.exit(0);
 }
 const [cmd, ...pre] = nodeGyp();
-const r = spawnSync(cmd, [...pre, 'rebuild', ...nodeDirArgs()], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+const build = (env) => spawnSync(cmd, [...pre, 'rebuild', ...nodeDirArgs()], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+let r = build(process.env);
+let note = '';
+if (r.status !== 0 && process.platform !== 'win32') {
+  // An assembler or compiler that cannot take the ADX kernel's MULX/ADCX/ADOX inline assembly:
+  // the portable kernel alone (native/poseidon8.h, P8_NO_ADX; the Makefile reads CFLAGS).
+  const again = build({ ...process.env, CFLAGS: `${process.env.CFLAGS ?? ''} -DP8_NO_ADX`.trim() });
+  if (again.status === 0) {
+    note = ' without the ADX kernel (the build with it failed; the portable kernel is used)';
+    r = again;
+  }
+}
 if (r.status === 0) {
-  console.log('native Poseidon8 kernel: built build/Release/poseidon8.node');
+  console.log(`native Poseidon8 kernel: built build/Release/poseidon8.node${note}`);
 } else {
   // The compiler's or node-gyp's own error lines first (the last lines are node-gyp's boilerplate).
   const lines = `${r.stderr ?? ''}\n${r.stdout ?? ''}`.split('\n').filter((l) => l.trim() !== '');

@@ -130,7 +130,8 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     config.acceptedBuilds,
   );
   // The watcher and /ledger routes verify through the same (instrumented) service as /decodeReport.
-  const ledger = createLedgerFeature(config, (u, r) => service.decodeReport(u, r), log, metrics.sink, { signal: upstream.signal });
+  const decodeReports = service.decodeReports?.bind(service);
+  const ledger = createLedgerFeature(config, (u, r) => service.decodeReport(u, r), log, metrics.sink, { signal: upstream.signal, ...(decodeReports ? { verifyMany: decodeReports } : {}) });
   const app = await buildApp({
     service,
     ledger: ledger.routes,

@@ -12,7 +12,7 @@ import { PACKAGE_ROOT } from '../packageRoot.js';
 import { composeVerifier } from '../compose.js';
 import type { VerifierPool } from '../pool/pool.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Policy, VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { Policy, ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
 import { cliError } from './errors.js';
 
 export interface ContextOptions {
@@ -33,6 +33,8 @@ export interface CliVerifier {
   /** The metrics its verifications count in (verifier_verifications_total). */
   metrics: Metrics;
   verify(userData: string, report: string, nonce?: string): Promise<VerifyOutcome>;
+  /** verify of several pairs, in one pool task when the service has a pool (decodeReports). */
+  verifyMany(pairs: readonly ReportTexts[]): Promise<VerifyOutcome[]>;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
     ...(c.pool ? { pool: c.pool } : {}),
     metrics: c.metrics,
     verify: (u, r, nonce) => service.decodeReport(u, r, nonce === undefined ? {} : { nonce }),
+    verifyMany: (pairs) => (service.decodeReports ? service.decodeReports(pairs) : Promise.all(pairs.map((p) => service.decodeReport(p.userData, p.report)))),
     close: c.close,
   };
 }

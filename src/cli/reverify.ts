@@ -21,8 +21,9 @@ import { MeasurementState } from '../ledger/records/measurementState.js';
 import { Summary } from './summary.js';
 import { Semaphore } from '../rateLimit.js';
 import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.js';
-import { storedUpdates } from '../ledger/watch/verifyUpdates.js';
+import { chunked, storedUpdates, UPDATE_BATCH } from '../ledger/watch/verifyUpdates.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
+import type { ReportTexts, VerifyOutcome } from '../verify/types.js';
 
 const SOURCES = 'sources (one)';
 const SCAN = 'ledger scan';
@@ -213,10 +214,29 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   }
 }
 
+/** The batch's records in order, its updates verified in runs of `size` (one verifyMany call each). */
+async function verifyInRuns(items: Batch['items'], size: number, verifyMany: (pairs: ReportTexts[]) => Promise<VerifyOutcome[]>): Promise<OutputRecord[]> {
+  const updates = items.flatMap((it) => (it.type === 'update' ? [it] : []));
+  const done = await Promise.all(
+    chunked(updates, size).map(async (run) => {
+      const outs = await verifyMany(run.map((u) => ({ userData: u.userData, report: u.report })));
+      return run.map((u, i) => [u, updateRecord(u.base, outs[i]!, u.writes)] as const);
+    }),
+  );
+  const byItem = new Map<unknown, OutputRecord>(done.flat());
+  return items.map((it) => (it.type === 'update' ? byItem.get(it)! : it.record));
+}
+
 export interface RunOptions {
   source: Source;
-  verifier: Pick<CliVerifier, 'verify'>;
+  verifier: Pick<CliVerifier, 'verify' | 'verifyMany'>;
+  /** Semaphore slots: verifications (or runs of updateBatch updates) in flight at once. */
   maxInFlight: number;
+  /**
+   * Updates per verifyMany call (one pool task, userData hashed in one call); default
+   * UPDATE_BATCH; 1: one verify call per update (the benchmark's A side).
+   */
+  updateBatch?: number;
   /** Replay owner transitions into measurementInForce (off for shards: merge does it). */
   annotateInForce: boolean;
   /** Where each program's measurements live (default: the built-in programs). */
@@ -292,12 +312,16 @@ export async function runReverify(o: RunOptions): Promise<number> {
   const stop = () => io.stopRequested?.() ?? false;
 
   type Pending = { batch: Batch; records: Promise<OutputRecord[]> };
+  const perCall = o.updateBatch ?? UPDATE_BATCH;
   const start = (batch: Batch): Pending => {
-    const records = Promise.all(
-      batch.items.map((it) =>
-        it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report)).then((out) => updateRecord(it.base, out, it.writes)) : Promise.resolve(it.record),
-      ),
-    );
+    const records =
+      perCall <= 1
+        ? Promise.all(
+            batch.items.map((it) =>
+              it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report)).then((out) => updateRecord(it.base, out, it.writes)) : Promise.resolve(it.record),
+            ),
+          )
+        : verifyInRuns(batch.items, perCall, (pairs) => sem.run(() => o.verifier.verifyMany(pairs)));
     records.catch(() => undefined); // awaited in order by flush
     return { batch, records };
   };

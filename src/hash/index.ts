@@ -5,7 +5,7 @@
  */
 import { ALEO_POSEIDON8_DOMAIN } from './domain.js';
 import { fieldToU128, u128ToLeBytes } from './field.js';
-import { hashStructBytesField, poseidon8Kernel } from './kernel.js';
+import { hashStructBytesField, hashStructBytesFieldMany, poseidon8Kernel } from './kernel.js';
 import { u128StructFieldElements, type U128Member } from './u128Struct.js';
 
 export { HashCodes, type HashCode } from './errors.js';
@@ -32,6 +32,14 @@ export function hashReportDataU128(bytes: Uint8Array): bigint {
 /** The 16 bytes (u128 little-endian) the enclave puts at the start of its report user data. */
 export function hashReportData(bytes: Uint8Array): Uint8Array {
   return u128ToLeBytes(hashReportDataU128(bytes));
+}
+
+/**
+ * hashReportData of each of several structs (e.g. the userData of the updates of a block range),
+ * in one call into the native kernel. Throws like hashReportData if any length is bad.
+ */
+export function hashReportDataMany(list: readonly Uint8Array[]): Uint8Array[] {
+  return hashStructBytesFieldMany(list).map((f) => u128ToLeBytes(fieldToU128(f)));
 }
 
 /** `hash.psd8 { m0: <u128>, m1: <u128>, … } as u128` for a flat struct of named u128 members. */

@@ -15,7 +15,7 @@ import { isErrorCode, outcomeFor, type ErrorCode, type Outcome } from '../errorC
 import { isVerifierError } from '../errors.js';
 import perfHooks from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
 import type { ReportCheck } from '../verify/types.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 import { poseidon8KernelName } from '../hash/kernel.js';
@@ -218,7 +218,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const verificationFailures = new Counter({ name: p('verification_failures_total'), help: 'Reports not valid (invalid or unverifiable) by report kind and failure code', labelNames: ['kind', 'code'] as const, registers });
   const verificationDuration = new Histogram({ name: p('verification_duration_seconds'), help: 'Decode-and-verify wall time by report kind and outcome', labelNames: ['kind', 'outcome'] as const, buckets: LATENCY_BUCKETS, registers });
   const hashDuration = new Histogram({ name: p('hash_duration_seconds'), help: 'Poseidon8 hash time of one userData struct', buckets: HASH_BUCKETS, registers });
-  new Gauge({ name: p('hash_backend_info'), help: 'Poseidon8 kernel in use (native, wasm or bigint; VERIFIER_HASH_BACKEND=wasm forces wasm), value 1', labelNames: ['backend'] as const, registers })
+  new Gauge({ name: p('hash_backend_info'), help: 'Poseidon8 kernel in use (native-adx, native, wasm or bigint; VERIFIER_HASH_BACKEND starts the choice at one), value 1', labelNames: ['backend'] as const, registers })
     .labels(poseidon8KernelName)
     .set(1);
 
@@ -464,6 +464,25 @@ export function instrumentService(svc: VerifierService, sink: MetricsSink): Veri
       : {}),
     decode: (userData) => svc.decode(userData),
     decodeReport: (userData, report, opts) => counted(() => svc.decodeReport(userData, report, opts)),
+    // A batch: each report counts once, with the batch's wall time shared out evenly.
+    ...(svc.decodeReports
+      ? {
+          decodeReports: async (pairs: readonly ReportTexts[]) => {
+            const t0 = performance.now();
+            let outs: VerifyOutcome[];
+            try {
+              outs = await svc.decodeReports!(pairs);
+            } catch (e) {
+              const each = (performance.now() - t0) / 1000 / Math.max(1, pairs.length);
+              for (let i = 0; i < pairs.length; i++) sink.observeVerification('unknown', false, isVerifierError(e) ? e.code : 'INTERNAL_ERROR', each);
+              throw e;
+            }
+            const each = (performance.now() - t0) / 1000 / Math.max(1, outs.length);
+            for (const o of outs) recordVerification(sink, o, each);
+            return outs;
+          },
+        }
+      : {}),
     verifyBytes: (task) => counted(() => svc.verifyBytes(task)),
     checkResponse: async (entry) => {
       const t0 = performance.now();

@@ -14,7 +14,7 @@ import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../packageRoot.js';
 import { decodeUserDataText, parseReportTexts, structFailure } from '../verify/verifyReport.js';
-import type { DecodeOutcome, VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { DecodeOutcome, ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
 import type { ReportCheck } from '../verify/types.js';
 import type { AttestationResponse } from '../verify/attestationResponseSchema.js';
 import { findReportKind, wireKind } from '../verify/kinds/index.js';
@@ -90,6 +90,29 @@ export class VerifierPool implements VerifierService {
     const task: VerifyTask = { op: 'bytes', userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}) };
     const transfer = [t.userData.buffer, t.report.buffer].filter((b, i, all) => all.indexOf(b) === i) as ArrayBuffer[];
     return (await this.run(task, transfer, findReportKind(t.report)?.collateral !== undefined)) as VerifyOutcome;
+  }
+
+  /**
+   * Verifies several parsed reports in one worker task (their userData hashed in one call; the
+   * arrays are transferred). One task for the queue bound and the time limit: callers keep batches
+   * small (the CLI and the watcher send at most UPDATE_BATCH).
+   */
+  async verifyBytesMany(items: readonly { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }[]): Promise<VerifyOutcome[]> {
+    if (items.length === 0) return [];
+    const task: VerifyTask = { op: 'bytesMany', items: items.map((t) => ({ userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}) })) };
+    const buffers = items.flatMap((t) => [t.userData.buffer, t.report.buffer]);
+    const transfer = buffers.filter((b, i) => buffers.indexOf(b) === i) as ArrayBuffer[];
+    const mayNeedCollateral = items.some((t) => findReportKind(t.report)?.collateral !== undefined);
+    return (await this.run(task, transfer, mayNeedCollateral)) as VerifyOutcome[];
+  }
+
+  /** decodeReport of each pair: the pairs that parse are verified in one verifyBytesMany task. */
+  async decodeReports(pairs: readonly ReportTexts[]): Promise<VerifyOutcome[]> {
+    const parsed = pairs.map((p) => parseReportTexts(p.userData, p.report));
+    const ok = parsed.filter((t): t is Exclude<typeof t, { error: unknown }> => !('error' in t));
+    const verified = await this.verifyBytesMany(ok);
+    let next = 0;
+    return parsed.map((t) => ('error' in t ? structFailure(t.error) : verified[next++]!));
   }
 
   /** Checks one POST /verify entry in a worker (structured-cloned). */

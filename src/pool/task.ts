@@ -31,4 +31,14 @@ export interface ResponseTask extends TaskBase {
   entry: AttestationResponse;
 }
 
-export type VerifyTask = BytesTask | ResponseTask;
+/**
+ * Several recovered reports in one task (the CLI's and the watcher's updates of a block range):
+ * the worker hashes their userData in one call (hashReportDataMany), then verifies them in order.
+ * One collateral port serves all of them.
+ */
+export interface BytesBatchTask extends TaskBase {
+  op: 'bytesMany';
+  items: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }[];
+}
+
+export type VerifyTask = BytesTask | ResponseTask | BytesBatchTask;

@@ -14,7 +14,7 @@ import { itemsOfTransaction, programsToFollow } from '../ledger/records/transiti
 import { createBlockScanner, fetchTransaction } from '../ledger/node/blockScanner.js';
 import { ProgramRegistry } from '../ledger/programs.js';
 import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../ledger/store/updateStore.js';
-import { storedUpdates, verifyUpdates, type Verify } from '../ledger/watch/verifyUpdates.js';
+import { storedUpdates, verifyUpdates, type Verify, type VerifyMany } from '../ledger/watch/verifyUpdates.js';
 import { NOOP_METRICS_SINK, type MetricsSink } from '../observability/metrics.js';
 import { LedgerWatcher, type WatcherLog, type WatcherStatus } from '../ledger/watch/watcher.js';
 import { StoreLease } from '../ledger/watch/lease.js';
@@ -80,6 +80,8 @@ export function uncertainKeys(registry: ProgramRegistry, program: string): strin
 export interface LedgerFeatureOptions {
   /** Abandons every ledger-node request, in progress or later (the server is shutting down). */
   signal?: AbortSignal;
+  /** Several updates at once (the service's decodeReports): the watcher verifies a block range's updates in batches. */
+  verifyMany?: VerifyMany;
 }
 
 export function createLedgerFeature(config: Config, verify: Verify, log: WatcherLog, sink: MetricsSink = NOOP_METRICS_SINK, o: LedgerFeatureOptions = {}): LedgerFeature {
@@ -131,6 +133,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     programs,
     registry,
     verify,
+    ...(o.verifyMany ? { verifyMany: o.verifyMany } : {}),
     fromHeight: w.fromHeight,
     pollIntervalMs: w.pollIntervalMs,
     batchBlocks: w.batchBlocks,

@@ -1,7 +1,15 @@
 /** The in-process VerifierService: the core called directly (the worker pool wraps the same calls). */
 import { decodeUserDataText, verifyReportBytes, verifyReportText, type VerifyDeps } from './verifyReport.js';
 import { checkAttestationResponse } from './attestationResponse.js';
-import type { Policy, VerifierService } from './types.js';
+import type { Policy, ReportTexts, VerifierService, VerifyOutcome } from './types.js';
+
+/**
+ * The outcomes of the pairs in order, started together as separate decodeReport calls would be
+ * (a typeA report may wait for its collateral); in process there is no task to share.
+ */
+function decodeReportsInOrder(pairs: readonly ReportTexts[], one: (userData: string, report: string) => Promise<VerifyOutcome>): Promise<VerifyOutcome[]> {
+  return Promise.all(pairs.map((p) => one(p.userData, p.report)));
+}
 
 export function createInProcessService(policy: Policy, deps: VerifyDeps): VerifierService {
   return {
@@ -9,5 +17,6 @@ export function createInProcessService(policy: Policy, deps: VerifyDeps): Verifi
     decodeReport: (userData, report, opts) => verifyReportText(userData, report, policy, deps, opts),
     verifyBytes: (t) => verifyReportBytes(t.userData, t.report, policy, deps, t.nonce ? { nonce: t.nonce } : {}),
     checkResponse: (entry) => checkAttestationResponse(entry, (userData, report, o) => verifyReportBytes(userData, report, policy, deps, o)),
+    decodeReports: (pairs) => decodeReportsInOrder(pairs, (userData, report) => verifyReportText(userData, report, policy, deps)),
   };
 }

@@ -40,6 +40,12 @@ export interface VerifyOptions {
   nonce?: Uint8Array;
   /** The caller's era detection of `userData` (a single userData only): not detected again. */
   eras?: EraDetection;
+  /**
+   * The binding hash of `userData` (a single userData only; hashReportData's 16 bytes) when the
+   * caller already computed it, e.g. for a batch hashed in one call (hashReportDataMany): the
+   * binding check compares with it instead of hashing again.
+   */
+  userDataHash?: Uint8Array;
 }
 
 /** Verifies a report against one userData or the candidate it binds (the core's verifyReportBytes, deps bound). */
@@ -57,6 +63,12 @@ export interface ReportCheck {
 export type Policy = PolicyOf<TargetValues>;
 
 /** What front ends (HTTP server, CLI) need: decoding and decode-and-verify of ledger struct texts. */
+/** The struct texts of one report to verify (decodeReport's arguments). */
+export interface ReportTexts {
+  userData: string;
+  report: string;
+}
+
 export interface VerifierService {
   decode(userData: string): DecodeOutcome | Promise<DecodeOutcome>;
   decodeReport(userData: string, report: string, opts?: { nonce?: string }): Promise<VerifyOutcome>;
@@ -68,6 +80,12 @@ export interface VerifierService {
    * candidate hashed once, there (src/verify/attestationResponse.ts).
    */
   checkResponse(entry: AttestationResponse): Promise<ReportCheck>;
+  /**
+   * decodeReport of several (userData, report) struct texts at once, outcomes in order (the CLI's
+   * and the watcher's updates of a block range): the pool verifies them in one worker task whose
+   * userData are hashed in one call. Absent: the caller calls decodeReport per pair.
+   */
+  decodeReports?(pairs: readonly ReportTexts[]): Promise<VerifyOutcome[]>;
   /**
    * A bounded service (the worker pool) throws its refusal (POOL_OVERLOADED, POOL_CLOSED) when it
    * cannot take `count` more verifications now; nothing is reserved, so the caller submits them

@@ -103,6 +103,7 @@ export async function verifyReportBytes(
 ): Promise<VerifyOutcome> {
   const chosen = userData instanceof Uint8Array ? { userData } : chooseCandidate(userData, report);
   const data = chosen.userData;
+  const userDataHash = chosen.hash ?? (userData instanceof Uint8Array ? opts.userDataHash : undefined);
   const out: VerifyOutcome = { reportValid: false };
   const timings: { hashSeconds?: number } = {};
   if (chosen.hashSeconds !== undefined) timings.hashSeconds = chosen.hashSeconds;
@@ -144,7 +145,7 @@ export async function verifyReportBytes(
         ...(deps.collateral && kind.collateral ? { collateral: deps.collateral } : {}),
         ...(deps.time !== undefined && kind.usesVerificationTime ? { time: deps.time } : {}),
       },
-      { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), ...(chosen.hash ? { userDataHash: chosen.hash } : {}), timings, trace },
+      { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), ...(userDataHash ? { userDataHash } : {}), timings, trace },
     );
     trace.pass();
   } catch (e) {

@@ -19,6 +19,9 @@ import type { VerifierService } from '../../src/verify/types.js';
 import { VerifierError } from '../../src/errors.js';
 import { readVectorJson } from '../support/paths.js';
 import { postJson } from '../support/server.js';
+import { expectedKernelName } from '../support/expectedKernel.js';
+import { execFileSync } from 'node:child_process';
+import { nativeKernels } from '../../src/hash/poseidon8-native.js';
 
 const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
 const attestationResponse = readVectorJson<any>('aleo/e2e/docs-example_btc_usdc_attestation_nitro.json');
@@ -291,7 +294,24 @@ describe('createMetrics', () => {
     const { poseidon8KernelName } = await import('../../src/hash/kernel.js');
     const s = parseExposition(await createMetrics({ defaultMetrics: false }).registry.metrics());
     expect(value(s, 'verifier_hash_backend_info', { backend: poseidon8KernelName })).toBe(1);
-    expect(poseidon8KernelName).toBe(process.env.VERIFIER_HASH_BACKEND === 'wasm' ? 'wasm' : 'native');
+    expect(poseidon8KernelName).toBe(expectedKernelName());
+  });
+
+  it('verifier_hash_backend_info names the kernel each VERIFIER_HASH_BACKEND / VERIFIER_HASH_CPU_FEATURES setting selects (fresh processes)', { timeout: 120_000 }, () => {
+    const script = `
+      const { createMetrics } = await import(${JSON.stringify(new URL('../../src/observability/metrics.ts', import.meta.url).href)});
+      const text = await createMetrics({ defaultMetrics: false }).registry.metrics();
+      console.log(text.split('\\n').filter((l) => l.startsWith('verifier_hash_backend_info{')).join('|'));`;
+    const run = (env: Record<string, string>) =>
+      execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        env: { ...process.env, VERIFIER_HASH_BACKEND: '', VERIFIER_HASH_CPU_FEATURES: '', ...env },
+        encoding: 'utf8',
+      }).trim();
+    const adxHere = nativeKernels().includes('adx');
+    expect(run({})).toBe(`verifier_hash_backend_info{backend="${adxHere ? 'native-adx' : 'native'}"} 1`);
+    // A CPU without the ADX kernel's features: the portable native kernel.
+    expect(run({ VERIFIER_HASH_CPU_FEATURES: 'none' })).toBe('verifier_hash_backend_info{backend="native"} 1');
+    for (const b of ['native', 'wasm', 'bigint']) expect(run({ VERIFIER_HASH_BACKEND: b })).toBe(`verifier_hash_backend_info{backend="${b}"} 1`);
   });
 
   it('bounds label values: unknown codes and bad upstream routes collapse, bad cache names are refused', async () => {

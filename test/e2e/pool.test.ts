@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VerifierPool } from '../../src/pool/pool.js';
+import { createInProcessService } from '../../src/verify/service.js';
+import { parseCertificate } from '../../src/attestation/x509/certificate.js';
+import type { VerifyOutcome } from '../../src/verify/types.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { parseChunkedStruct } from '../../src/aleo/struct.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
@@ -49,6 +52,30 @@ describe('VerifierPool', () => {
     pool = new VerifierPool({ threads: 2, maxQueue: 64, taskTimeoutMs: 30_000, setup });
   });
   afterAll(async () => pool?.close());
+
+  it('a batch task (decodeReports) gives, in order, the outcomes of one decodeReport per pair', async () => {
+    const nitro = { userData: examples.nitro.request.userData, report: examples.nitro.request.report };
+    // Another userData than the report binds: the binding check must fail inside the batch too.
+    const otherUserData = examples.sgx.request.userData;
+    const pairs = [
+      nitro,
+      { userData: otherUserData, report: nitro.report },
+      { userData: 'not a struct', report: nitro.report },
+      nitro,
+    ];
+    const batch = await pool.decodeReports(pairs);
+    const single = await Promise.all(pairs.map((p) => pool.decodeReport(p.userData, p.report)));
+    // Equal but for the measured hash time (the batch shares its one hash call out).
+    const untimed = (o: VerifyOutcome) => ({ ...o, timings: o.timings && { hashSeconds: typeof o.timings.hashSeconds } });
+    expect(batch.map(untimed)).toEqual(single.map(untimed));
+    expect(batch.map((o) => o.reportValid)).toEqual([true, false, false, true]);
+    expect(batch[1]!.error?.code).toBe(single[1]!.error?.code);
+    expect(batch[2]!.error?.code).toBe('STRUCT_SYNTAX');
+    expect(await pool.decodeReports([])).toEqual([]);
+    // The in-process service's decodeReports: the same outcomes, in order.
+    const inProcess = createInProcessService(setup.policy, { roots: { typeA: parseCertificate(setup.roots.typeA), typeB: parseCertificate(setup.roots.typeB) } });
+    expect((await inProcess.decodeReports!(pairs)).map(untimed)).toEqual(single.map(untimed));
+  });
 
   it('verifies the real nitro case in a worker with the in-process result', async () => {
     const out = await pool.decodeReport(examples.nitro.request.userData, examples.nitro.request.report);

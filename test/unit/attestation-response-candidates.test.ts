@@ -83,6 +83,19 @@ describe('/verify entries without userData', () => {
     expect(c.error?.code).toBe('USERDATA_HASH_MISMATCH');
   });
 
+  it('a caller-computed userDataHash (a batch hashed in one call) is the one the binding check uses, not hashed again', async () => {
+    const chosen = candidates[0]!;
+    const report = parseUserData(bareResponseBoundTo(chosen, base).oracleData.report);
+    const spy = vi.spyOn(hashing, 'hashReportData');
+    const right = await verifyReportBytes(chosen, report, policy, deps, { userDataHash: hashReportData(chosen) });
+    const calls = spy.mock.calls.length;
+    const wrong = await verifyReportBytes(chosen, report, policy, deps, { userDataHash: new Uint8Array(16).fill(1) });
+    expect(spy.mock.calls.length).toBe(calls); // the binding check hashed nothing itself
+    spy.mockRestore();
+    expect(right.reportValid, JSON.stringify(right.error)).toBe(true);
+    expect(wrong.error?.code).toBe('USERDATA_HASH_MISMATCH');
+  });
+
   it('chooses the real userData of every real response from its real report', () => {
     for (const { name, response, userData } of realResponses()) {
       const r: any = structuredClone(response);

@@ -4,16 +4,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ALEO_POSEIDON8_DOMAIN } from '../../src/hash/domain.js';
 import { FIELD_MODULUS } from '../../src/hash/field.js';
-import { HASH_BACKEND_ENV, poseidon8KernelName, poseidon8KernelReason, selectPoseidon8Kernel } from '../../src/hash/kernel.js';
+import { HASH_BACKEND_ENV, HASH_CPU_FEATURES_ENV, poseidon8KernelName, poseidon8KernelReason, selectPoseidon8Kernel } from '../../src/hash/kernel.js';
 import { fromLimbs64, nativeConstantWords, writeLimbs64 } from '../../src/hash/native-constants.js';
-import { createPoseidon8Native, nativeAddonPath } from '../../src/hash/poseidon8-native.js';
+import { createPoseidon8Native, nativeAddonPath, nativeKernels } from '../../src/hash/poseidon8-native.js';
 import { permuteReference, poseidon8 } from '../../src/hash/poseidon8-reference.js';
 import { createPoseidon8Wasm } from '../../src/hash/poseidon8-wasm.js';
 import { structFieldElements } from '../../src/hash/structFields.js';
+import { expectedKernelName } from '../support/expectedKernel.js';
 import { randomStruct } from '../support/randomStructs.js';
 
 const P = FIELD_MODULUS;
 const native = createPoseidon8Native();
+const KERNELS_UNDER_TEST = [['portable', native] as const, ...(nativeKernels().includes('adx') ? [['adx', createPoseidon8Native(undefined, 'adx')] as const] : [])];
 const wasm = createPoseidon8Wasm();
 const nearP = fc.bigInt({ min: P - 1000n, max: P - 1n });
 const elemArb = fc.oneof(
@@ -23,18 +25,43 @@ const elemArb = fc.oneof(
 );
 
 describe('backend selection', () => {
-  it(`${HASH_BACKEND_ENV}=wasm forces the WASM kernel; otherwise the built addon wins`, () => {
-    expect(selectPoseidon8Kernel('wasm')).toMatchObject({ name: 'wasm', reason: `${HASH_BACKEND_ENV}=wasm` });
-    expect(selectPoseidon8Kernel(undefined)).toMatchObject({ name: 'native', reason: 'native addon loaded' });
-    expect(poseidon8KernelName).toBe(process.env[HASH_BACKEND_ENV] === 'wasm' ? 'wasm' : 'native');
+  const adxHere = nativeKernels().includes('adx');
+
+  it('auto: the ADX kernel where the CPU has BMI2/ADX, else the portable one; the active kernel matches the environment', () => {
+    const auto = selectPoseidon8Kernel(undefined);
+    expect(auto.name).toBe(adxHere ? 'native-adx' : 'native');
+    expect(auto.reason).toBe(adxHere ? 'native addon loaded; the CPU has BMI2 and ADX' : 'native ADX kernel: this CPU lacks BMI2/ADX (or the addon was built without it)');
+    expect(poseidon8KernelName).toBe(expectedKernelName());
     expect(poseidon8KernelReason.length).toBeGreaterThan(0);
+  });
+
+  it(`${HASH_BACKEND_ENV} forces each kernel: native-adx, native (portable), wasm, bigint`, () => {
+    const bytes = randomStruct(5);
+    const want = native.hashStruct(bytes);
+    for (const name of ['native-adx', 'native', 'wasm', 'bigint'] as const) {
+      const k = selectPoseidon8Kernel(name);
+      const forced = name === 'native-adx' && !adxHere ? 'native' : name;
+      expect(k.name).toBe(forced);
+      if (forced === name) expect(k.reason).toBe(`${HASH_BACKEND_ENV}=${name}`);
+      expect(k.hashStruct(bytes)).toBe(want);
+      expect(k.hashStructMany([bytes, randomStruct(6)])).toEqual([want, native.hashStruct(randomStruct(6))]);
+    }
+  });
+
+  it('a CPU without the features (VERIFIER_HASH_CPU_FEATURES=none) gets the portable kernel, also when native-adx is asked', () => {
+    for (const backend of [undefined, 'native-adx']) {
+      const k = selectPoseidon8Kernel(backend, { cpuFeatures: 'none' });
+      expect(k.name).toBe('native');
+      expect(k.reason).toContain(`native ADX kernel: CPU features masked (${HASH_CPU_FEATURES_ENV}=none)`);
+      expect(k.hashStruct(randomStruct(8))).toBe(native.hashStruct(randomStruct(8)));
+    }
   });
 
   it('a missing addon gives a clear error and the selection falls back to WASM', () => {
     expect(() => createPoseidon8Native('/nonexistent/poseidon8.node')).toThrow(/Cannot find module/);
-    const fallback = selectPoseidon8Kernel(undefined, '/nonexistent/poseidon8.node');
+    const fallback = selectPoseidon8Kernel(undefined, { addonPath: '/nonexistent/poseidon8.node' });
     expect(fallback.name).toBe('wasm');
-    expect(fallback.reason).toMatch(/^native addon unavailable: Cannot find module/);
+    expect(fallback.reason).toMatch(/^native addon unavailable: Cannot find module [^;]*$/s);
     const bytes = randomStruct(3);
     expect(fallback.hashStruct(bytes)).toBe(native.hashStruct(bytes));
   });
@@ -44,7 +71,7 @@ describe('backend selection', () => {
     Reflect.deleteProperty(globalThis, 'WebAssembly');
     let last: ReturnType<typeof selectPoseidon8Kernel>;
     try {
-      last = selectPoseidon8Kernel(undefined, '/nonexistent/poseidon8.node');
+      last = selectPoseidon8Kernel(undefined, { addonPath: '/nonexistent/poseidon8.node' });
     } finally {
       Object.defineProperty(globalThis, 'WebAssembly', webAssembly);
     }
@@ -54,9 +81,25 @@ describe('backend selection', () => {
     expect(last.hashStruct(bytes)).toBe(native.hashStruct(bytes));
     expect(last.hash(ALEO_POSEIDON8_DOMAIN, [1n, P - 1n])).toBe(native.hash(ALEO_POSEIDON8_DOMAIN, [1n, P - 1n]));
   });
+
+  it('the addon names the kernels this CPU runs and refuses a call on another kernel', () => {
+    const addon = createRequire(import.meta.url)(nativeAddonPath()) as {
+      init(c: BigUint64Array): void;
+      kernels(): string[];
+      permute(s: BigUint64Array, kernel?: number): void;
+    };
+    addon.init(nativeConstantWords());
+    expect(addon.kernels()).toEqual(adxHere ? ['portable', 'adx'] : ['portable']);
+    const state = new BigUint64Array(36);
+    expect(() => addon.permute(state, 7)).toThrow(/does not support that kernel/);
+    expect(() => addon.permute(state, -1)).toThrow(/does not support that kernel/);
+    if (!adxHere) expect(() => addon.permute(state, 1)).toThrow(/does not support that kernel/);
+    if (!adxHere) expect(() => createPoseidon8Native(undefined, 'adx')).toThrow(/does not run the adx kernel/);
+  });
+
 });
 
-describe('native kernel equals the BigInt reference', () => {
+describe.each(KERNELS_UNDER_TEST)('native %s kernel equals the BigInt reference', (_name, native) => {
   it('permutation on random states with values near p', () => {
     fc.assert(
       fc.property(fc.array(elemArb, { minLength: 9, maxLength: 9 }), (state) => {

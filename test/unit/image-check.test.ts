@@ -31,7 +31,7 @@ describe('the image check (scripts/image-check.sh)', () => {
   it('checks the hash-kernel series the server exports, under its exported name', () => {
     const metrics = read('src/observability/metrics.ts');
     expect(metrics).toMatch(/name: p\('hash_backend_info'\)[^\n]*labelNames: \['backend'\]/);
-    expect(script).toContain(`grep -qxE 'verifier_hash_backend_info\\{backend="native"\\} 1'`);
+    expect(script).toContain(`grep -qxE 'verifier_hash_backend_info\\{backend="native(-adx)?"\\} 1'`);
     expect(script).toMatch(/REQUEST=\$\{IMAGE_CHECK_REQUEST:-examples\/readme-request\.json\}/);
     expect(script).toMatch(/\[ "\$outcome" = valid \] \|\| fail/);
   });

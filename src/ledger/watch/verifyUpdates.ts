@@ -8,7 +8,7 @@
 import { outcomeOf, updateRecord, type OutputRecord } from '../records/updateRecord.js';
 import type { LedgerItem } from '../records/transitions.js';
 import type { LedgerRecord, StoredUpdate } from '../store/updateStore.js';
-import type { VerifyOutcome } from '../../verify/types.js';
+import type { ReportTexts, VerifyOutcome } from '../../verify/types.js';
 
 /**
  * The stored form of an update's output record, or undefined for what is no update of the ledger
@@ -44,8 +44,30 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
 
 export type Verify = (userData: string, report: string) => Promise<VerifyOutcome>;
 
-/** The output records of the items' updates (verified with `verify`), in item order. */
-export async function verifyUpdates(items: readonly LedgerItem[], verify: Verify): Promise<OutputRecord[]> {
+/** Verifies several updates at once (VerifierService.decodeReports), outcomes in order. */
+export type VerifyMany = (pairs: readonly ReportTexts[]) => Promise<VerifyOutcome[]>;
+
+/** Updates per verifyMany call: one pool task, whose userData are hashed in one call. */
+export const UPDATE_BATCH = 8;
+
+/** `list` cut into runs of at most `size`. */
+export function chunked<T>(list: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+/**
+ * The output records of the items' updates, in item order: verified with `verifyMany` in runs of
+ * UPDATE_BATCH updates when it is given, else one by one with `verify`.
+ */
+export async function verifyUpdates(items: readonly LedgerItem[], verify: Verify, verifyMany?: VerifyMany): Promise<OutputRecord[]> {
+  if (verifyMany) {
+    const updates = items.flatMap((it) => (it.type === 'update' ? [it] : []));
+    const outcomes = (await Promise.all(chunked(updates, UPDATE_BATCH).map((run) => verifyMany(run.map((u) => ({ userData: u.userData, report: u.report })))))).flat();
+    const byItem = new Map(updates.map((u, i) => [u, updateRecord(u.base, outcomes[i]!, u.writes)]));
+    return items.flatMap((it) => (it.type === 'update' ? [byItem.get(it)!] : it.type === 'update-malformed' || it.type === 'unattested' ? [it.record] : []));
+  }
   const out = await Promise.all(
     items.map((it) =>
       it.type === 'update'

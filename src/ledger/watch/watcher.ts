@@ -24,7 +24,7 @@ import type { ProgramRegistry } from '../programs.js';
 import type { OutputRecord } from '../records/updateRecord.js';
 import type { BlockScanner } from '../node/blockScanner.js';
 import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.js';
-import { storedUpdates, verifyUpdates, type Verify } from './verifyUpdates.js';
+import { storedUpdates, verifyUpdates, type Verify, type VerifyMany } from './verifyUpdates.js';
 import { traitsOf, type ErrorCode } from '../../errorCodes.js';
 import { checkMappingRound, type MappingRoundResult } from './mappingCheck.js';
 
@@ -40,6 +40,8 @@ export interface WatcherOptions {
   /** The program registry the followed programs' roles come from (default: the built-in one). */
   registry?: ProgramRegistry;
   verify: Verify;
+  /** Several updates at once (the pool's batch task); absent: `verify` one by one. */
+  verifyMany?: VerifyMany;
   fromHeight: number;
   pollIntervalMs: number;
   batchBlocks: number;
@@ -211,7 +213,9 @@ export class LedgerWatcher {
   /** The items' output records, through the semaphore; throws when the pool refused one (nothing is stored then). */
   private async verifyItems(items: LedgerItem[], what: string, then: string): Promise<OutputRecord[] | typeof STOPPED> {
     const verify: Verify = (u, r) => this.sem.run(() => this.o.verify(u, r));
-    const records = await this.race(verifyUpdates(items, verify));
+    const many = this.o.verifyMany;
+    const verifyMany: VerifyMany | undefined = many ? (pairs) => this.sem.run(() => many(pairs)) : undefined;
+    const records = await this.race(verifyUpdates(items, verify, verifyMany));
     if (records === STOPPED || this.stopped) return STOPPED;
     const refused = records.find((r) => isRefused(r.errorCode));
     if (refused) throw new VerifierError(refused.errorCode!, `verification of ${what} refused (${refused.errorString}); ${then}`);
