@@ -143,6 +143,25 @@ const failure = (description: string) => ({ description, ...plainFailureSchema }
 const MAX_LIMIT = 500;
 const DEFAULT_LIMIT = 50;
 
+/**
+ * A list route's `limit` (1…MAX_LIMIT, default DEFAULT_LIMIT) and `cursor` (one `decode` accepts:
+ * a nextCursor this route handed out); undefined after answering 400 for either.
+ */
+function pageOf<C>(q: { limit?: string; cursor?: string }, reply: FastifyReply, decode: (s: string) => C | undefined, route: string): { limit: number; after: C | undefined } | undefined {
+  const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
+  if (limit < 1 || limit > MAX_LIMIT) {
+    void reply.code(400).send({ errorCode: 'LEDGER_BAD_REQUEST', errorString: `invalid querystring: limit must be 1…${MAX_LIMIT}, got ${q.limit}` });
+    return undefined;
+  }
+  if (q.cursor === undefined) return { limit, after: undefined };
+  const after = decode(q.cursor);
+  if (after === undefined) {
+    void reply.code(400).send({ errorCode: 'LEDGER_BAD_CURSOR', errorString: `cursor is not a nextCursor of ${route}` });
+    return undefined;
+  }
+  return { limit, after };
+}
+
 /** Cursor of the next page: base64url of [blockHeight, transitionId] of the last record served. */
 export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.blockHeight, c.transitionId])).toString('base64url');
@@ -287,13 +306,9 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       if (badRequest(req, reply)) return reply;
       if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
       const q = req.query;
-      const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
-      if (limit < 1 || limit > MAX_LIMIT) return reply.code(400).send({ errorCode: 'LEDGER_BAD_REQUEST', errorString: `invalid querystring: limit must be 1…${MAX_LIMIT}, got ${q.limit}` });
-      let after: Cursor | undefined;
-      if (q.cursor !== undefined) {
-        after = decodeCursor(q.cursor);
-        if (!after) return reply.code(400).send({ errorCode: 'LEDGER_BAD_CURSOR', errorString: 'cursor is not a nextCursor of GET /ledger/updates' });
-      }
+      const paging = pageOf(q, reply, decodeCursor, 'GET /ledger/updates');
+      if (!paging) return reply;
+      const { limit, after } = paging;
       const filter: UpdateFilter = {
         ...(q.valid !== undefined ? { valid: q.valid === 'true' } : {}),
         ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
@@ -342,13 +357,9 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       if (badRequest(req, reply)) return reply;
       if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
       const q = req.query;
-      const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
-      if (limit < 1 || limit > MAX_LIMIT) return reply.code(400).send({ errorCode: 'LEDGER_BAD_REQUEST', errorString: `invalid querystring: limit must be 1…${MAX_LIMIT}, got ${q.limit}` });
-      let after: MappingKeyRef | undefined;
-      if (q.cursor !== undefined) {
-        after = decodeKeyCursor(q.cursor);
-        if (!after) return reply.code(400).send({ errorCode: 'LEDGER_BAD_CURSOR', errorString: 'cursor is not a nextCursor of GET /ledger/consistency' });
-      }
+      const paging = pageOf(q, reply, decodeKeyCursor, 'GET /ledger/consistency');
+      if (!paging) return reply;
+      const { limit, after } = paging;
       const page = o.store.listMappingChecks(q.status ?? 'inconsistent', limit, after);
       return { counts: o.store.mappingCounts(), keys: page.checks, ...(page.next ? { nextCursor: encodeKeyCursor(page.next) } : {}) };
     },
