@@ -38,6 +38,27 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/**
+ * A ledger fixture (blocks 700 … `o.latest`) and a server whose watcher has stored all of it, for
+ * the describe block that calls it; `prepare` runs before the server starts.
+ */
+function useWatchedLedger(prefix: string, o: Parameters<typeof startLedgerFixture>[1] & { latest: number }, prepare?: (fx: LedgerFixture) => void): { srv: LedgerServer; fx: LedgerFixture } {
+  const w = {} as { srv: LedgerServer; fx: LedgerFixture; dir: string };
+  beforeAll(async () => {
+    w.dir = mkdtempSync(join(tmpdir(), prefix));
+    w.fx = await startLedgerFixture(w.dir, o);
+    prepare?.(w.fx);
+    w.srv = await startLedgerServer(w.fx, w.dir, { watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(w.dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
+    await w.srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === o.latest);
+  });
+  afterAll(async () => {
+    await w.srv?.close();
+    await w.fx?.close();
+    if (w.dir) rmSync(w.dir, { recursive: true, force: true });
+  });
+  return w;
+}
+
 /** Opens the page and waits until the targets from /info are shown. */
 async function open(url: string): Promise<{ page: Page; consoleErrors: string[] }> {
   const p = await browser.page();
@@ -329,27 +350,14 @@ describe('transaction lookup against the ledger-node simulator', () => {
 
 describe('ledger page after the watcher ran', () => {
   const LATEST = 760;
-  let dir: string;
-  let fx: LedgerFixture;
-  let srv: LedgerServer;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'page-watch-'));
-    fx = await startLedgerFixture(dir, { first: 700, latest: LATEST, extraSgx: 20 });
-    srv = await startLedgerServer(fx, dir, { watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
-    await srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === LATEST);
-  });
-  afterAll(async () => {
-    await srv?.close();
-    await fx?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const w = useWatchedLedger('page-watch-', { first: 700, latest: LATEST, extraSgx: 20 });
 
   it('the Ledger link leads to the table, filters, pages, a detail view, the chart and the status strip', async () => {
-    const { page, consoleErrors } = await open(srv.url);
+    const { page, consoleErrors } = await open(w.srv.url);
     await page.getByRole('link', { name: 'Ledger' }).press('Enter');
     const tableRows = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr');
     await tableRows.first().waitFor();
-    const stored: any[] = (await srv.get('/ledger/updates?limit=500')).body.updates;
+    const stored: any[] = (await w.srv.get('/ledger/updates?limit=500')).body.updates;
     expect(stored.length).toBeGreaterThan(20);
     // First page: the 20 newest stored updates, in the API's order.
     const firstPage = await tableRows.allTextContents();
@@ -359,13 +367,13 @@ describe('ledger page after the watcher ran', () => {
     await page.getByRole('button', { name: 'Next page' }).press('Enter');
     await page.getByRole('table', { name: 'Oracle updates' }).getByText(stored[20].transactionId).first().waitFor();
     // Status strip.
-    const status = (await srv.get('/ledger/status')).body;
+    const status = (await w.srv.get('/ledger/status')).body;
     expect(await page.getByLabel('Watcher status').textContent()).toContain(`scanned height ${status.scannedHeight}`);
     await expectFits(page, 'ledger table, chart and status strip');
     // The watcher's typeA verifications fetched collateral from the PCCS simulator: reachable.
     const pccsLine = page.getByLabel('PCCS status');
     await pccsLine.filter({ hasNotText: 'loading' }).waitFor();
-    expect(await pccsLine.textContent()).toMatch(new RegExp(`^PCCS reachable: yes \\(\\d+ ms; ${fx.env.pccs.url.replace(/[.?]/g, '\\$&')}; checked \\d{4}-`));
+    expect(await pccsLine.textContent()).toMatch(new RegExp(`^PCCS reachable: yes \\(\\d+ ms; ${w.fx.env.pccs.url.replace(/[.?]/g, '\\$&')}; checked \\d{4}-`));
     // Chart: one SVG naming the days.
     const chart = page.getByRole('img', { name: /Updates per day/ });
     expect(await chart.getAttribute('aria-label')).toMatch(/\d{4}-\d\d-\d\d \d+ valid, \d+ invalid, 0 could not verify/);
@@ -522,30 +530,18 @@ describe('ledger page: no watcher, and a watcher that has scanned nothing yet', 
 
 describe('ledger page: updates stored while the PCCS lacked their collateral', () => {
   const LATEST = 725;
-  let dir: string;
-  let fx: LedgerFixture;
-  let srv: LedgerServer;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'page-unverifiable-'));
-    fx = await startLedgerFixture(dir, { first: 700, latest: LATEST });
+  const w = useWatchedLedger('page-unverifiable-', { first: 700, latest: LATEST }, (f) => {
     // The PCCS has no TCB info for the platform: every typeA update is unverifiable (PCCS_NOT_FOUND).
-    fx.env.pccs.setBundle({ ...bundleFromCollateral(fx.env.typeA.collateral), tcbInfo: {} });
-    srv = await startLedgerServer(fx, dir, { watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
-    await srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === LATEST);
-  });
-  afterAll(async () => {
-    await srv?.close();
-    await fx?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    f.env.pccs.setBundle({ ...bundleFromCollateral(f.env.typeA.collateral), tcbInfo: {} });
   });
 
   it('they are amber "could not verify" in the table, the outcome filter, the detail view and the chart; the lookup says so too', async () => {
-    const stored: any[] = (await srv.get('/ledger/updates?limit=500')).body.updates;
+    const stored: any[] = (await w.srv.get('/ledger/updates?limit=500')).body.updates;
     const undecided = stored.filter((r) => r.outcome === 'unverifiable');
     expect(undecided.length).toBeGreaterThan(0);
     expect(undecided.every((r) => r.reportType === 'typeA' && r.errorCode === 'PCCS_NOT_FOUND')).toBe(true);
 
-    const { page, consoleErrors } = await open(`${srv.url}/ledger`);
+    const { page, consoleErrors } = await open(`${w.srv.url}/ledger`);
     const tableRows = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr');
     await tableRows.first().waitFor();
     const cell = page.getByRole('table', { name: 'Oracle updates' }).locator('.outcome-unverifiable').first();
@@ -574,8 +570,8 @@ describe('ledger page: updates stored while the PCCS lacked their collateral', (
     expect(consoleErrors).toEqual([]);
 
     // Looking the transaction up on the verify page: amber too.
-    const lookup = await open(srv.url);
-    await lookup.page.getByLabel('Transaction ID').fill(fx.tx.officialSgx!.transactionId);
+    const lookup = await open(w.srv.url);
+    await lookup.page.getByLabel('Transaction ID').fill(w.fx.tx.officialSgx!.transactionId);
     await lookup.page.getByRole('button', { name: 'Look up' }).press('Enter');
     const status = lookup.page.getByRole('status');
     await status.filter({ hasText: /\S/ }).waitFor();
@@ -595,27 +591,14 @@ describe('extreme attested times: 2^53−1, 2^64−1 and 0', () => {
     '-1 (not a date: negative; as an unsigned 64-bit number 18446744073709551615)',
     '0 (not a date: zero, no time was set)',
   ];
-  let dir: string;
-  let fx: LedgerFixture;
-  let srv: LedgerServer;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'page-times-'));
-    fx = await startLedgerFixture(dir, { first: 700, latest: LATEST, timestamps: TIMES });
-    srv = await startLedgerServer(fx, dir, { watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
-    await srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === LATEST);
-  });
-  afterAll(async () => {
-    await srv?.close();
-    await fx?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const w = useWatchedLedger('page-times-', { first: 700, latest: LATEST, timestamps: TIMES });
 
   const timeCell = (page: Page) => page.getByRole('table', { name: 'Decoded data' }).locator('tbody tr td').nth(4);
 
   it('the verify page shows each as its number with a note, and the rest of the answer', async () => {
-    const { sgx } = mintedUpdates(fx.env);
+    const { sgx } = mintedUpdates(w.fx.env);
     for (const [i, timestamp] of TIMES.entries()) {
-      const { page, consoleErrors } = await open(srv.url);
+      const { page, consoleErrors } = await open(w.srv.url);
       const u = sgx(`9.${i + 1}`, { timestamp });
       expect(await pasteAndVerify(page, u.userData, u.report)).toBe('valid');
       expect(await timeCell(page).textContent()).toBe(NOTES[i]);
@@ -627,8 +610,8 @@ describe('extreme attested times: 2^53−1, 2^64−1 and 0', () => {
       expect(consoleErrors).toEqual([]);
     }
     // A transaction lookup of such an update too.
-    const { page, consoleErrors } = await open(srv.url);
-    await page.getByLabel('Transaction ID').fill(fx.tx.time0!.transactionId);
+    const { page, consoleErrors } = await open(w.srv.url);
+    await page.getByLabel('Transaction ID').fill(w.fx.tx.time0!.transactionId);
     await page.getByRole('button', { name: 'Look up' }).press('Enter');
     await page.getByRole('status').filter({ hasText: /\S/ }).waitFor();
     expect(await page.getByRole('status').textContent()).toBe('valid');
@@ -637,10 +620,10 @@ describe('extreme attested times: 2^53−1, 2^64−1 and 0', () => {
   });
 
   it('the ledger page charts them under "no date" with a note, and its detail view shows the number', async () => {
-    const stored: any[] = (await srv.get('/ledger/updates?limit=500')).body.updates;
-    const odd = TIMES.map((_, i) => stored.find((r) => r.transactionId === fx.tx[`time${i}`]!.transactionId));
+    const stored: any[] = (await w.srv.get('/ledger/updates?limit=500')).body.updates;
+    const odd = TIMES.map((_, i) => stored.find((r) => r.transactionId === w.fx.tx[`time${i}`]!.transactionId));
     expect(odd.map((r) => r?.decodedData?.timestamp)).toEqual(TIMES);
-    const { page, consoleErrors } = await open(`${srv.url}/ledger`);
+    const { page, consoleErrors } = await open(`${w.srv.url}/ledger`);
     const chart = page.getByRole('img', { name: /Updates per day/ });
     await chart.waitFor();
     const label = (await chart.getAttribute('aria-label')) ?? '';
@@ -652,7 +635,7 @@ describe('extreme attested times: 2^53−1, 2^64−1 and 0', () => {
     expect(await page.locator('#chart').textContent()).toContain('3 update(s) attest a time that is not a date (0, negative, or beyond year 275760): counted under "no date"');
     // The detail view of each: the number with its note.
     for (const [i] of TIMES.entries()) {
-      const row = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr').filter({ hasText: fx.tx[`time${i}`]!.transactionId });
+      const row = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr').filter({ hasText: w.fx.tx[`time${i}`]!.transactionId });
       await row.getByRole('button').press('Enter');
       await expect.poll(() => timeCell(page).textContent()).toBe(NOTES[i]);
     }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { readVectorJson } from '../support/paths.js';
-import { runMain, startMain, type ServiceProcess } from '../support/process.js';
+import { runMain, startMain, type ServiceProcess, logRecords } from '../support/process.js';
 import { until } from '../support/wait.js';
 
 const targets = readVectorJson<any>('production-targets.json');
@@ -61,18 +61,6 @@ async function start(cfg: string): Promise<ServiceProcess> {
   return s;
 }
 
-const logLines = (s: ServiceProcess): any[] =>
-  s
-    .stdout()
-    .split('\n')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l)];
-      } catch {
-        return [];
-      }
-    });
-
 const leaseRow = (): { holder: string; host: string; pid: number; expires_at: number } | undefined => {
   const raw = new Database(db());
   try {
@@ -106,7 +94,7 @@ describe('one watcher per store', { timeout: 900_000 }, () => {
     await new Promise<void>((r) => (a.child.exitCode !== null || a.child.signalCode !== null ? r() : a.child.once('exit', () => r())));
     expect(leaseRow()!.holder).toBe(holderA);
     const c = await start(cfg);
-    const takeover = logLines(c).find((l) => typeof l.msg === 'string' && l.msg.startsWith("ledger watcher: took over the store's lease"));
+    const takeover = logRecords(c).find((l) => typeof l.msg === 'string' && l.msg.startsWith("ledger watcher: took over the store's lease"));
     expect(takeover?.msg).toBe(`ledger watcher: took over the store's lease from ${holderA} (its process no longer runs)`);
     expect(leaseRow()!.holder).toMatch(new RegExp(`/${c.child.pid}/`));
     expect((await status(c)).watcher).toEqual({ running: true });
@@ -134,7 +122,7 @@ describe('one watcher per store', { timeout: 900_000 }, () => {
     raw2.prepare('UPDATE lease SET expires_at = ?').run(expiredAt);
     raw2.close();
     const e = await start(cfg);
-    const takeover = logLines(e).find((l) => typeof l.msg === 'string' && l.msg.startsWith("ledger watcher: took over the store's lease"));
+    const takeover = logRecords(e).find((l) => typeof l.msg === 'string' && l.msg.startsWith("ledger watcher: took over the store's lease"));
     expect(takeover?.msg).toBe(`ledger watcher: took over the store's lease from ${holderD} (it expired at ${new Date(expiredAt).toISOString()})`);
     expect((await status(e)).watcher).toEqual({ running: true });
     expect(await e.stop('SIGTERM')).toBe(0);

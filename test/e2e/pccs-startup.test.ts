@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../support/server.js';
-import { startMain } from '../support/process.js';
+import { startMain, logRecords } from '../support/process.js';
 import { startPccsProcess, type PccsProcess } from '../support/pccs-process.js';
 import { recordedBundle2026, startPccsServer } from '../support/pccs-server.js';
 import { VECTORS } from '../support/paths.js';
@@ -129,13 +129,7 @@ describe('the startup PCCS probe (the service process)', () => {
     writeFileSync(cfg, JSON.stringify({ port: 0, host: '127.0.0.1', ...base, pccsUrl: gone, liveCheck: { skip: true }, logLevel: 'info' }));
     const svc = await startMain(['--config', cfg]);
     try {
-      const warnings = () =>
-        svc
-          .stdout()
-          .split('\n')
-          .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l) as { level: number; msg: string; pccsUrl?: string })
-          .filter((r) => r.level === 40 && /PCCS/.test(r.msg));
+      const warnings = () => (logRecords(svc) as { level: number; msg: string; pccsUrl?: string }[]).filter((r) => r.level === 40 && /PCCS/.test(r.msg));
       await expect.poll(() => warnings().length).toBe(1);
       expect(warnings()[0]).toMatchObject({ pccsUrl: gone, msg: expect.stringMatching(/^PCCS not reachable at startup \(connection failed/) });
       // A later status request adds no warning.

@@ -18,7 +18,7 @@ import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { mintSgx, type MintedSgx } from '../support/minted-sgx.js';
 import { startPccsProcess, type PccsProcess } from '../support/pccs-process.js';
 import { readVectorJson } from '../support/paths.js';
-import { startMain, type ServiceProcess } from '../support/process.js';
+import { startMain, type ServiceProcess, logRecords } from '../support/process.js';
 import { postJson } from '../support/server.js';
 import { until } from '../support/wait.js';
 
@@ -57,19 +57,6 @@ function rawClient(url: string, text: string): { socket: Socket; data: () => str
   socket.write(text);
   return { socket, data: () => data, closed: new Promise((r) => socket.once('close', () => r())) };
 }
-
-/** Log records of the process so far. */
-const records = (s: ServiceProcess): any[] =>
-  s
-    .stdout()
-    .split('\n')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l)];
-      } catch {
-        return [];
-      }
-    });
 
 const exitCode = (s: ServiceProcess, signal: NodeJS.Signals) => s.stop(signal);
 
@@ -128,7 +115,7 @@ describe('SIGTERM', { timeout: 600_000 }, () => {
     await slow.closed;
     expect(slow.data()).toBe('');
     expect(await code).toBe(0);
-    expect(records(s).some((r) => r.msg === 'shut down: every request in flight answered')).toBe(true);
+    expect(logRecords(s).some((r) => r.msg === 'shut down: every request in flight answered')).toBe(true);
     agent.destroy();
     held();
   });
@@ -171,7 +158,7 @@ describe('SIGTERM', { timeout: 600_000 }, () => {
       process.kill(pccs.child.pid!, 'SIGSTOP');
       const N = 8;
       const answers = Array.from({ length: N }, (_, i) => postJson(`${s.url}/decodeReport`, sgx.request(`1.0000000${i}`)));
-      await until('every request received', () => records(s).filter((r) => r.msg === 'incoming request' && r.req?.url === '/decodeReport').length === N, 120_000);
+      await until('every request received', () => logRecords(s).filter((r) => r.msg === 'incoming request' && r.req?.url === '/decodeReport').length === N, 120_000);
       await until('a collateral request waiting at the frozen PCCS', () => queuedAtPccs() > 0, 120_000);
       const code = exitCode(s, 'SIGTERM');
       const results = await Promise.all(answers);

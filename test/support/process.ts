@@ -25,6 +25,20 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** The JSON log records a service process has written to stdout so far (other lines left out). */
+export function logRecords(s: Pick<ServiceProcess, 'stdout'>): any[] {
+  return s
+    .stdout()
+    .split('\n')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
+}
+
 /** Runs to completion (for startup failures); returns exit code and output. `entry`: another script than src/main.ts. */
 export function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; entry?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
