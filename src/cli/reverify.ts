@@ -21,9 +21,8 @@ import { MeasurementState } from '../ledger/records/measurementState.js';
 import { Summary } from './summary.js';
 import { Semaphore } from '../rateLimit.js';
 import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.js';
-import { chunked, storedUpdates, UPDATE_BATCH } from '../ledger/watch/verifyUpdates.js';
+import { storedUpdates, UPDATE_BATCH, updateRecordsInRuns, type VerifyMany } from '../ledger/watch/verifyUpdates.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
-import type { ReportTexts, VerifyOutcome } from '../verify/types.js';
 
 const SOURCES = 'sources (one)';
 const SCAN = 'ledger scan';
@@ -215,15 +214,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
 }
 
 /** The batch's records in order, its updates verified in runs of `size` (one verifyMany call each). */
-async function verifyInRuns(items: Batch['items'], size: number, verifyMany: (pairs: ReportTexts[]) => Promise<VerifyOutcome[]>): Promise<OutputRecord[]> {
-  const updates = items.flatMap((it) => (it.type === 'update' ? [it] : []));
-  const done = await Promise.all(
-    chunked(updates, size).map(async (run) => {
-      const outs = await verifyMany(run.map((u) => ({ userData: u.userData, report: u.report })));
-      return run.map((u, i) => [u, updateRecord(u.base, outs[i]!, u.writes)] as const);
-    }),
-  );
-  const byItem = new Map<unknown, OutputRecord>(done.flat());
+async function verifyInRuns(items: Batch['items'], size: number, verifyMany: VerifyMany): Promise<OutputRecord[]> {
+  const byItem = await updateRecordsInRuns(items, size, verifyMany);
   return items.map((it) => (it.type === 'update' ? byItem.get(it)! : it.record));
 }
 

@@ -3,14 +3,15 @@
  * interrupted in-process `reverify` (stop request) resumes exactly; the collateral directory
  * reader refuses what it does not hold.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCommand } from '../../src/cli/verify.js';
 import { createCliVerifier } from '../../src/cli/context.js';
 import { runReverify } from '../../src/cli/reverify.js';
-import { jsonlSource } from '../../src/cli/sources.js';
+import { jsonlSource, txDirSource } from '../../src/cli/sources.js';
+import { LedgerChain, t } from '../support/ledger-chain.js';
 import { DirCollateralSource } from '../../src/collateral/collateralDir.js';
 import { parseQuote, cutTypeAReport } from '../../src/attestation/typeA/quote.js';
 import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/aleo/struct.js';
@@ -121,6 +122,30 @@ describe('reverify in process: stop and resume', () => {
     const ids = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id);
     expect(ids).toEqual(Array.from({ length: n }, (_, i) => `n${i}`));
     expect(JSON.parse(readFileSync(ckpt, 'utf8'))).toMatchObject({ cursor: n, done: true });
+  });
+});
+
+describe('reverify in process: the mapping writes of batched updates', () => {
+  it('updates verified in runs (one verifyMany call per run) keep the writes their program makes', async () => {
+    const txDir = join(dir, 'txs');
+    mkdirSync(txDir, { recursive: true });
+    const chain = new LedgerChain(1, 10);
+    chain.add(5, [t.setDataNitro('official_oracle.aleo', examples.nitro.request.userData, examples.nitro.request.report)]);
+    writeFileSync(join(txDir, 'tx.json'), JSON.stringify((chain.block(5) as { transactions: unknown[] }).transactions[0]));
+    const out = join(dir, 'txs.out');
+    const verifier = createCliVerifier({ configPath: config, workers: 0 });
+    try {
+      const base = { source: txDirSource(txDir, ['official_oracle.aleo']), verifier, maxInFlight: 4, annotateInForce: false, outFile: out, checkpointFile: join(dir, 'txs.ckpt'), progressIntervalMs: 0, resume: false };
+      expect(await runReverify({ ...base, io: { stderr: () => {}, tty: false } })).toBe(0);
+    } finally {
+      await verifier.close();
+    }
+    const [record] = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(record).toMatchObject({ program: 'official_oracle.aleo', function: 'set_data_nitro', outcome: 'valid' });
+    expect(record.mappingWrites.map((w: any) => [w.program, w.mapping, w.role])).toEqual([
+      ['official_oracle.aleo', 'nitro_attested_data', 'latest'],
+      ['official_oracle.aleo', 'nitro_attested_data', 'historic'],
+    ]);
   });
 });
 

@@ -57,15 +57,20 @@ export function chunked<T>(list: readonly T[], size: number): T[][] {
   return out;
 }
 
+/** The record of each update item, verified with `verifyMany` in runs of `size` updates (one call each, all at once). */
+export async function updateRecordsInRuns(items: readonly LedgerItem[], size: number, verifyMany: VerifyMany): Promise<Map<LedgerItem, OutputRecord>> {
+  const updates = items.flatMap((it) => (it.type === 'update' ? [it] : []));
+  const outcomes = (await Promise.all(chunked(updates, size).map((run) => verifyMany(run.map((u) => ({ userData: u.userData, report: u.report })))))).flat();
+  return new Map(updates.map((u, i) => [u, updateRecord(u.base, outcomes[i]!, u.writes)]));
+}
+
 /**
  * The output records of the items' updates, in item order: verified with `verifyMany` in runs of
  * UPDATE_BATCH updates when it is given, else one by one with `verify`.
  */
 export async function verifyUpdates(items: readonly LedgerItem[], verify: Verify, verifyMany?: VerifyMany): Promise<OutputRecord[]> {
   if (verifyMany) {
-    const updates = items.flatMap((it) => (it.type === 'update' ? [it] : []));
-    const outcomes = (await Promise.all(chunked(updates, UPDATE_BATCH).map((run) => verifyMany(run.map((u) => ({ userData: u.userData, report: u.report })))))).flat();
-    const byItem = new Map(updates.map((u, i) => [u, updateRecord(u.base, outcomes[i]!, u.writes)]));
+    const byItem = await updateRecordsInRuns(items, UPDATE_BATCH, verifyMany);
     return items.flatMap((it) => (it.type === 'update' ? [byItem.get(it)!] : it.type === 'update-malformed' || it.type === 'unattested' ? [it.record] : []));
   }
   const out = await Promise.all(
