@@ -258,7 +258,11 @@ function acceptedBuildsOf(raw: RawConfig, problems: Problems): Partial<Record<Re
       if (!problems.has(`config: acceptedBuilds.${i}.`)) problems.add('CONFIG_INVALID', `config: acceptedBuilds.${i}.${kind.target.configKey}: expected a complete value (${kind.target.required})`);
       return;
     }
-    if (typeof entry.source !== 'string' || entry.source.trim() === '') return; // the schema names it
+    if (typeof entry.source !== 'string') return; // the schema names it
+    if (entry.source.trim() === '') {
+      problems.add('CONFIG_INVALID', `config: acceptedBuilds.${i}.source = ${JSON.stringify(entry.source)}: expected where this measurement comes from`);
+      return;
+    }
     (out[kind.id] ??= []).push({ value, source: entry.source });
   });
   return out;

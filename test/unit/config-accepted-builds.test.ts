@@ -52,6 +52,7 @@ describe('config acceptedBuilds', () => {
         { source: 'x', uniqueIdTarget: '00'.repeat(32) },
         { source: 'x', pcrValuesTarget: otherPcrs.slice(0, 2) },
         { source: 'x', colour: 1, uniqueIdTarget: otherId },
+        { source: '   ', uniqueIdTarget: otherId },
       ],
     });
     expect(lines.find((l) => l.startsWith('config: acceptedBuilds.0:'))).toMatch(/exactly one of uniqueIdTarget, pcrValuesTarget \(it names uniqueIdTarget and pcrValuesTarget\)/);
@@ -61,6 +62,7 @@ describe('config acceptedBuilds', () => {
     expect(lines.some((l) => l.startsWith('config: acceptedBuilds.4.uniqueIdTarget') && l.includes('all zeros'))).toBe(true);
     expect(lines.some((l) => l.startsWith('config: acceptedBuilds.5.pcrValuesTarget: expected a complete value (three pcrValuesTarget)'))).toBe(true);
     expect(lines.some((l) => l.startsWith('config: acceptedBuilds.6.colour'))).toBe(true);
+    expect(lines).toContain('config: acceptedBuilds.7.source = "   ": expected where this measurement comes from');
   });
 });
 
