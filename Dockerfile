@@ -15,6 +15,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
+COPY scripts/bin-modes.mjs ./scripts/
 RUN npm run build
 
 FROM node:20-slim AS deps

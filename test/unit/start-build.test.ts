@@ -8,7 +8,7 @@
  * serves both (two `tsc -b` at once on one dist/ would race).
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,15 +19,17 @@ const ROOT = process.cwd();
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 
-/** The prestart command's arguments after `tsc`. */
-function prestartArgs(): string[] {
-  const m = /^tsc (-b \S+)$/.exec(pkg.scripts.prestart ?? '');
-  if (!m) throw new Error(`prestart is not an incremental tsc -b build: ${JSON.stringify(pkg.scripts.prestart)}`);
-  return m[1]!.split(' ');
+/** The prestart command: an incremental `tsc -b`, then the script that makes the commands executable. */
+function prestartParts(): { tscArgs: string[]; binModes: string } {
+  const m = /^tsc (-b \S+) && node (scripts\/bin-modes\.mjs)$/.exec(pkg.scripts.prestart ?? '');
+  if (!m) throw new Error(`prestart is not an incremental tsc -b build followed by bin-modes: ${JSON.stringify(pkg.scripts.prestart)}`);
+  return { tscArgs: m[1]!.split(' '), binModes: m[2]! };
 }
 
 async function prestart(...extra: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [TSC, ...prestartArgs(), ...extra], { cwd: ROOT, env: { ...process.env, LANG: 'C' } });
+  const { tscArgs, binModes } = prestartParts();
+  const { stdout } = await run(process.execPath, [TSC, ...tscArgs, ...extra], { cwd: ROOT, env: { ...process.env, LANG: 'C' } });
+  if (!extra.includes('--dry')) await run(process.execPath, [binModes], { cwd: ROOT });
   return stdout;
 }
 
@@ -109,6 +111,18 @@ describe('the README CLI lines, as written', () => {
   });
 
   it('`npx oracle-verifier --help` prints the usage and exits 0', async () => {
+    const r = await sh('npx oracle-verifier --help');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.startsWith('oracle-verifier <command> [options]')).toBe(true);
+  });
+
+  it('a rebuilt dist/ (tsc writes files without the execute bit; npx linked the command before) still runs through npx', async () => {
+    expect((await sh('npx oracle-verifier --help')).code).toBe(0); // npx has linked the command
+    const bins = Object.values((pkg as { bin?: Record<string, string> }).bin ?? {}).map((f) => resolve(ROOT, f));
+    expect(bins.length).toBe(2);
+    for (const bin of bins) chmodSync(bin, 0o644); // as tsc leaves a file it creates
+    await prestart();
+    for (const bin of bins) expect(statSync(bin).mode & 0o111, bin).toBe(0o111);
     const r = await sh('npx oracle-verifier --help');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.startsWith('oracle-verifier <command> [options]')).toBe(true);
