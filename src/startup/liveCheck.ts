@@ -2,6 +2,7 @@ import { publicUrl } from '../publicUrl.js';
 import { VerifierError } from '../errors.js';
 import { measurementLocation } from '../ledger/programs.js';
 import { KINDS, type ReportType, type TargetValues } from '../verify/kinds/index.js';
+import type { AcceptedBuild } from '../verify/policy.js';
 import type { StartupCode } from './errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from '../ledger/node/client.js';
 
@@ -20,6 +21,13 @@ export interface LiveCheckOptions {
   timeoutMs: number;
   /** Target measurements the ledger must hold, by kind id. */
   expected: TargetValues;
+  /**
+   * Builds accepted beside the targets (config `acceptedBuilds`), by kind id: the ledger may hold
+   * one of these instead of the target (the program's owner has not moved to the target build, or
+   * has moved back); `onAccepted` is told which.
+   */
+  accepted?: Readonly<Partial<Record<ReportType, readonly AcceptedBuild[]>>>;
+  onAccepted?: (found: { kind: ReportType; program: string; mapping: string; source: string }) => void;
   /** Further attempts per request after the first (default 3). */
   retries?: number;
   /** First backoff between attempts, doubled each time (default 500 ms). */
@@ -75,8 +83,9 @@ async function readMapping<T>(
 
 /**
  * Startup live check: reads each kind's target measurement the ledger program stores at key `0u8`
- * (the unique ID, the PCR values) and requires it to equal the target. Returns the ledger's values
- * by kind id (none for a kind whose measurement the program does not hold).
+ * (the unique ID, the PCR values) and requires it to equal the target or one of the kind's accepted
+ * builds. Returns the ledger's values by kind id (none for a kind whose measurement the program
+ * does not hold).
  */
 export async function liveCheck(opts: LiveCheckOptions): Promise<Partial<TargetValues>> {
   checkTargets(opts.expected);
@@ -98,9 +107,19 @@ export async function liveCheck(opts: LiveCheckOptions): Promise<Partial<TargetV
   const ledger: Record<string, unknown> = {};
   for (const k of held) ledger[k.id] = await readMapping(client, program, opts.mappings[k.id], (text) => k.target.ledger.fromLeo(text));
 
-  const mismatches = held.flatMap((k) =>
-    k.target.ledger.differences(ledger[k.id], opts.expected[k.id]).map((d) => `liveCheck: ${opts.mappings[k.id]}[${MAPPING_KEY}] on ${program} ${d}`),
-  );
+  const mismatches = held.flatMap((k) => {
+    const where = `${opts.mappings[k.id]}[${MAPPING_KEY}] on ${program}`;
+    const differences = k.target.ledger.differences(ledger[k.id], opts.expected[k.id]);
+    if (differences.length === 0) return [];
+    const builds = opts.accepted?.[k.id] ?? [];
+    const build = builds.find((b) => k.target.ledger.differences(ledger[k.id], b.value).length === 0);
+    if (build) {
+      opts.onAccepted?.({ kind: k.id, program, mapping: opts.mappings[k.id], source: build.source });
+      return [];
+    }
+    const nor = builds.length ? `, nor any of the ${builds.length} acceptedBuilds of ${k.target.configKey}` : '';
+    return differences.map((d) => `liveCheck: ${where} ${d}${nor}`);
+  });
   if (mismatches.length > 0) fail('LIVECHECK_MISMATCH', mismatches.join('\n'));
   return ledger as Partial<TargetValues>;
 }

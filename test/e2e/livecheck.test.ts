@@ -218,6 +218,29 @@ describe('liveCheck against a ledger-node simulator', () => {
     expect(e.message).not.toContain('PCR0');
   });
 
+  it('passes when the ledger holds an accepted build instead of the target, and says which', async () => {
+    const other = '5ac690ee17c61fd662defda61e2fa0497c700dc9c55728da5831c4beaa40e91a';
+    node.setMapping(PROGRAM, UID, '0u8', leoText(bytes(other), ['chunk_1', 'chunk_2']));
+    const found: unknown[] = [];
+    const accepted = { typeA: [{ value: bytes('11'.repeat(32)), source: 'a build the ledger does not hold' }, { value: bytes(other), source: 'the older build' }] };
+    const got = await liveCheck({ ...opts, accepted, onAccepted: (a) => found.push(a) });
+    expect(Buffer.from(got.typeA!).toString('hex')).toBe(other);
+    expect(found).toEqual([{ kind: 'typeA', program: PROGRAM, mapping: UID, source: 'the older build' }]);
+  });
+
+  it('fails when the ledger holds neither the target nor an accepted build, and says so', async () => {
+    const other = '5ac690ee17c61fd662defda61e2fa0497c700dc9c55728da5831c4beaa40e91a';
+    node.setMapping(PROGRAM, UID, '0u8', leoText(bytes(other), ['chunk_1', 'chunk_2']));
+    const found: unknown[] = [];
+    const accepted = { typeA: [{ value: bytes('11'.repeat(32)), source: 'another build' }], typeB: [{ value: expected.typeB, source: 'the same PCRs' }] };
+    const e = await rejection(liveCheck({ ...opts, accepted, onAccepted: (a) => found.push(a) }));
+    expect(e.code).toBe('LIVECHECK_MISMATCH');
+    expect(e.message).toBe(
+      `liveCheck: ${UID}[0u8] on ${PROGRAM} is ${other} but the target unique ID is ${targets.uniqueIdTargetHex}, nor any of the 1 acceptedBuilds of uniqueIdTarget`,
+    );
+    expect(found).toEqual([]); // the PCRs equal the target: no accepted build was needed there
+  });
+
   it('rejects malformed targets before querying', async () => {
     const e = await rejection(liveCheck({ ...opts, expected: { typeA: new Uint8Array(31), typeB: expected.typeB } }));
     expect(e.code).toBe('LIVECHECK_BAD_TARGET');

@@ -12,7 +12,7 @@ import { webcrypto } from 'node:crypto';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { describe, expect, it } from 'vitest';
-import { runMain, startMain } from '../support/process.js';
+import { logRecords, runMain, startMain } from '../support/process.js';
 import { startLedgerNode } from '../support/ledger-node.js';
 import { readVectorJson } from '../support/paths.js';
 
@@ -153,7 +153,7 @@ describe('service process', () => {
     }
   });
 
-  it('live check: starts when the ledger program holds the targets, exits non-zero printing both values when not', async () => {
+  it('live check: starts when the ledger program holds the targets or an accepted build, exits non-zero printing both values when neither', async () => {
     const node = await startLedgerNode({ prefix: '/v1/mainnet' });
     try {
       node.setMapping('official_oracle.aleo', 'sgx_unique_id', '0u8', targets.ledgerEncoded.uniqueId, 'pretty');
@@ -170,6 +170,16 @@ describe('service process', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(other);
       expect(r.stderr).toContain(targets.uniqueIdTargetHex);
+      // The ledger's unique ID is not the target but an accepted build: the service starts and says which.
+      const accepted = { ...live, uniqueIdTarget: other, acceptedBuilds: [{ source: 'the build the ledger holds', uniqueIdTarget: targets.uniqueIdTarget }] };
+      const svc2 = await startMain(['--config', writeConfig('live-accepted.json', accepted)]);
+      try {
+        expect((await fetch(`${svc2.url}/healthz`)).status).toBe(200);
+        const warning = logRecords(svc2).find((l) => l.msg?.startsWith('live check: the ledger program holds an accepted build'));
+        expect(warning).toMatchObject({ level: 40, kind: 'typeA', program: 'official_oracle.aleo', mapping: 'sgx_unique_id', source: 'the build the ledger holds', target: 'uniqueIdTarget' });
+      } finally {
+        await svc2.stop();
+      }
     } finally {
       await node.close();
     }
