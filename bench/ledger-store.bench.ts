@@ -5,7 +5,9 @@
  *    in its own official_oracle.aleo transaction with its own transition id);
  * 2. RSS while 50,000 update records are stored (ranges of 50, as the watcher commits them);
  * 3. GET /ledger/updates (the real route plugin) over 100,000 rows under autocannon load:
- *    first pages, filters, a height range and deep cursors.
+ *    first pages, filters, a height range and deep cursors;
+ * 4. the counts at 100,000 rows (each /metrics scrape and GET /ledger/status reads them on the
+ *    event loop): the store's summaries against the scan of every row they replace (peer, same file).
  * Run: node --expose-gc --import tsx bench/ledger-store.bench.ts [N]   (N updates per kind, default 300)
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -126,5 +128,25 @@ const r = await autocannon({ url: `http://127.0.0.1:${port}`, connections: 8, du
 console.log(`3. GET /ledger/updates over 100,000 rows, 8 connections, 10 s, ${paths.length} request shapes (limit 50)`);
 console.log(`   ${r.requests.average.toFixed(0)} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms, non-2xx ${r.non2xx}, errors ${r.errors}`);
 await app.close();
+
+// --- 4. counts at 100,000 rows: summaries vs the scan ---------------------------------------------
+const { default: Database } = await import('better-sqlite3');
+const raw = new Database(join(dir, 'big.db'), { readonly: true });
+const scan = raw.prepare('SELECT outcome, count(*) AS n FROM updates GROUP BY outcome');
+const median = (f: () => unknown, n = 15) => {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    f();
+    ms.push(performance.now() - t);
+  }
+  return ms.sort((a, b) => a - b)[n >> 1]!;
+};
+const scannedCounts = new Map((scan.all() as { outcome: string; n: number }[]).map((r) => [r.outcome, r.n]));
+for (const [outcome, n] of Object.entries(big.counts())) if ((scannedCounts.get(outcome) ?? 0) !== n) throw new Error(`4: ${outcome} counted ${n}, the scan finds ${scannedCounts.get(outcome) ?? 0}`);
+const summary = median(() => big.counts());
+const scanned = median(() => scan.all());
+console.log(`4. counts by outcome at 100,000 rows, median of 15: store ${summary.toFixed(3)} ms, scan of every row (peer) ${scanned.toFixed(1)} ms: ${(scanned / summary).toFixed(0)}×`);
+raw.close();
 big.close();
 rmSync(dir, { recursive: true, force: true });
