@@ -7,7 +7,8 @@
  * 3. GET /ledger/updates (the real route plugin) over 100,000 rows under autocannon load:
  *    first pages, filters, a height range and deep cursors;
  * 4. the counts at 100,000 rows (each /metrics scrape and GET /ledger/status reads them on the
- *    event loop): the store's summaries against the scan of every row they replace (peer, same file).
+ *    event loop): the store's summaries against the scan of every row they replace (peer, same file);
+ *    a listing whose filter matches nothing against the walk of the order index it replaces.
  * Run: node --expose-gc --import tsx bench/ledger-store.bench.ts [N]   (N updates per kind, default 300)
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ import Fastify from 'fastify';
 import { createCliVerifier } from '../src/cli/context.js';
 import { runReverify } from '../src/cli/reverify.js';
 import { jsonlSource, txDirSource } from '../src/cli/sources.js';
-import { openUpdateStore, type StoredUpdate } from '../src/ledger/store/updateStore.js';
+import { listQuery, openUpdateStore, type StoredUpdate } from '../src/ledger/store/updateStore.js';
 import { encodeCursor, ledgerRoutes } from '../src/server/routes/ledger.js';
 import { fakeId } from '../test/support/ledger-chain.js';
 import { AT, offlineUpdates } from './offlineUpdates.js';
@@ -147,6 +148,14 @@ for (const [outcome, n] of Object.entries(big.counts())) if ((scannedCounts.get(
 const summary = median(() => big.counts());
 const scanned = median(() => scan.all());
 console.log(`4. counts by outcome at 100,000 rows, median of 15: store ${summary.toFixed(3)} ms, scan of every row (peer) ${scanned.toFixed(1)} ms: ${(scanned / summary).toFixed(0)}×`);
+// A listing whose filter matches nothing: the store's index for it against the walk of the order
+// index it replaces (peer: the same query INDEXED BY updates_order), same file.
+const none = listQuery({ outcome: 'unattested' }, 51)!;
+if (big.list({ outcome: 'unattested' }, 50).records.length !== 0) throw new Error('4: the synthetic rows hold no unattested update');
+const walk = raw.prepare(none.sql.replace(/INDEXED BY \S+/, 'INDEXED BY updates_order'));
+const listed = median(() => big.list({ outcome: 'unattested' }, 50));
+const walked = median(() => walk.all(...none.args));
+console.log(`   a listing that matches nothing (outcome=unattested), median of 15: store ${listed.toFixed(3)} ms, walk of the order index (peer) ${walked.toFixed(1)} ms: ${(walked / listed).toFixed(0)}×`);
 raw.close();
 big.close();
 rmSync(dir, { recursive: true, force: true });

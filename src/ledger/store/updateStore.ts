@@ -260,6 +260,12 @@ CREATE TABLE IF NOT EXISTS updates (
 CREATE INDEX IF NOT EXISTS updates_order ON updates (block_height DESC, transition_id DESC);
 CREATE INDEX IF NOT EXISTS updates_transaction ON updates (transaction_id);
 CREATE INDEX IF NOT EXISTS updates_retry ON updates (retry_at) WHERE retry_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS updates_outcome_order ON updates (outcome, block_height DESC, transition_id DESC);
+CREATE INDEX IF NOT EXISTS updates_valid_order ON updates (report_valid, block_height DESC, transition_id DESC);
+CREATE INDEX IF NOT EXISTS updates_kind_order ON updates (report_type, block_height DESC, transition_id DESC);
+CREATE INDEX IF NOT EXISTS updates_kind_outcome_order ON updates (report_type, outcome, block_height DESC, transition_id DESC);
+CREATE INDEX IF NOT EXISTS updates_kind_valid_order ON updates (report_type, report_valid, block_height DESC, transition_id DESC);
+CREATE INDEX IF NOT EXISTS updates_unrecognized_order ON updates (block_height DESC, transition_id DESC) WHERE json_extract(record, '$.unrecognized') = 1;
 CREATE TABLE IF NOT EXISTS scan_state (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   scanned_height INTEGER,
@@ -408,6 +414,57 @@ function guarded<A extends unknown[], R>(code: 'STORE_WRITE_FAILED' | 'STORE_REA
       throw new VerifierError<StoreCode>(code, `store: ${what} ${file} failed: ${sqliteCause(e)}`, { cause: e });
     }
   };
+}
+
+/**
+ * The index a listing walks: the one whose leading columns are exactly its equality filters, in
+ * the listing's order, so that a page reads about `limit` rows however rare the rows it asks for
+ * are (a filter that matched nothing walked every update, ≈ 0.3–0.7 s at 100,000, on a public
+ * route). Unrecognized updates have a partial index of their own.
+ */
+function listIndex(f: UpdateFilter): string {
+  if (f.unrecognized === true) return 'updates_unrecognized_order';
+  const kind = f.kind !== undefined;
+  if (f.outcome !== undefined) return kind ? 'updates_kind_outcome_order' : 'updates_outcome_order';
+  if (f.valid !== undefined) return kind ? 'updates_kind_valid_order' : 'updates_valid_order';
+  return kind ? 'updates_kind_order' : 'updates_order';
+}
+
+/**
+ * The query of one listing page (`limit` rows after `after`), or none when the filter cannot match
+ * (reportValid is true exactly when the outcome is valid: a filter asking both ways finds nothing).
+ */
+export function listQuery(filter: UpdateFilter, limit: number, after?: Cursor): { sql: string; args: (string | number)[] } | undefined {
+  if (filter.valid !== undefined && filter.outcome !== undefined && filter.valid !== (filter.outcome === 'valid')) return undefined;
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  if (filter.valid !== undefined) {
+    where.push('report_valid = ?');
+    args.push(filter.valid ? 1 : 0);
+  }
+  if (filter.outcome !== undefined) {
+    where.push('outcome = ?');
+    args.push(filter.outcome);
+  }
+  if (filter.kind !== undefined) {
+    where.push('report_type = ?');
+    args.push(filter.kind);
+  }
+  if (filter.unrecognized !== undefined) where.push(filter.unrecognized ? "json_extract(record, '$.unrecognized') = 1" : "json_extract(record, '$.unrecognized') IS NULL");
+  if (filter.fromHeight !== undefined) {
+    where.push('block_height >= ?');
+    args.push(filter.fromHeight);
+  }
+  if (filter.toHeight !== undefined) {
+    where.push('block_height <= ?');
+    args.push(filter.toHeight);
+  }
+  if (after) {
+    where.push('(block_height, transition_id) < (?, ?)');
+    args.push(after.blockHeight, after.transitionId);
+  }
+  const sql = `SELECT block_height AS h, transition_id AS t, outcome, record FROM updates INDEXED BY ${listIndex(filter)} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY block_height DESC, transition_id DESC LIMIT ?`;
+  return { sql, args: [...args, limit] };
 }
 
 export function openUpdateStore(file: string): UpdateStore {
@@ -621,35 +678,10 @@ export function openUpdateStore(file: string): UpdateStore {
       };
     }),
     list: read((filter: UpdateFilter, limit: number, after?: Cursor) => {
-      const where: string[] = [];
-      const args: (string | number)[] = [];
-      if (filter.valid !== undefined) {
-        where.push('report_valid = ?');
-        args.push(filter.valid ? 1 : 0);
-      }
-      if (filter.outcome !== undefined) {
-        where.push('outcome = ?');
-        args.push(filter.outcome);
-      }
-      if (filter.kind !== undefined) {
-        where.push('report_type = ?');
-        args.push(filter.kind);
-      }
-      if (filter.unrecognized !== undefined) where.push(filter.unrecognized ? "json_extract(record, '$.unrecognized') = 1" : "json_extract(record, '$.unrecognized') IS NULL");
-      if (filter.fromHeight !== undefined) {
-        where.push('block_height >= ?');
-        args.push(filter.fromHeight);
-      }
-      if (filter.toHeight !== undefined) {
-        where.push('block_height <= ?');
-        args.push(filter.toHeight);
-      }
-      if (after) {
-        where.push('(block_height, transition_id) < (?, ?)');
-        args.push(after.blockHeight, after.transitionId);
-      }
-      const sql = `SELECT block_height AS h, transition_id AS t, outcome, record FROM updates ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY block_height DESC, transition_id DESC LIMIT ?`;
-      const rows = db.prepare(sql).all(...args, limit + 1) as { h: number; t: string; outcome: RecordOutcome; record: string }[];
+      const q = listQuery(filter, limit + 1, after);
+      if (!q) return { records: [] };
+      const { sql, args } = q;
+      const rows = db.prepare(sql).all(...args) as { h: number; t: string; outcome: RecordOutcome; record: string }[];
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
