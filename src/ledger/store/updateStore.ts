@@ -438,27 +438,18 @@ export function listQuery(filter: UpdateFilter, limit: number, after?: Cursor): 
   if (filter.valid !== undefined && filter.outcome !== undefined && filter.valid !== (filter.outcome === 'valid')) return undefined;
   const where: string[] = [];
   const args: (string | number)[] = [];
-  if (filter.valid !== undefined) {
-    where.push('report_valid = ?');
-    args.push(filter.valid ? 1 : 0);
-  }
-  if (filter.outcome !== undefined) {
-    where.push('outcome = ?');
-    args.push(filter.outcome);
-  }
-  if (filter.kind !== undefined) {
-    where.push('report_type = ?');
-    args.push(filter.kind);
-  }
+  /** `sql` with its one parameter `value`, when the filter has it. */
+  const when = (sql: string, value: string | number | undefined): void => {
+    if (value === undefined) return;
+    where.push(sql);
+    args.push(value);
+  };
+  when('report_valid = ?', filter.valid === undefined ? undefined : Number(filter.valid));
+  when('outcome = ?', filter.outcome);
+  when('report_type = ?', filter.kind);
   if (filter.unrecognized !== undefined) where.push(filter.unrecognized ? "json_extract(record, '$.unrecognized') = 1" : "json_extract(record, '$.unrecognized') IS NULL");
-  if (filter.fromHeight !== undefined) {
-    where.push('block_height >= ?');
-    args.push(filter.fromHeight);
-  }
-  if (filter.toHeight !== undefined) {
-    where.push('block_height <= ?');
-    args.push(filter.toHeight);
-  }
+  when('block_height >= ?', filter.fromHeight);
+  when('block_height <= ?', filter.toHeight);
   if (after) {
     where.push('(block_height, transition_id) < (?, ?)');
     args.push(after.blockHeight, after.transitionId);
