@@ -140,6 +140,9 @@ export function decodeKeyCursor(s: string): MappingKeyRef | undefined {
 }
 
 const failure = (description: string) => ({ description, ...plainFailureSchema });
+/** The answers every route over the store shares: no watcher configured; a bad page query. */
+const watchNotConfigured = () => failure('The watcher is not configured (LEDGER_WATCH_NOT_CONFIGURED), or the server is shutting down');
+const badPageQuery = () => failure('A query parameter is invalid (LEDGER_BAD_REQUEST) or the cursor is not one this server handed out (LEDGER_BAD_CURSOR)');
 const MAX_LIMIT = 500;
 const DEFAULT_LIMIT = 50;
 
@@ -261,7 +264,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
               },
             },
           },
-          503: failure('The watcher is not configured (LEDGER_WATCH_NOT_CONFIGURED), or the server is shutting down'),
+          503: watchNotConfigured(),
         },
       },
     },
@@ -297,8 +300,8 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
         },
         response: {
           200: { type: 'object', required: ['updates'], properties: { updates: { type: 'array', items: ledgerRecordSchema }, nextCursor: str } },
-          400: failure('A query parameter is invalid (LEDGER_BAD_REQUEST) or the cursor is not one this server handed out (LEDGER_BAD_CURSOR)'),
-          503: failure('The watcher is not configured (LEDGER_WATCH_NOT_CONFIGURED), or the server is shutting down'),
+          400: badPageQuery(),
+          503: watchNotConfigured(),
         },
       },
     },
@@ -348,8 +351,8 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
               nextCursor: str,
             },
           },
-          400: failure('A query parameter is invalid (LEDGER_BAD_REQUEST) or the cursor is not one this server handed out (LEDGER_BAD_CURSOR)'),
-          503: failure('The watcher is not configured (LEDGER_WATCH_NOT_CONFIGURED), or the server is shutting down'),
+          400: badPageQuery(),
+          503: watchNotConfigured(),
         },
       },
     },
