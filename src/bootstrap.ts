@@ -60,7 +60,7 @@ export async function checkLive(config: Config, targets: Targets, log: Logger): 
     expected: targets.values,
     accepted: config.acceptedBuilds,
     onAccepted: (a) => {
-      log.warn({ ...a, target: KINDS.find((k) => k.id === a.kind)?.target.configKey }, 'live check: the ledger program holds an accepted build, not the target (reports of either verify as valid)');
+      log.warn(a, 'live check: the ledger program holds an accepted build, not the target (reports of either verify as valid)');
     },
   });
   log.info({ program: lc.contractName }, 'live check passed: the ledger program holds the target measurements or accepted builds');

@@ -27,7 +27,7 @@ export interface LiveCheckOptions {
    * has moved back); `onAccepted` is told which.
    */
   accepted?: Readonly<Partial<Record<ReportType, readonly AcceptedBuild[]>>>;
-  onAccepted?: (found: { kind: ReportType; program: string; mapping: string; source: string }) => void;
+  onAccepted?: (found: { kind: ReportType; target: string; program: string; mapping: string; source: string }) => void;
   /** Further attempts per request after the first (default 3). */
   retries?: number;
   /** First backoff between attempts, doubled each time (default 500 ms). */
@@ -114,7 +114,7 @@ export async function liveCheck(opts: LiveCheckOptions): Promise<Partial<TargetV
     const builds = opts.accepted?.[k.id] ?? [];
     const build = builds.find((b) => k.target.ledger.differences(ledger[k.id], b.value).length === 0);
     if (build) {
-      opts.onAccepted?.({ kind: k.id, program, mapping: opts.mappings[k.id], source: build.source });
+      opts.onAccepted?.({ kind: k.id, target: k.target.configKey, program, mapping: opts.mappings[k.id], source: build.source });
       return [];
     }
     const nor = builds.length ? `, nor any of the ${builds.length} acceptedBuilds of ${k.target.configKey}` : '';

@@ -225,7 +225,7 @@ describe('liveCheck against a ledger-node simulator', () => {
     const accepted = { typeA: [{ value: bytes('11'.repeat(32)), source: 'a build the ledger does not hold' }, { value: bytes(other), source: 'the older build' }] };
     const got = await liveCheck({ ...opts, accepted, onAccepted: (a) => found.push(a) });
     expect(Buffer.from(got.typeA!).toString('hex')).toBe(other);
-    expect(found).toEqual([{ kind: 'typeA', program: PROGRAM, mapping: UID, source: 'the older build' }]);
+    expect(found).toEqual([{ kind: 'typeA', target: 'uniqueIdTarget', program: PROGRAM, mapping: UID, source: 'the older build' }]);
   });
 
   it('fails when the ledger holds neither the target nor an accepted build, and says so', async () => {
