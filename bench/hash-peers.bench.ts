@@ -43,7 +43,7 @@ const wasm = createPoseidon8Wasm();
 const time = Number(process.env.BENCH_TIME_MS ?? 1500);
 let sink = 0;
 
-const median = (xs: number[]): number => {
+const medianOf = (xs: number[]): number => {
   const s = [...xs].sort((p, q) => p - q);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
@@ -65,7 +65,7 @@ function interleaved(text: string, bytes: Uint8Array): string {
     h.free();
     pt.free();
     const ta = performance.now() - t;
-    const reps = Math.max(1, Math.round(ta / Math.max(0.05, d.length ? median(d) : ta / 20)));
+    const reps = Math.max(1, Math.round(ta / Math.max(0.05, d.length ? medianOf(d) : ta / 20)));
     const ds: number[] = [];
     for (let i = 0; i < reps; i++) {
       t = performance.now();
@@ -76,7 +76,7 @@ function interleaved(text: string, bytes: Uint8Array): string {
     a.push(ta);
     d.push(...ds);
   }
-  return `interleaved, ${rounds} rounds: (a) median ${median(a).toFixed(3)} ms (${a.length} calls), (d) median ${median(d).toFixed(3)} ms (${d.length} calls): a/d ${(median(a) / median(d)).toFixed(2)}×`;
+  return `interleaved, ${rounds} rounds: (a) median ${medianOf(a).toFixed(3)} ms (${a.length} calls), (d) median ${medianOf(d).toFixed(3)} ms (${d.length} calls): a/d ${(medianOf(a) / medianOf(d)).toFixed(2)}×`;
 }
 
 async function runCase(label: string, text: string, chunks: number): Promise<void> {

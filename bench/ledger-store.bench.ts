@@ -134,7 +134,8 @@ await app.close();
 const { default: Database } = await import('better-sqlite3');
 const raw = new Database(join(dir, 'big.db'), { readonly: true });
 const scan = raw.prepare('SELECT outcome, count(*) AS n FROM updates GROUP BY outcome');
-const median = (f: () => unknown, n = 15) => {
+/** Median milliseconds of `n` calls of `f`. */
+const medianMs = (f: () => unknown, n = 15) => {
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
@@ -145,16 +146,16 @@ const median = (f: () => unknown, n = 15) => {
 };
 const scannedCounts = new Map((scan.all() as { outcome: string; n: number }[]).map((r) => [r.outcome, r.n]));
 for (const [outcome, n] of Object.entries(big.counts())) if ((scannedCounts.get(outcome) ?? 0) !== n) throw new Error(`4: ${outcome} counted ${n}, the scan finds ${scannedCounts.get(outcome) ?? 0}`);
-const summary = median(() => big.counts());
-const scanned = median(() => scan.all());
+const summary = medianMs(() => big.counts());
+const scanned = medianMs(() => scan.all());
 console.log(`4. counts by outcome at 100,000 rows, median of 15: store ${summary.toFixed(3)} ms, scan of every row (peer) ${scanned.toFixed(1)} ms: ${(scanned / summary).toFixed(0)}×`);
 // A listing whose filter matches nothing: the store's index for it against the walk of the order
 // index it replaces (peer: the same query INDEXED BY updates_order), same file.
 const none = listQuery({ outcome: 'unattested' }, 51)!;
 if (big.list({ outcome: 'unattested' }, 50).records.length !== 0) throw new Error('4: the synthetic rows hold no unattested update');
 const walk = raw.prepare(none.sql.replace(/INDEXED BY \S+/, 'INDEXED BY updates_order'));
-const listed = median(() => big.list({ outcome: 'unattested' }, 50));
-const walked = median(() => walk.all(...none.args));
+const listed = medianMs(() => big.list({ outcome: 'unattested' }, 50));
+const walked = medianMs(() => walk.all(...none.args));
 console.log(`   a listing that matches nothing (outcome=unattested), median of 15: store ${listed.toFixed(3)} ms, walk of the order index (peer) ${walked.toFixed(1)} ms: ${(walked / listed).toFixed(0)}×`);
 raw.close();
 big.close();
