@@ -193,6 +193,19 @@ const notConfigured = (reply: FastifyReply, code: 'LEDGER_WATCH_NOT_CONFIGURED' 
   });
 
 export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => async (app) => {
+  /**
+   * A paged listing over the store: its query valid, the store configured, its page (pageOf);
+   * undefined after answering 400 or 503.
+   */
+  const storePage = <C>(req: FastifyRequest<{ Querystring: { limit?: string; cursor?: string } }>, reply: FastifyReply, decode: (s: string) => C | undefined, route: string) => {
+    if (badRequest(req, reply)) return undefined;
+    if (!o.store) {
+      void notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
+      return undefined;
+    }
+    const paging = pageOf(req.query, reply, decode, route);
+    return paging && { store: o.store, ...paging };
+  };
   app.get<{ Params: { id: string } }>(
     '/ledger/transactions/:id',
     {
@@ -306,12 +319,10 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       },
     },
     async (req, reply) => {
-      if (badRequest(req, reply)) return reply;
-      if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
-      const q = req.query;
-      const paging = pageOf(q, reply, decodeCursor, 'GET /ledger/updates');
+      const paging = storePage(req, reply, decodeCursor, 'GET /ledger/updates');
       if (!paging) return reply;
-      const { limit, after } = paging;
+      const { store, limit, after } = paging;
+      const q = req.query;
       const filter: UpdateFilter = {
         ...(q.valid !== undefined ? { valid: q.valid === 'true' } : {}),
         ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
@@ -320,7 +331,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
         ...(q.fromHeight !== undefined ? { fromHeight: Number(q.fromHeight) } : {}),
         ...(q.toHeight !== undefined ? { toHeight: Number(q.toHeight) } : {}),
       };
-      const page = o.store.list(filter, limit, after);
+      const page = store.list(filter, limit, after);
       return { updates: page.records, ...(page.next ? { nextCursor: encodeCursor(page.next) } : {}) };
     },
   );
@@ -357,14 +368,11 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       },
     },
     async (req, reply) => {
-      if (badRequest(req, reply)) return reply;
-      if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
-      const q = req.query;
-      const paging = pageOf(q, reply, decodeKeyCursor, 'GET /ledger/consistency');
+      const paging = storePage(req, reply, decodeKeyCursor, 'GET /ledger/consistency');
       if (!paging) return reply;
-      const { limit, after } = paging;
-      const page = o.store.listMappingChecks(q.status ?? 'inconsistent', limit, after);
-      return { counts: o.store.mappingCounts(), keys: page.checks, ...(page.next ? { nextCursor: encodeKeyCursor(page.next) } : {}) };
+      const { store, limit, after } = paging;
+      const page = store.listMappingChecks(req.query.status ?? 'inconsistent', limit, after);
+      return { counts: store.mappingCounts(), keys: page.checks, ...(page.next ? { nextCursor: encodeKeyCursor(page.next) } : {}) };
     },
   );
 };
