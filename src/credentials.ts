@@ -10,6 +10,12 @@ export const PCCS_API_KEY_ENV = 'PCCS_API_KEY';
 export const PCCS_API_KEY_HEADER = 'Ocp-Apim-Subscription-Key';
 /** The ledger node's API key, sent in the header `liveCheck.apiKeyHeader`. */
 export const LEDGER_NODE_API_KEY_ENV = 'LEDGER_NODE_API_KEY';
+/**
+ * The JWT of one's own snarkOS node (printed by the node at start, or minted with its
+ * `--jwt-secret`): sent as `Authorization: Bearer …` with the mapping listing alone, the one
+ * route of the completeness check that sits behind the node's JWT middleware.
+ */
+export const LEDGER_NODE_JWT_ENV = 'LEDGER_NODE_JWT';
 
 const value = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
   const v = env[name];
@@ -26,4 +32,9 @@ export function pccsHeaders(env: NodeJS.ProcessEnv = process.env): Record<string
 export function ledgerNodeHeaders(header: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const key = value(env, LEDGER_NODE_API_KEY_ENV);
   return key === undefined ? {} : { [header]: key };
+}
+
+/** The node's JWT (LEDGER_NODE_JWT), undefined when not set. */
+export function ledgerNodeJwt(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return value(env, LEDGER_NODE_JWT_ENV)?.trim() || undefined;
 }

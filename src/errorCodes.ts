@@ -328,6 +328,15 @@ export const ERROR_TRAITS = {
     LEDGER_NODE_BAD_TRANSACTION: NODE_WRONG,
     /** A mapping value the node answered is neither JSON null nor a string holding the expected Leo value (the mapping cross-check). */
     LEDGER_NODE_BAD_MAPPING_VALUE: NODE_WRONG,
+    /**
+     * The node refused to list a mapping (`GET /program/{id}/mapping/{name}?all=true`, behind its JWT
+     * middleware): no JWT, a wrong or expired one (401; on the v1 paths a 500 ending "(HTTP 401)").
+     */
+    LEDGER_NODE_LISTING_REFUSED: NODE_WRONG,
+    /** The node does not serve the mapping listing (an older node, or a gateway that hides it). */
+    LEDGER_NODE_LISTING_UNSUPPORTED: NODE_WRONG,
+    /** A mapping listing not in snarkOS's shape (`{ data: [[key, value]…], height }`), or a block header without a timestamp. */
+    LEDGER_NODE_BAD_LISTING: NODE_WRONG,
     LEDGER_TX_NOT_FOUND: http(404),
   },
   /** A followed transition that cannot be read. */
@@ -346,6 +355,8 @@ export const ERROR_TRAITS = {
     LEDGER_BAD_CURSOR: BAD_REQUEST,
     /** GET /ledger/transactions/{id}: `ledgerLookupQueue` lookups already wait for the ledger node (503 with Retry-After). */
     LEDGER_LOOKUP_QUEUE_FULL: REFUSED,
+    /** The completeness check may not list the oracle mappings: no node JWT (LEDGER_NODE_JWT) is configured. */
+    LEDGER_LISTING_NOT_CONFIGURED: NOT_CONFIGURED,
   },
   /** The store of ledger update records. */
   store: {

@@ -185,7 +185,7 @@ describe('update store summaries (schema 5)', () => {
     history(s, 8, 60, () => expect(summarised(s)).toEqual(scanned(file)));
     s.close();
     const again = new Database(file, { readonly: true });
-    expect(again.pragma('user_version', { simple: true })).toBe(5);
+    expect(again.pragma('user_version', { simple: true })).toBe(6);
     again.close();
   });
 });

@@ -26,7 +26,7 @@
  * (before retries existed) are migrated on open, their unverifiable updates due at once; version 2
  * stores (before leases) get the lease table; version 3 stores (before the mapping cross-check) get
  * its tables (their stored records say nothing about the mapping: keys written by them are not
- * tracked); version 4 stores get the summaries.
+ * tracked); version 4 stores get the summaries; version 5 stores the completeness table.
  *
  * Mapping cross-check: `mapping_writes` holds what each stored transition writes into the
  * oracle's data mapping (its record's mappingWrites; the outcome is the stored record's, so a
@@ -37,6 +37,11 @@
  * `mapping_keys` (each key's newest write and current check status) are kept by triggers in the
  * transaction of every write, so counts and the choice of keys to check read a few rows, not every
  * update (version 4 and older stores get them built from their rows on open).
+ *
+ * Completeness (schema 6, docs/completeness.md): `completeness` holds the last result of the
+ * completeness check (every key the oracle data mappings hold on chain against the stored writes),
+ * and `mapping_writes_value` finds the writes of a value (for programs whose key scheme is not
+ * established). Version 5 and older stores get both on open; they have no result yet.
  *
  * One watcher per store: a `lease` row names the watcher that follows the ledger into this store
  * and until when (its heartbeat plus its TTL); a second watcher is refused while it holds, a lease
@@ -50,6 +55,7 @@ import type { ErrorCode, Outcome } from '../../errorCodes.js';
 import type { RecordOutcome } from '../records/updateRecord.js';
 import type { MappingWrite, MappingWriteRole } from '../records/mappingWrites.js';
 import type { AttestedValue, MappingStatus, MappingVerdict, MappingWriteRef } from '../records/mappingVerdict.js';
+import type { CompletenessResult } from '../records/completeness.js';
 import type { StoreCode } from './errors.js';
 
 export type { Outcome };
@@ -237,12 +243,20 @@ export interface UpdateStore {
   mappingCounts(): MappingCounts;
   /** Up to `limit` current check results of one status, by (program, mapping, key), after `after`. */
   listMappingChecks(status: MappingStatus, limit: number, after?: MappingKeyRef): { checks: MappingCheck[]; next?: MappingKeyRef };
+  /** Every stored key of one mapping (completeness: those the chain lacks are missing). */
+  mappingKeysOf(program: string, mapping: string): string[];
+  /** Every stored write of this value into the mapping, any key (programs whose key scheme is not established). */
+  mappingWritesOfValue(program: string, mapping: string, value: AttestedValue): MappingWriteRef[];
+  /** Keeps the completeness check's result (replacing the last one). */
+  saveCompleteness(result: CompletenessResult): void;
+  /** The last completeness result (undefined: never checked). */
+  completeness(): CompletenessResult | undefined;
   /** Up to `limit` records after `cursor` in the documented order, and the cursor of the next page. */
   list(filter: UpdateFilter, limit: number, after?: Cursor): { records: LedgerRecord[]; next?: Cursor };
   close(): void;
 }
 
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS updates (
@@ -289,6 +303,13 @@ CREATE TABLE IF NOT EXISTS mapping_writes (
   UNIQUE (transition_id, program, mapping, key, role)
 );
 CREATE INDEX IF NOT EXISTS mapping_writes_key ON mapping_writes (program, mapping, key, seq);
+CREATE INDEX IF NOT EXISTS mapping_writes_value ON mapping_writes (program, mapping, attestation_timestamp, data);
+CREATE TABLE IF NOT EXISTS completeness (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  status TEXT NOT NULL,
+  checked_at TEXT NOT NULL,
+  result TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS mapping_checks (
   program TEXT NOT NULL,
   mapping TEXT NOT NULL,
@@ -505,12 +526,20 @@ export function openUpdateStore(file: string): UpdateStore {
   );
   // Never checked or written again since first, then the oldest checks (the index mapping_keys_due).
   const keysToCheck = db.prepare(`SELECT program, mapping, key FROM mapping_keys ORDER BY (status IS NOT NULL), checked_at, program, mapping, key LIMIT ?`);
-  const writesOfKey = db.prepare(
-    `SELECT w.seq, w.role, w.data, w.attestation_timestamp AS attestationTimestamp, u.transaction_id AS transactionId, w.transition_id AS transitionId,
+  const writeColumns = `w.seq, w.role, w.data, w.attestation_timestamp AS attestationTimestamp, u.transaction_id AS transactionId, w.transition_id AS transitionId,
        u.block_height AS blockHeight, u.outcome, json_extract(u.record, '$.program') AS program, json_extract(u.record, '$.function') AS function
-     FROM mapping_writes w JOIN updates u ON u.transition_id = w.transition_id
-     WHERE w.program = ? AND w.mapping = ? AND w.key = ? ORDER BY u.block_height, w.seq`,
-  );
+     FROM mapping_writes w JOIN updates u ON u.transition_id = w.transition_id`;
+  const writesOfKey = db.prepare(`SELECT ${writeColumns} WHERE w.program = ? AND w.mapping = ? AND w.key = ? ORDER BY u.block_height, w.seq`);
+  const writesOfValue = db.prepare(`SELECT ${writeColumns} WHERE w.program = ? AND w.mapping = ? AND w.attestation_timestamp = ? AND w.data = ? ORDER BY u.block_height, w.seq`);
+  const keysOfMapping = db.prepare(`SELECT key FROM mapping_keys WHERE program = ? AND mapping = ? ORDER BY key`);
+  const putCompleteness = db.prepare(`INSERT OR REPLACE INTO completeness (id, status, checked_at, result) VALUES (1, ?, ?, ?)`);
+  const getCompleteness = db.prepare(`SELECT result FROM completeness WHERE id = 1`);
+  type WriteRow = Omit<MappingWriteRef, 'data' | 'attestationTimestamp'> & { seq: number; data: string | null; attestationTimestamp: string | null };
+  const writeRef = ({ seq: _seq, data, attestationTimestamp, ...w }: WriteRow): MappingWriteRef => ({
+    ...w,
+    ...(data !== null ? { data } : {}),
+    ...(attestationTimestamp !== null ? { attestationTimestamp } : {}),
+  });
   const putCheck = db.prepare(`INSERT OR REPLACE INTO mapping_checks (program, mapping, key, status, checked_seq, checked_at, result) VALUES (?, ?, ?, ?, ?, ?, ?)`);
   const countMapping = db.prepare(`SELECT substr(name, 9) AS what, n FROM store_counts WHERE name LIKE 'mapping:%'`);
   const getScan = db.prepare(`SELECT program, from_height AS fromHeight, scanned_height AS scannedHeight FROM program_scans WHERE program = ?`);
@@ -625,14 +654,17 @@ export function openUpdateStore(file: string): UpdateStore {
     }),
     mappingKeysToCheck: read((limit: number) => keysToCheck.all(limit) as MappingKeyRef[]),
     mappingWritesOf: read((ref: MappingKeyRef) => {
-      type Row = Omit<MappingWriteRef, 'data' | 'attestationTimestamp'> & { seq: number; data: string | null; attestationTimestamp: string | null };
-      const rows = writesOfKey.all(ref.program, ref.mapping, ref.key) as Row[];
-      let lastSeq = 0;
-      const writes = rows.map(({ seq, data, attestationTimestamp, ...w }): MappingWriteRef => {
-        lastSeq = Math.max(lastSeq, seq);
-        return { ...w, ...(data !== null ? { data } : {}), ...(attestationTimestamp !== null ? { attestationTimestamp } : {}) };
-      });
-      return { writes, lastSeq };
+      const rows = writesOfKey.all(ref.program, ref.mapping, ref.key) as WriteRow[];
+      return { writes: rows.map(writeRef), lastSeq: rows.reduce((m, r) => Math.max(m, r.seq), 0) };
+    }),
+    mappingKeysOf: read((program: string, mapping: string) => (keysOfMapping.all(program, mapping) as { key: string }[]).map((r) => r.key)),
+    mappingWritesOfValue: read((program: string, mapping: string, v: AttestedValue) => (writesOfValue.all(program, mapping, v.attestationTimestamp, v.data) as WriteRow[]).map(writeRef)),
+    saveCompleteness: write(fenced((r: CompletenessResult) => {
+      putCompleteness.run(r.status, r.checkedAt, JSON.stringify(r));
+    })),
+    completeness: read(() => {
+      const row = getCompleteness.get() as { result: string } | undefined;
+      return row ? (JSON.parse(row.result) as CompletenessResult) : undefined;
     }),
     saveMappingChecks: write(fenced((checks: readonly { check: MappingCheck; lastSeq: number }[]) => {
       for (const { check: c, lastSeq } of checks) putCheck.run(c.program, c.mapping, c.key, c.status, lastSeq, c.checkedAt, JSON.stringify(c));
