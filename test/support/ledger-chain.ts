@@ -5,6 +5,7 @@
  *   GET /blocks?start=S&end=E         (end exclusive, at most 50 blocks, like snarkOS)
  *   GET /block/height/latest
  *   GET /block/{h}/transactions
+ *   GET /block/{h}/header
  *   GET /transaction/{id}             (?metadata=true: { transaction, block_hash, block_height })
  *   GET /find/blockHash/{id}, GET /height/{hash}
  */
@@ -183,6 +184,9 @@ export class LedgerChain {
     });
     node.addRoute('GET', /^\/block\/height\/latest$/, () => jsonAnswer(this.latest));
     node.addRoute('GET', /^\/block\/(\d+)\/transactions$/, ({ params: [h = ''] }) => jsonAnswer(this.blocks.get(Number(h)) ?? []));
+    // A block's header (the completeness check places a time in the chain by it).
+    node.addRoute('GET', /^\/block\/(\d+)\/header$/, ({ params: [h = ''] }) =>
+      Number(h) >= this.first && Number(h) <= this.latest ? jsonAnswer(this.block(Number(h)).header) : text(500, `Missing block ${h}`));
     // Older nodes: the block of a transaction by hash, the height of a block hash.
     node.addRoute('GET', /^\/find\/blockHash\/([^/]+)$/, ({ params: [id = ''] }) => {
       const hit = this.txs.get(id);

@@ -1,10 +1,12 @@
 /**
  * A real HTTP server imitating a snarkOS ledger node's REST API, for tests. Bound to 127.0.0.1 on
- * a free port. Routes live in a table (see `addRoute`); the built-in one is
- * `GET {prefix}/program/{id}/mapping/{name}/{key}`. Any path can be scripted with a queue of
- * behaviours (errors, rate limits, delays…) consumed one per request before the route answers.
+ * a free port. Routes live in a table (see `addRoute`); the built-in ones are
+ * `GET {prefix}/program/{id}/mapping/{name}/{key}` and the mapping listing
+ * `GET {prefix}/program/{id}/mapping/{name}?all=true&metadata=true` (behind the JWT check, as
+ * snarkOS serves it: see `jwt`). Any path can be scripted with a queue of behaviours (errors, rate
+ * limits, delays…) consumed one per request before the route answers.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** What the server sends for one request. */
@@ -18,6 +20,7 @@ export interface RouteRequest {
   /** Capture groups of the route pattern, URL-decoded. */
   params: string[];
   query: URLSearchParams;
+  headers: IncomingHttpHeaders;
 }
 
 export type RouteHandler = (req: RouteRequest) => Answer;
@@ -107,6 +110,11 @@ export interface RecordedRequest {
 export interface LedgerNodeOptions {
   /** Path prefix of the API, e.g. `/v1/mainnet` (default) or `/mainnet`. */
   prefix?: string;
+  /**
+   * The JWT the mapping listing accepts (`Authorization: Bearer <jwt>`); absent: none is accepted,
+   * as on a node whose secret nobody was given.
+   */
+  jwt?: string;
 }
 
 export interface LedgerNode {
@@ -114,6 +122,10 @@ export interface LedgerNode {
   url: string;
   /** Stores a mapping value (Leo struct text), served as a JSON string in `style`; null serves JSON null. */
   setMapping(program: string, mapping: string, key: string, value: string | null, style?: LeoStyle): void;
+  /** Removes a key from a mapping (a remove: the listing no longer has it). */
+  deleteMapping(program: string, mapping: string, key: string): void;
+  /** The height the mapping listing reports (`metadata=true`); default 0. */
+  setHeight(height: number): void;
   /** Queues behaviours for requests to `path` (below the prefix, no query), consumed one per request. */
   script(path: string, behaviours: Behaviour[]): void;
   /** Adds a route (checked after the built-in ones); `pattern` is matched against the path below the prefix. */
@@ -153,6 +165,15 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
   const holds = new Set<{ match: (path: string, query: URLSearchParams) => boolean; parked: (() => void)[] }>();
 
   const mappingKey = (program: string, mapping: string, key: string): string => `${program}\u0000${mapping}\u0000${key}`;
+  let height = 0;
+  // snarkOS's v1 error middleware (the default and /v1 paths, node/rest/src/lib.rs): every error a
+  // 500, a RestError as its message, a body that is none (the JWT middleware's bare 401) as
+  // "Failed to convert error (HTTP n)"; /v2 keeps the status and the RestError JSON.
+  const v2 = /^\/v2\//.test(prefix);
+  const error = (status: number, text: string): Answer =>
+    v2
+      ? { status, body: text === '' ? '' : JSON.stringify({ message: text, chain: [] }), headers: text === '' ? {} : { 'content-type': 'application/json' } }
+      : { status: 500, body: text === '' ? `Failed to convert error (HTTP ${status})` : text, headers: { 'content-type': 'text/plain' } };
 
   routes.push({
     method: 'GET',
@@ -167,18 +188,38 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
     },
   });
 
+  // The listing (get_mapping_values), behind auth_middleware: a 401 with an empty body without a valid Bearer JWT.
+  routes.push({
+    method: 'GET',
+    pattern: /^\/program\/([^/]+)\/mapping\/([^/]+)$/,
+    handler: ({ params: [program = '', mapping = ''], query, headers }) => {
+      const auth = headers.authorization;
+      if (opts.jwt === undefined || auth !== `Bearer ${opts.jwt}`) return error(401, '');
+      if (query.get('all') !== 'true') return error(400, "Invalid query parameter. At this time, 'all=true' must be included");
+      const prefixKey = `${program}\u0000${mapping}\u0000`;
+      const pairs = [...mappings.entries()]
+        .filter(([k, v]) => k.startsWith(prefixKey) && v.value !== null)
+        .map(([k, v]) => [k.slice(prefixKey.length), prettyLeo(v.value!)]);
+      if (!programs.has(program) && pairs.length === 0) {
+        return error(500, `Unable to read mapping — Illegal operation: '${program}/${mapping}' is not initialized - cannot get mapping (C).`);
+      }
+      const body = JSON.stringify(query.get('metadata') === 'true' ? { data: pairs, height } : pairs, null, 2);
+      return { status: 200, body, headers: { 'content-type': 'application/json' } };
+    },
+  });
+
   const send = (res: ServerResponse, a: Answer): void => {
     if (res.destroyed) return;
     res.writeHead(a.status, { 'content-length': String(Buffer.byteLength(a.body)), ...a.headers });
     res.end(a.body);
   };
 
-  const routeAnswer = (method: string, path: string, query: URLSearchParams): Answer => {
+  const routeAnswer = (method: string, path: string, query: URLSearchParams, headers: IncomingHttpHeaders): Answer => {
     for (const r of routes) {
       if (r.method !== method) continue;
       const m = r.pattern.exec(path);
       if (!m) continue;
-      return r.handler({ params: m.slice(1).map((p) => decodeURIComponent(p ?? '')), query });
+      return r.handler({ params: m.slice(1).map((p) => decodeURIComponent(p ?? '')), query, headers });
     }
     return { status: 404, body: `no route for ${method} ${path}`, headers: { 'content-type': 'text/plain' } };
   };
@@ -209,7 +250,7 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
         req.socket.destroy();
         return;
       }
-      const answer = (): Answer => (behaviour.kind === 'answer' ? behaviour.answer : routeAnswer(method, path, u.searchParams));
+      const answer = (): Answer => (behaviour.kind === 'answer' ? behaviour.answer : routeAnswer(method, path, u.searchParams, req.headers));
       if (behaviour.delayMs) later(behaviour.delayMs, () => send(res, answer()));
       else send(res, answer());
     };
@@ -232,6 +273,12 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
     setMapping(program, mapping, key, value, style = 'pretty') {
       programs.add(program);
       mappings.set(mappingKey(program, mapping, key), { value, style });
+    },
+    deleteMapping(program, mapping, key) {
+      mappings.delete(mappingKey(program, mapping, key));
+    },
+    setHeight(h) {
+      height = h;
     },
     script(path, behaviours) {
       scripts.set(path, [...(scripts.get(path) ?? []), ...behaviours]);
