@@ -143,6 +143,26 @@ export const configSchema = {
           default: 20,
           description: 'Mapping cross-check: keys of the oracle data mapping read from the node per poll once the scan reached the tip (0: no cross-check); each read is one node request within rps',
         },
+        completeness: {
+          type: 'boolean',
+          default: true,
+          description:
+            'Completeness check once the scan first reaches the tip: list the oracle data mappings (the node JWT in LEDGER_NODE_JWT) and explain every key by a stored write (docs/completeness.md); without LEDGER_NODE_JWT the result is not_checked',
+        },
+        completenessWindowSeconds: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 604800,
+          default: 3600,
+          description: "Completeness check: an unexplained key's write is looked for in the blocks from 300 s before its attestation timestamp to this many seconds after it",
+        },
+        completenessMaxRescans: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 10000,
+          default: 20,
+          description: 'Completeness check: most unexplained keys whose block window is placed and scanned again per check',
+        },
       },
       if: { properties: { enabled: { const: true } } },
       then: { required: ['enabled', 'database'] },
@@ -238,4 +258,10 @@ export interface WatchSettings {
   leaseTtlMs: number;
   /** Mapping cross-check: keys read per poll at the tip (0: none). */
   mappingKeysPerPoll: number;
+  /** Completeness check once at the tip (docs/completeness.md). */
+  completeness: boolean;
+  /** Seconds after an unexplained key's attestation timestamp its block window reaches. */
+  completenessWindowSeconds: number;
+  /** Most unexplained keys placed and rescanned per check. */
+  completenessMaxRescans: number;
 }

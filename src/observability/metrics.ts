@@ -81,6 +81,8 @@ export interface MetricsSink {
   registerLedgerHeights(read: () => { scannedHeight: number | null; tipHeight: number | null }): void;
   /** Reads the mapping cross-check's keys by status at each scrape (README "Ledger"). */
   registerLedgerMapping(read: () => { consistent: number; inconsistent: number; notChecked: number }): void;
+  /** Reads the last completeness result at each scrape (docs/completeness.md; undefined: never checked). */
+  registerLedgerCompleteness(read: () => { status: 'complete' | 'incomplete' | 'not_checked'; unexplainedCount: number } | undefined): void;
   /** Reads whether the PCCS is reachable at each scrape (undefined: not observed yet). */
   registerPccsUp(read: () => boolean | undefined): void;
   /** The PCCS circuit breaker opened (after a request without answer, or a failed probe). */
@@ -101,6 +103,7 @@ export const NOOP_METRICS_SINK: MetricsSink = {
   observeLedgerWrite() {},
   registerLedgerHeights() {},
   registerLedgerMapping() {},
+  registerLedgerCompleteness() {},
   registerPccsUp() {},
   observePccsCircuitOpen() {},
 };
@@ -324,6 +327,39 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
   });
   void ledgerMapping;
+  // --- Completeness (docs/completeness.md) -----------------------------------------------------
+  let completenessRead: (() => { status: 'complete' | 'incomplete' | 'not_checked'; unexplainedCount: number } | undefined) | undefined;
+  const readCompleteness = () => {
+    try {
+      return completenessRead?.();
+    } catch {
+      return undefined; // a store that cannot be read: no sample rather than a failed scrape
+    }
+  };
+  const ledgerCompleteness = new Gauge({
+    name: p('ledger_completeness'),
+    help: 'The last completeness check of the ledger watcher: 1 for its status (complete: every key of the oracle data mappings explained by a stored write; incomplete: some key is not, or a stored key is missing on chain; not_checked: no listing allowed, node down), 0 for the others; no sample before the first check',
+    labelNames: ['status'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const c = readCompleteness();
+      if (!c) return;
+      for (const s of ['complete', 'incomplete', 'not_checked'] as const) this.set({ status: s }, c.status === s ? 1 : 0);
+    },
+  });
+  const ledgerUnexplained = new Gauge({
+    name: p('ledger_unexplained_keys'),
+    help: 'Keys of the oracle data mappings on chain that no stored write explains, at the last completeness check (GET /ledger/completeness lists them); no sample before a check that listed them',
+    registers,
+    collect() {
+      this.reset();
+      const c = readCompleteness();
+      if (c && c.status !== 'not_checked') this.set(c.unexplainedCount);
+    },
+  });
+  void ledgerCompleteness;
+  void ledgerUnexplained;
   // --- PCCS reachability ---------------------------------------------------------------------
   let pccsUpRead: (() => boolean | undefined) | undefined;
   const pccsUp = new Gauge({
@@ -368,6 +404,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     registerLedgerMapping(read) {
       mappingRead = read;
+    },
+    registerLedgerCompleteness(read) {
+      completenessRead = read;
     },
     registerPccsUp(read) {
       if (!pccsUpRead) registry.registerMetric(pccsUp);

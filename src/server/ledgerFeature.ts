@@ -19,7 +19,9 @@ import { NOOP_METRICS_SINK, type MetricsSink } from '../observability/metrics.js
 import { LedgerWatcher, type WatcherLog, type WatcherStatus } from '../ledger/watch/watcher.js';
 import { StoreLease } from '../ledger/watch/lease.js';
 import { traitsOf } from '../errorCodes.js';
-import { ledgerNodeHeaders } from '../credentials.js';
+import { ledgerNodeHeaders, ledgerNodeJwt } from '../credentials.js';
+import { createLedgerNodeClient } from '../ledger/node/client.js';
+import { RateLimiter } from '../rateLimit.js';
 import { BoundedRoom } from '../rateLimit.js';
 import type { LedgerWatchCode } from '../ledger/watch/errors.js';
 
@@ -75,6 +77,40 @@ export function followedPrograms(config: Pick<Config, 'ledgerPrograms' | 'define
 /** Why the keys of the data mapping `program` holds are not established from the sources (undefined: they are). */
 export function uncertainKeys(registry: ProgramRegistry, program: string): string | undefined {
   return registry.programs.find((p) => p.attestedData?.program === program && p.attestedData.uncertain !== undefined)?.attestedData?.uncertain;
+}
+
+/**
+ * The completeness check's settings: the mapping listing through a client of its own that sends
+ * the node's JWT (LEDGER_NODE_JWT, as `Authorization: Bearer …`; never shown: the client redacts
+ * header values from its messages), paced at `rps`; without a JWT the check answers not_checked.
+ */
+export function completenessOf(
+  baseUrl: string,
+  config: Pick<Config, 'liveCheck' | 'watch'>,
+  node: { headers: Record<string, string>; signal?: AbortSignal },
+  rps: number,
+  env: NodeJS.ProcessEnv = process.env,
+) {
+  const jwt = ledgerNodeJwt(env);
+  const limiter = new RateLimiter(rps);
+  const listing =
+    jwt === undefined
+      ? undefined
+      : createLedgerNodeClient({
+          baseUrl,
+          timeoutMs: config.liveCheck.timeoutMs,
+          retries: WATCH_RETRIES,
+          backoffMs: BACKOFF_MS,
+          acquire: () => limiter.acquire(),
+          headers: { ...node.headers, authorization: `Bearer ${jwt}` },
+          ...(node.signal ? { signal: node.signal } : {}),
+        });
+  return {
+    ...(listing ? { listing } : {}),
+    windowSeconds: config.watch?.completenessWindowSeconds ?? 3600,
+    maxRescans: config.watch?.completenessMaxRescans ?? 20,
+    batchBlocks: config.watch?.batchBlocks ?? 50,
+  };
 }
 
 export interface LedgerFeatureOptions {
@@ -149,12 +185,14 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     },
     retry: { intervalMs: w.retryIntervalMs, batch: w.batchBlocks * 4 },
     ...(w.mappingKeysPerPoll > 0 ? { mappingCheck: { keysPerRound: w.mappingKeysPerPoll, uncertain: (program: string) => uncertainKeys(registry, program) } } : {}),
+    ...(w.completeness ? { completeness: completenessOf(baseUrl, config, node, rps) } : {}),
     onRetried: (u) => {
       if (u.outcome !== 'unattested') sink.observeLedgerRetry(u.record.reportType, u.outcome, u.record.errorCode);
     },
   });
   sink.registerLedgerHeights(() => store.state());
   sink.registerLedgerMapping(() => store.mappingCounts());
+  sink.registerLedgerCompleteness(() => store.completeness());
   return {
     routes: { lookup, store, watcherStatus: () => watcher.status() },
     start() {

@@ -17,7 +17,7 @@ const problems = (raw: Record<string, unknown>) => {
 describe('config watch', () => {
   it('applies defaults and resolves the database against the config directory', () => {
     const c = resolveConfig({ ...base, watch: { enabled: true, database: 'data/ledger.db' } }, '/etc/verifier');
-    expect(c.watch).toEqual({ enabled: true, database: '/etc/verifier/data/ledger.db', fromHeight: 0, pollIntervalMs: 10000, batchBlocks: 50, rps: 5, retryIntervalMs: 300000, leaseTtlMs: 30000, mappingKeysPerPoll: 20 });
+    expect(c.watch).toEqual({ enabled: true, database: '/etc/verifier/data/ledger.db', fromHeight: 0, pollIntervalMs: 10000, batchBlocks: 50, rps: 5, retryIntervalMs: 300000, leaseTtlMs: 30000, mappingKeysPerPoll: 20, completeness: true, completenessWindowSeconds: 3600, completenessMaxRescans: 20 });
     expect(resolveConfig({ ...base, watch: { enabled: false } }, '/x').watch).toBeUndefined();
     expect(resolveConfig(base, '/x').watch).toBeUndefined();
   });

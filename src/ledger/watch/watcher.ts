@@ -27,6 +27,9 @@ import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.
 import { storedUpdates, verifyUpdates, type Verify, type VerifyMany } from './verifyUpdates.js';
 import { traitsOf, type ErrorCode } from '../../errorCodes.js';
 import { checkMappingRound, type MappingRoundResult } from './mappingCheck.js';
+import { checkCompleteness, type CompletenessOptions } from './completeness.js';
+import type { CompletenessResult } from '../records/completeness.js';
+import { PROGRAMS } from '../programs.js';
 
 export interface WatcherLog {
   info(obj: object, msg: string): void;
@@ -57,6 +60,13 @@ export interface WatcherOptions {
   mappingCheck?: { keysPerRound: number; uncertain?: (program: string) => string | undefined };
   /** Called after each cross-check round. */
   onMappingChecked?: (r: MappingRoundResult) => void;
+  /**
+   * The completeness check (docs/completeness.md), run once the scan first reaches the tip (again
+   * at a later poll only when the node could not answer); its result is kept in the store.
+   */
+  completeness?: Omit<CompletenessOptions, 'scanner' | 'store' | 'programs' | 'registry'>;
+  /** Called with each completeness result. */
+  onCompleteness?: (r: CompletenessResult) => void;
 }
 
 export interface RetryOptions {
@@ -103,6 +113,8 @@ export class LedgerWatcher {
   private readonly stopSignal: Promise<typeof STOPPED>;
   private signalStop!: () => void;
   private lastError: WatcherStatus['lastError'];
+  /** The completeness check gave its answer (or cannot: no JWT, refused): not run again. */
+  private completenessDone = false;
   private readonly sem: Semaphore;
 
   constructor(private readonly o: WatcherOptions) {
@@ -171,6 +183,7 @@ export class LedgerWatcher {
         }
         if (!this.stopped) await this.retryDue();
         if (!this.stopped) await this.checkMappings(tip);
+        if (!this.stopped) await this.checkCompletenessOnce(tip);
         this.lastError = undefined;
       } catch (e) {
         // A store whose lease another watcher took: this one writes nothing more.
@@ -246,6 +259,23 @@ export class LedgerWatcher {
     this.o.onMappingChecked?.(r);
     if (r.error) this.o.log.warn({ scannedHeight: scanned, ...r, code: r.error.code, err: r.error.message }, 'ledger mapping check: the node failed, the round ended early');
     else if (r.checked > 0) this.o.log.info({ scannedHeight: scanned, ...r }, 'ledger mapping checked');
+  }
+
+  /** The completeness check, once every followed program is scanned to `tip` (once per watcher). */
+  private async checkCompletenessOnce(tip: number): Promise<void> {
+    const c = this.o.completeness;
+    if (!c || this.completenessDone) return;
+    const scanned = this.o.store.state({ programs: this.o.programs, from: this.o.fromHeight }).scannedHeight;
+    if (scanned === null || scanned < tip) return;
+    const r = await this.race(checkCompleteness({ ...c, scanner: this.o.scanner, store: this.o.store, programs: this.o.programs, registry: this.o.registry ?? PROGRAMS }));
+    if (r === STOPPED) return;
+    this.o.store.saveCompleteness(r);
+    // A node that could not answer (down, rate limited past patience) is asked again at the next poll.
+    this.completenessDone = !(r.status === 'not_checked' && r.errorCode !== undefined && traitsOf(r.errorCode).retryable === true);
+    this.o.onCompleteness?.(r);
+    const fields = { scannedHeight: scanned, status: r.status, keys: r.keys, explained: r.explained, unexplained: r.unexplainedCount, missing: r.missingCount, reason: r.reason, code: r.errorCode };
+    if (r.status === 'complete') this.o.log.info(fields, 'ledger completeness checked');
+    else this.o.log.warn(fields, `ledger completeness ${r.status === 'incomplete' ? 'incomplete' : 'not checked'}`);
   }
 
   /** Re-verifies the unverifiable updates that are due, block by block. */

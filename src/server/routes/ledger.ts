@@ -6,7 +6,10 @@
  *   GET /ledger/updates            stored update records, newest first by (blockHeight,
  *                                  transitionId), filtered, with keyset pagination (`cursor`);
  *   GET /ledger/consistency        the mapping cross-check: keys of the oracle data mapping whose
- *                                  value is inconsistent (or not checked) with the updates stored.
+ *                                  value is inconsistent (or not checked) with the updates stored;
+ *   GET /ledger/completeness       the last completeness check (docs/completeness.md): every key the
+ *                                  oracle data mappings hold on chain explained by a stored write,
+ *                                  or not (complete, incomplete, not_checked).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { traitsOf } from '../../errorCodes.js';
@@ -18,6 +21,7 @@ import { plainFailureSchema } from '../errorResponses.js';
 import { checksSchema, decodedDataSchema, decodedRequestsSchema, outcomeSchema } from '../schemas.js';
 import { KINDS, REPORT_TYPES } from '../../verify/kinds/index.js';
 import { RECORD_OUTCOMES, type RecordOutcome } from '../../ledger/records/updateRecord.js';
+import { COMPLETENESS_STATUSES, type CompletenessResult } from '../../ledger/records/completeness.js';
 
 const str = { type: 'string' } as const;
 const count = { type: 'integer', minimum: 0 } as const;
@@ -124,6 +128,78 @@ export const mappingCheckSchema = {
   },
 } as const;
 
+const height = { type: 'integer', minimum: 0 } as const;
+const foundWriteSchema = {
+  type: 'object',
+  required: ['role'],
+  properties: {
+    transactionId: str,
+    transitionId: str,
+    blockHeight: height,
+    program: str,
+    function: str,
+    role: { type: 'string', enum: ['latest', 'historic', 'unattested'] },
+    afterScan: { type: 'boolean', enum: [true], description: 'The block is after the scanned height: the scan had not reached it yet' },
+  },
+} as const;
+
+export const completenessSchema = {
+  type: 'object',
+  description: 'The last completeness check: every key of the oracle data mappings on chain against the stored writes',
+  required: ['status', 'checkedAt', 'scannedHeight', 'mappings', 'keys', 'explained', 'explainedByUnattested', 'explainedByValue', 'afterScan', 'unexplainedCount', 'missingCount', 'unexplained', 'missing'],
+  properties: {
+    status: { type: 'string', enum: [...COMPLETENESS_STATUSES], description: 'complete: every listed key explained, none missing; incomplete: see unexplained and missing; not_checked: see reason' },
+    reason: str,
+    errorCode: str,
+    checkedAt: { type: 'string', format: 'date-time' },
+    scannedHeight: { ...nullableHeight, description: 'Every block up to this height was scanned into the store the keys were checked against' },
+    source: { type: 'string', enum: ['snarkos'], description: "Where the mappings were listed: the node's JWT route" },
+    mappings: {
+      type: 'array',
+      items: { type: 'object', required: ['program', 'mapping', 'keys'], properties: { program: str, mapping: str, keys: count, height: { ...height, description: "The node's height when it listed the mapping" } } },
+    },
+    keys: { ...count, description: 'Keys listed' },
+    explained: { ...count, description: 'Listed keys whose value a stored write wrote' },
+    explainedByUnattested: { ...count, description: 'Of those: by an unattested write (an owner or council overwrite)' },
+    explainedByValue: { ...count, description: "Of those: by the value alone (the program's key scheme is not established)" },
+    afterScan: { ...count, description: 'Keys written after the scanned height, found by the rescan (not counted as unexplained)' },
+    unexplainedCount: { ...count, description: 'Keys on chain no stored write explains' },
+    missingCount: { ...count, description: 'Stored keys the chain lacks (a deleted write)' },
+    unexplained: {
+      type: 'array',
+      description: 'The unexplained keys (at most 1000), each with its value, its block window and what the rescan of that window found',
+      items: {
+        type: 'object',
+        required: ['program', 'mapping', 'key', 'value', 'reason'],
+        properties: {
+          program: str,
+          mapping: str,
+          key: str,
+          value: { type: 'string', description: 'The value as listed (Leo text)' },
+          data: str,
+          attestationTimestamp: str,
+          reason: str,
+          window: {
+            type: 'object',
+            required: ['fromHeight', 'toHeight', 'fromTimestamp', 'toTimestamp'],
+            properties: { fromHeight: height, toHeight: height, fromTimestamp: { type: 'number' }, toTimestamp: { type: 'number' } },
+          },
+          rescan: {
+            type: 'object',
+            required: ['status'],
+            properties: { status: { type: 'string', enum: ['found', 'not_found', 'failed', 'not_scanned'] }, found: { type: 'array', items: foundWriteSchema }, reason: str, errorCode: str },
+          },
+        },
+      },
+    },
+    missing: {
+      type: 'array',
+      description: 'Stored keys the chain lacks (at most 1000), with the write the chain should hold',
+      items: { type: 'object', required: ['program', 'mapping', 'key', 'lastWrite'], properties: { program: str, mapping: str, key: str, lastWrite: writeRefSchema } },
+    },
+  },
+} as const;
+
 /** Cursor of GET /ledger/consistency: base64url of [program, mapping, key] of the last key served. */
 export function encodeKeyCursor(k: MappingKeyRef): string {
   return Buffer.from(JSON.stringify([k.program, k.mapping, k.key])).toString('base64url');
@@ -191,6 +267,26 @@ const notConfigured = (reply: FastifyReply, code: 'LEDGER_WATCH_NOT_CONFIGURED' 
     errorCode: code,
     errorString: code === 'LEDGER_WATCH_NOT_CONFIGURED' ? 'the ledger watcher is not configured (config key watch with enabled: true)' : 'no ledger node is configured (config key liveCheck.apiBaseUrl)',
   });
+
+/** The answer before the first completeness check. */
+function notYet(scannedHeight: number | null): CompletenessResult {
+  return {
+    status: 'not_checked',
+    reason: 'not run yet: the watcher checks completeness once its scan reaches the tip',
+    checkedAt: new Date().toISOString(),
+    scannedHeight,
+    mappings: [],
+    keys: 0,
+    explained: 0,
+    explainedByUnattested: 0,
+    explainedByValue: 0,
+    afterScan: 0,
+    unexplainedCount: 0,
+    missingCount: 0,
+    unexplained: [],
+    missing: [],
+  };
+}
 
 export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => async (app) => {
   /**
@@ -373,6 +469,22 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       const { store, limit, after } = paging;
       const page = store.listMappingChecks(req.query.status ?? 'inconsistent', limit, after);
       return { counts: store.mappingCounts(), keys: page.checks, ...(page.next ? { nextCursor: encodeKeyCursor(page.next) } : {}) };
+    },
+  );
+
+  app.get(
+    '/ledger/completeness',
+    {
+      schema: {
+        summary: 'The last completeness check: is every key of the oracle data mappings on chain explained by a stored write?',
+        description:
+          'The watcher runs it once its scan first reaches the tip (docs/completeness.md): it lists the oracle data mappings from the ledger node (its JWT route; LEDGER_NODE_JWT), explains each key by a stored update or flagged unattested write, places each unexplained key in a block window by its attestation timestamp and scans that window again. status: complete, incomplete (unexplained keys with their windows and what the rescan found; stored keys missing on chain) or not_checked (reason: no JWT, listing refused, node down, or not run yet).',
+        response: { 200: completenessSchema, 503: watchNotConfigured() },
+      },
+    },
+    async (_req, reply) => {
+      if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
+      return o.store.completeness() ?? notYet(o.store.state().scannedHeight);
     },
   );
 };
