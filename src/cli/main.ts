@@ -6,6 +6,7 @@
  *   reverify    bulk re-verification from ledger blocks, JSONL or saved transactions
  *   collateral  fetch typeA collateral into a directory for offline audits
  *   merge       merge reverify outputs (shards)
+ *   completeness  every key of the oracle data mappings on chain explained by a scanned write
  * Exit codes: 0 all valid, 1 some invalid, 2 could not complete.
  */
 import { pathToFileURL } from 'node:url';
@@ -14,6 +15,7 @@ import { isVerifierError } from '../errors.js';
 import { collateralCommand, COLLATERAL_USAGE } from './collateral.js';
 import { EXIT } from './errors.js';
 import { mergeCommand, MERGE_USAGE } from './merge.js';
+import { completenessCommand, COMPLETENESS_USAGE } from './completeness.js';
 import { reverifyCommand, REVERIFY_USAGE } from './reverify.js';
 import { verifyCommand, VERIFY_USAGE } from './verify.js';
 
@@ -26,6 +28,8 @@ ${REVERIFY_USAGE}
 ${COLLATERAL_USAGE}
 
 ${MERGE_USAGE}
+
+${COMPLETENESS_USAGE}
 `;
 
 const COMMAND_USAGE: Record<string, string> = {
@@ -33,6 +37,7 @@ const COMMAND_USAGE: Record<string, string> = {
   reverify: REVERIFY_USAGE,
   collateral: COLLATERAL_USAGE,
   merge: MERGE_USAGE,
+  completeness: COMPLETENESS_USAGE,
 };
 
 const isHelpFlag = (a: string) => a === '--help' || a === '-h';
@@ -87,6 +92,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await collateralCommand(rest, { stdout, stderr });
       case 'merge':
         return await mergeCommand(rest, { stderr });
+      case 'completeness':
+        return await completenessCommand(rest, { stdout, stderr });
       case undefined:
         stderr(`oracle-verifier: no command given\n\n${USAGE}`);
         return EXIT.INCOMPLETE;

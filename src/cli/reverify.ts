@@ -23,6 +23,9 @@ import { Semaphore } from '../rateLimit.js';
 import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.js';
 import { storedUpdates, UPDATE_BATCH, updateRecordsInRuns, type VerifyMany } from '../ledger/watch/verifyUpdates.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
+import { completenessExit, completenessLines, runCompleteness, storeOfRecords } from './completeness.js';
+import { COMPLETENESS_DEFAULTS } from '../ledger/watch/completeness.js';
+import type { BlockScanner } from '../ledger/node/blockScanner.js';
 
 const SOURCES = 'sources (one)';
 const SCAN = 'ledger scan';
@@ -69,6 +72,21 @@ export const REVERIFY = {
     checkpoint: { kind: 'string', arg: 'FILE', group: OUTPUT, help: 'written after each batch (needs --out)' },
     resume: { kind: 'flag', group: OUTPUT, help: 'continue the run of --checkpoint FILE' },
     'progress-interval': { kind: 'number', arg: 'S', above: -1, default: 10, group: OUTPUT, help: 'seconds between progress lines when stderr is not a terminal; 0: none' },
+    completeness: {
+      kind: 'flag',
+      group: 'completeness',
+      help: 'after the scan (--node, no --shard; needs --store or --out): list the oracle data mappings (the node JWT in LEDGER_NODE_JWT) and explain every key by a scanned write; a summary line, exit 1 when incomplete, 2 when not checked (docs/completeness.md)',
+    },
+    'window-seconds': {
+      kind: 'int',
+      arg: 'S',
+      min: 1,
+      max: 604_800,
+      default: COMPLETENESS_DEFAULTS.windowSeconds,
+      group: 'completeness',
+      help: `with --completeness: an unexplained key's write is looked for from ${COMPLETENESS_DEFAULTS.slackSeconds} s before its attestation timestamp to S after it`,
+    },
+    'max-rescans': { kind: 'int', arg: 'N', min: 0, max: 10_000, default: COMPLETENESS_DEFAULTS.maxRescans, group: 'completeness', help: 'with --completeness: unexplained keys whose window is scanned again' },
     store: {
       kind: 'string',
       arg: 'FILE',
@@ -125,6 +143,9 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   const shard = shardText !== undefined ? parseShard(shardText) : undefined;
   if (shard && node === undefined) throw cliError('CLI_USAGE', 'reverify: --shard applies to --node scans');
   const storeFile = a.string('store');
+  const completeness = a.flag('completeness');
+  if (completeness && (node === undefined || shard !== undefined)) throw cliError('CLI_USAGE', 'reverify: --completeness checks a whole --node scan (no --shard: run `completeness` after `merge` of the shards)');
+  if (completeness && storeFile === undefined && outFile === undefined) throw cliError('CLI_USAGE', 'reverify: --completeness needs the scanned writes: --store FILE or --out FILE');
   if (storeFile !== undefined && jsonl !== undefined) throw cliError('CLI_USAGE', 'reverify: --store needs ledger updates (--node or --tx-dir); JSONL lines carry no transition ids');
 
   // The verifier (pool or in-process) is built before the source so that config errors come first.
@@ -151,6 +172,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       ? programsToFollow(programList, 'reverify --program', registry)
       : programsToFollow(verifier.config.ledgerPrograms, `config ${verifier.config.file}: ledgerPrograms`, registry);
     let source: Source;
+    let scan: { scanner: BlockScanner; from: number; to: number } | undefined;
     if (node !== undefined) {
       // Without --from: where the store's coverage of every followed program ends (a program it
       // never scanned for needs an explicit start).
@@ -173,6 +195,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       let to = a.int('to');
       if (to === undefined) to = (await scanner.latestHeight()) + 1;
       if (to <= from) throw cliError('CLI_USAGE', `reverify: --to ${to} must be greater than --from ${from}`);
+      scan = { scanner, from, to };
       source = blockSource({
         scanner,
         node: scanner.client.baseUrl,
@@ -193,7 +216,9 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
     }
     const defaultInFlight = Math.max(2, verifier.workers * 4);
     const maxInFlight = Math.min(a.int('max-in-flight', defaultInFlight)!, verifier.config.maxQueue + Math.max(1, verifier.workers));
-    return await runReverify({
+    let ended = false;
+    const code = await runReverify({
+      onComplete: () => (ended = true),
       source,
       registry,
       programs,
@@ -207,6 +232,32 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       progressIntervalMs: Math.round(a.number('progress-interval') * 1000),
       io,
     });
+    // The completeness check of a whole scan that ended (an interrupted one is not checked).
+    if (!completeness || !scan) return code;
+    if (!ended) {
+      io.stderr('completeness: not checked — the scan did not complete\n');
+      return EXIT.INCOMPLETE;
+    }
+    const checked = store ?? storeOfRecords(readRecords(resolve(outFile!)), scan.from, scan.to, programs);
+    try {
+      const r = await runCompleteness({
+        node: node!,
+        scanner: scan.scanner,
+        store: checked,
+        programs,
+        registry,
+        windowSeconds: a.int('window-seconds')!,
+        maxRescans: a.int('max-rescans')!,
+        rps: a.number('rps'),
+        timeoutMs: a.int('timeout-ms')!,
+        retries: a.int('retries')!,
+        apiKeyHeader: verifier.config.liveCheck.apiKeyHeader,
+      });
+      io.stderr(completenessLines(r));
+      return Math.max(code, completenessExit(r));
+    } finally {
+      if (checked !== store) checked.close();
+    }
   } finally {
     store?.close();
     await verifier.close();
@@ -242,6 +293,8 @@ export interface RunOptions {
   store?: UpdateStore;
   progressIntervalMs: number;
   io: ReverifyIo;
+  /** Called when the whole source was processed (not on a failure or an interruption). */
+  onComplete?: () => void;
 }
 
 function readCheckpoint(file: string): Checkpoint {
@@ -359,7 +412,10 @@ export async function runReverify(o: RunOptions): Promise<number> {
   }
   progress.stop();
   const complete = failure === undefined && !stop();
-  if (complete) saveCheckpoint(true);
+  if (complete) {
+    saveCheckpoint(true);
+    o.onComplete?.();
+  }
   await sink.close();
   io.stderr(summary.table());
   if (failure !== undefined) {

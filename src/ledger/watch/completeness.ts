@@ -225,7 +225,7 @@ async function placeAndRescan(o: CompletenessOptions, keys: UnexplainedKey[], li
           for (const { write, by } of scanned.get(h) ?? []) {
             const sameValue = write.data === undefined || (write.data === k.data && write.attestationTimestamp === k.attestationTimestamp);
             if (write.program !== k.program || write.mapping !== k.mapping || write.key !== k.key || !sameValue) continue;
-            found.push({ ...by, role: write.role, ...(scannedHeight === null || (by.blockHeight ?? 0) > scannedHeight ? { afterScan: true as const } : {}) });
+            found.push({ ...by, role: write.role, ...(scannedHeight !== null && by.blockHeight !== undefined && by.blockHeight > scannedHeight ? { afterScan: true as const } : {}) });
           }
         }
       }
