@@ -45,7 +45,16 @@ export const COMPLETENESS = {
       max: 604_800,
       default: COMPLETENESS_DEFAULTS.windowSeconds,
       group: CHECK,
-      help: `an unexplained key's write is looked for from ${COMPLETENESS_DEFAULTS.slackSeconds} s before its attestation timestamp to S after it`,
+      help: "an unexplained key's write is looked for up to S after its attestation timestamp",
+    },
+    'slack-seconds': {
+      kind: 'int',
+      arg: 'S',
+      min: 0,
+      max: 86_400,
+      default: COMPLETENESS_DEFAULTS.slackSeconds,
+      group: CHECK,
+      help: "a window starts S before the attestation timestamp (the notarizer's clock against the chain's)",
     },
     'max-rescans': { kind: 'int', arg: 'N', min: 0, max: 10_000, default: COMPLETENESS_DEFAULTS.maxRescans, group: CHECK, help: 'unexplained keys whose window is placed and scanned again' },
     json: { kind: 'string', arg: 'FILE', group: CHECK, help: 'also write the whole result (every unexplained and missing key) as JSON' },
@@ -65,6 +74,8 @@ export interface CompletenessRun {
   programs: readonly string[];
   registry: ProgramRegistry;
   windowSeconds: number;
+  /** Default COMPLETENESS_DEFAULTS.slackSeconds. */
+  slackSeconds?: number;
   maxRescans: number;
   rps: number;
   timeoutMs: number;
@@ -96,6 +107,7 @@ export async function runCompleteness(o: CompletenessRun): Promise<CompletenessR
     programs: o.programs,
     registry: o.registry,
     windowSeconds: o.windowSeconds,
+    ...(o.slackSeconds !== undefined ? { slackSeconds: o.slackSeconds } : {}),
     maxRescans: o.maxRescans,
   });
 }
@@ -170,6 +182,7 @@ export async function completenessCommand(argv: readonly string[], io: { stdout:
       programs,
       registry,
       windowSeconds: a.int('window-seconds')!,
+      slackSeconds: a.int('slack-seconds')!,
       maxRescans: a.int('max-rescans')!,
       ...common,
       apiKeyHeader: config.liveCheck.apiKeyHeader,

@@ -184,9 +184,9 @@ export class LedgerChain {
     });
     node.addRoute('GET', /^\/block\/height\/latest$/, () => jsonAnswer(this.latest));
     node.addRoute('GET', /^\/block\/(\d+)\/transactions$/, ({ params: [h = ''] }) => jsonAnswer(this.blocks.get(Number(h)) ?? []));
-    // A block's header (the completeness check places a time in the chain by it).
-    node.addRoute('GET', /^\/block\/(\d+)\/header$/, ({ params: [h = ''] }) =>
-      Number(h) >= this.first && Number(h) <= this.latest ? jsonAnswer(this.block(Number(h)).header) : text(500, `Missing block ${h}`));
+    // A block's header (the completeness check places a time in the chain by it): every height up
+    // to the latest, those before `first` too (empty blocks), as a chain from genesis has them.
+    node.addRoute('GET', /^\/block\/(\d+)\/header$/, ({ params: [h = ''] }) => (Number(h) <= this.latest ? jsonAnswer(this.block(Number(h)).header) : text(500, `Missing block ${h}`)));
     // Older nodes: the block of a transaction by hash, the height of a block hash.
     node.addRoute('GET', /^\/find\/blockHash\/([^/]+)$/, ({ params: [id = ''] }) => {
       const hit = this.txs.get(id);
