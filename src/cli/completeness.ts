@@ -123,7 +123,8 @@ const MAX_SHOWN = 10;
 
 /** The summary line (and up to 10 lines of detail) of a result. */
 export function completenessLines(r: CompletenessResult): string {
-  const maps = `${r.mappings.length} mapping${r.mappings.length === 1 ? '' : 's'}`;
+  const deployed = r.mappings.filter((m) => !m.uninitialized).length;
+  const maps = `${deployed} mapping${deployed === 1 ? '' : 's'}${deployed < r.mappings.length ? ` (${r.mappings.length - deployed} more not deployed on this network)` : ''}`;
   if (r.status === 'not_checked') return `completeness: not checked — ${r.reason ?? 'no reason given'}${r.errorCode ? ` (${r.errorCode})` : ''}\n`;
   const extra = [
     ...(r.explainedByUnattested ? [`${r.explainedByUnattested} by an unattested write`] : []),

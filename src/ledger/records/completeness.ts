@@ -80,6 +80,8 @@ export interface ListedMapping {
   keys: number;
   /** The node's height when it listed the mapping (metadata=true). */
   height?: number;
+  /** The node says the mapping is not initialized (its program is not deployed on this network). */
+  uninitialized?: true;
 }
 
 export interface CompletenessResult {

@@ -118,7 +118,13 @@ export async function checkCompleteness(o: CompletenessOptions): Promise<Complet
   let byValue = 0;
   for (const { target, listing } of listed) {
     const { program, mapping, uncertain } = target;
-    mappings.push({ program, mapping, keys: listing.entries.length, ...(listing.height !== undefined ? { height: listing.height } : {}) });
+    mappings.push({
+      program,
+      mapping,
+      keys: listing.entries.length,
+      ...(listing.height !== undefined ? { height: listing.height } : {}),
+      ...(listing.uninitialized ? { uninitialized: true as const } : {}),
+    });
     const seen = new Set<string>();
     for (const entry of listing.entries) {
       keys++;

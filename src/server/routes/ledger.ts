@@ -156,7 +156,17 @@ export const completenessSchema = {
     source: { type: 'string', enum: ['snarkos'], description: "Where the mappings were listed: the node's JWT route" },
     mappings: {
       type: 'array',
-      items: { type: 'object', required: ['program', 'mapping', 'keys'], properties: { program: str, mapping: str, keys: count, height: { ...height, description: "The node's height when it listed the mapping" } } },
+      items: {
+        type: 'object',
+        required: ['program', 'mapping', 'keys'],
+        properties: {
+          program: str,
+          mapping: str,
+          keys: count,
+          height: { ...height, description: "The node's height when it listed the mapping" },
+          uninitialized: { type: 'boolean', enum: [true], description: 'The node says the mapping is not initialized: its program is not deployed on this network' },
+        },
+      },
     },
     keys: { ...count, description: 'Keys listed' },
     explained: { ...count, description: 'Listed keys whose value a stored write wrote' },
