@@ -32,6 +32,7 @@ const LEDGER_ROUTES: Record<string, string[]> = {
   '/ledger/status': ['200', '405', '500', '503'],
   '/ledger/updates': ['200', '400', '405', '500', '503'],
   '/ledger/consistency': ['200', '400', '405', '500', '503'],
+  '/ledger/completeness': ['200', '405', '500', '503'],
 };
 const MESSAGE_KEY: Record<string, string> = { '/decode': 'errorString', '/decodeReport': 'errorString', '/verify': 'errorMessage' };
 
