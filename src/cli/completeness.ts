@@ -99,6 +99,7 @@ export async function runCompleteness(o: CompletenessRun): Promise<CompletenessR
           retries: o.retries,
           acquire: () => limiter.acquire(),
           headers: { ...ledgerNodeHeaders(o.apiKeyHeader, env), authorization: `Bearer ${jwt}` },
+          secrets: [jwt],
         });
   return checkCompleteness({
     ...(listing ? { listing } : {}),

@@ -103,6 +103,7 @@ export function completenessOf(
           backoffMs: BACKOFF_MS,
           acquire: () => limiter.acquire(),
           headers: { ...node.headers, authorization: `Bearer ${jwt}` },
+          secrets: [jwt],
           ...(node.signal ? { signal: node.signal } : {}),
         });
   return {

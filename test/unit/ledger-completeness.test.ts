@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LedgerChain, t } from '../support/ledger-chain.js';
-import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
+import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { makeUserData } from '../support/ledger-reports.js';
 import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
 import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
@@ -18,6 +18,9 @@ import { itemsOfTransaction } from '../../src/ledger/records/transitions.js';
 import type { MappingWrite } from '../../src/ledger/records/mappingWrites.js';
 import { openUpdateStore, type UpdateStore } from '../../src/ledger/store/updateStore.js';
 import { checkCompleteness, dataMappings } from '../../src/ledger/watch/completeness.js';
+import { explainKey, type CompletenessResult } from '../../src/ledger/records/completeness.js';
+import type { MappingWriteRef } from '../../src/ledger/records/mappingVerdict.js';
+import { LedgerWatcher } from '../../src/ledger/watch/watcher.js';
 import { storedUpdates, verifyUpdates } from '../../src/ledger/watch/verifyUpdates.js';
 import type { VerifyOutcome } from '../../src/verify/types.js';
 
@@ -95,7 +98,8 @@ async function world(o: { jwt?: string; prefix?: string } = {}): Promise<World> 
 }
 
 const scannerOf = (node: LedgerNode) => createBlockScanner({ baseUrl: node.url, rps: 1000, timeoutMs: 10_000, retries: 0, backoffMs: 1 });
-const listingOf = (node: LedgerNode, jwt: string) => createLedgerNodeClient({ baseUrl: node.url, timeoutMs: 10_000, retries: 0, headers: { authorization: `Bearer ${jwt}` } });
+const listingOf = (node: LedgerNode, jwt: string) =>
+  createLedgerNodeClient({ baseUrl: node.url, timeoutMs: 10_000, retries: 0, headers: { authorization: `Bearer ${jwt}` }, secrets: [jwt] });
 
 describe('completeness check', () => {
   let w: World | undefined;
@@ -202,6 +206,74 @@ describe('completeness check', () => {
     const down = await checkCompleteness({ ...base, listing: createLedgerNodeClient({ baseUrl: url, timeoutMs: 2000, retries: 0, headers: { authorization: `Bearer ${JWT}` } }) });
     expect(down).toMatchObject({ status: 'not_checked', errorCode: 'LEDGER_NODE_UNREACHABLE' });
     w.node = await startLedgerNode(); // closed again by afterEach
+  });
+
+  it('a node that echoes the refused token: the reason shows what it said, the token cut out', async () => {
+    w = await world({ jwt: JWT });
+    const echoed = 'aaaa.bbbbbbbb.cccccccc';
+    w.node.script(`/program/${VERU2}/mapping/${SGX}`, [reply.text(500, `Invalid token ${echoed} (HTTP 401)`)]);
+    const r = await checkCompleteness({ listing: listingOf(w.node, echoed), scanner: scannerOf(w.node), store: w.store, programs: [VERU2], registry: PROGRAMS });
+    expect(r).toMatchObject({ status: 'not_checked', errorCode: 'LEDGER_NODE_LISTING_REFUSED' });
+    expect(r.reason).toContain('Invalid token [redacted] (HTTP 401)');
+    expect(JSON.stringify(r)).not.toContain(echoed);
+  });
+
+  it('the watcher checks once the scan reaches the tip, again at the next poll only when the node could not answer', async () => {
+    w = await world({ jwt: JWT });
+    const node = w.node;
+    const store = openUpdateStore(':memory:');
+    // The listing's first answer: the connection dropped (the node is down for it).
+    node.script(`/program/${VERU2}/mapping/${SGX}`, [reply.hangUp()]);
+    const results: CompletenessResult[] = [];
+    let onResult: () => void = () => undefined;
+    const twice = new Promise<void>((r) => (onResult = () => results.length === 2 && r()));
+    const watcher = new LedgerWatcher({
+      scanner: scannerOf(node),
+      store,
+      programs: [VERU2],
+      registry: PROGRAMS,
+      verify: valid,
+      fromHeight: 0,
+      pollIntervalMs: 10,
+      batchBlocks: 50,
+      concurrency: 2,
+      log: { info: () => undefined, warn: () => undefined },
+      completeness: { listing: listingOf(node, JWT), windowSeconds: 120, slackSeconds: 60 },
+      onCompleteness: (r) => {
+        results.push(r);
+        onResult();
+      },
+    });
+    watcher.start();
+    try {
+      await twice;
+      expect(results[0]).toMatchObject({ status: 'not_checked', errorCode: 'LEDGER_NODE_UNREACHABLE', scannedHeight: LATEST });
+      // The whole chain scanned: every key explained; only the deleted write is missing.
+      expect(results[1]).toMatchObject({ status: 'incomplete', keys: 4, explained: 4, explainedByUnattested: 1, unexplainedCount: 0, missingCount: 2 });
+      expect(store.completeness()).toEqual(results[1]);
+      // Three polls more: no other check.
+      const polls = node.requestsTo('/block/height/latest').length;
+      await new Promise<void>((resolve) => {
+        const off = node.onRequest(() => {
+          if (node.requestsTo('/block/height/latest').length >= polls + 3) {
+            off();
+            resolve();
+          }
+        });
+      });
+      expect(results).toHaveLength(2);
+    } finally {
+      await watcher.stop();
+      store.close();
+    }
+  });
+
+  it('a key of a program whose key scheme is not established is explained by a write of the same value', () => {
+    const write: MappingWriteRef = { transactionId: 'at1x', transitionId: 'au1x', blockHeight: 5, program: 'veru_oracle_interface_v3.aleo', function: 'set_single_data_sgx', outcome: 'valid', role: 'latest', data: '7', attestationTimestamp: '9' };
+    expect(explainKey({ data: '7', attestationTimestamp: '9' }, [], () => [write])).toEqual({ by: write, byValue: true });
+    expect(explainKey({ data: '7', attestationTimestamp: '9' }, [])).toBeUndefined();
+    expect(explainKey({ data: '7', attestationTimestamp: '10' }, [write], () => [write])).toBeUndefined();
+    expect(explainKey({ data: '7', attestationTimestamp: '9' }, [write])).toEqual({ by: write });
   });
 
   it('lists the data mappings the followed programs store into, each once', () => {

@@ -26,6 +26,8 @@ export interface LedgerNodeClientOptions {
   baseUrl: string;
   /** Headers sent with every request (an API key). */
   headers?: Record<string, string>;
+  /** More values never shown in messages (a JWT inside an Authorization header's value). */
+  secrets?: readonly string[];
   /**
    * Aborts every request in progress and every later one (the server is shutting down): the call
    * fails at once, LEDGER_NODE_UNREACHABLE with the signal's reason, without retries.
@@ -62,6 +64,8 @@ export interface LedgerNodeClient {
    * retrying) when `absentWhen` says an error answer means "no such thing".
    */
   getJson(pathAndQuery: string, opts?: GetOptions): Promise<unknown>;
+  /** `text` with the client's credentials (base query, header values, secrets) cut out. */
+  redact?(text: string): string;
 }
 
 export interface GetOptions {
@@ -180,7 +184,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   };
   const headers = { accept: 'application/json', ...opts.headers };
   // A node may echo the request (query included) in an error body: its credentials are cut out of what is shown.
-  const hidden = [...baseQuery.map(([, v]) => v), ...Object.values(opts.headers ?? {})].filter((v) => v.length >= 4);
+  const hidden = [...baseQuery.map(([, v]) => v), ...Object.values(opts.headers ?? {}), ...(opts.secrets ?? [])].filter((v) => v.length >= 4);
   const redact = (text: string): string => hidden.reduce((t, v) => t.split(v).join('[redacted]'), text);
   const signal = opts.signal;
   const retries = Math.max(0, Math.floor(opts.retries ?? DEFAULT_RETRIES));
@@ -297,5 +301,5 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     }
   }
 
-  return { baseUrl, getJson };
+  return { baseUrl, getJson, redact };
 }

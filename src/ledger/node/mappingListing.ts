@@ -53,7 +53,8 @@ export async function listMapping(client: LedgerNodeClient, program: string, map
   const v = await client.getJson(path, {
     absentWhen: (status, body) => {
       const kind = listingRefusal(status, body);
-      if (kind) refusal = { kind, status, body: body.trim().slice(0, 200) };
+      // What the node said is shown, its credentials cut out (a node may echo the token it refused).
+      if (kind) refusal = { kind, status, body: (client.redact?.(body) ?? body).trim().slice(0, 200) };
       return kind !== undefined;
     },
   });
