@@ -6,6 +6,10 @@
  * write) is reported missing; without a JWT, with a refused one, or with the node down the answer
  * is not_checked with the reason, never complete.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
@@ -274,6 +278,31 @@ describe('completeness check', () => {
     expect(explainKey({ data: '7', attestationTimestamp: '9' }, [])).toBeUndefined();
     expect(explainKey({ data: '7', attestationTimestamp: '10' }, [write], () => [write])).toBeUndefined();
     expect(explainKey({ data: '7', attestationTimestamp: '9' }, [write])).toEqual({ by: write });
+  });
+
+  it('the store keeps the last result; a version 5 store gets the table on open, with no result yet', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'completeness-store-'));
+    try {
+      const file = join(dir, 'v5.db');
+      const s = openUpdateStore(file);
+      s.close();
+      const db = new Database(file);
+      db.exec('DROP TABLE completeness; DROP INDEX mapping_writes_value;');
+      db.pragma('user_version = 5');
+      db.close();
+      const again = openUpdateStore(file);
+      expect(again.completeness()).toBeUndefined();
+      const r: CompletenessResult = { status: 'complete', checkedAt: '2026-11-28T08:00:00.000Z', scannedHeight: 9, source: 'snarkos', mappings: [{ program: VERU2, mapping: SGX, keys: 0, height: 9 }], keys: 0, explained: 0, explainedByUnattested: 0, explainedByValue: 0, afterScan: 0, unexplainedCount: 0, missingCount: 0, unexplained: [], missing: [] };
+      again.saveCompleteness(r);
+      again.saveCompleteness({ ...r, status: 'not_checked', reason: 'node down' });
+      expect(again.completeness()).toEqual({ ...r, status: 'not_checked', reason: 'node down' });
+      again.close();
+      const raw = new Database(file, { readonly: true });
+      expect(raw.pragma('user_version', { simple: true })).toBe(6);
+      raw.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('lists the data mappings the followed programs store into, each once', () => {
