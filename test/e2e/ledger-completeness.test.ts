@@ -6,8 +6,8 @@
  *   --records` of a scan that never saw one transaction, against a chain that also lost a stored
  *   key, prints "incomplete" with the unexplained keys, their windows, the transaction the rescan
  *   found, and the missing key (exit 1);
- * - the server's watcher runs it once at the tip: GET /ledger/completeness and the metrics say
- *   complete; the JWT appears in no answer and no log line.
+ * - the server as a real process: its watcher runs it once at the tip; GET /ledger/completeness
+ *   and the metrics say complete; the JWT appears in no answer and no log line (level trace).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,10 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedgerFixture, VERU2, type LedgerFixture } from '../support/ledger-fixture.js';
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
-import { startLedgerServer, type LedgerServer } from '../support/ledger-server.js';
+import { childEnv, logRecords, startMain } from '../support/process.js';
+import { until } from '../support/wait.js';
+import { reverifyCommand } from '../../src/cli/reverify.js';
+import { completenessCommand } from '../../src/cli/completeness.js';
 
 const CLI = resolve(process.cwd(), 'src/cli/main.ts');
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGVvMWNvbXBsZXRlIn0.bm9kZS1zaWduYXR1cmUtb2YtdGVzdA';
@@ -157,32 +160,54 @@ describe('completeness', { timeout: 300_000 }, () => {
     }
   });
 
-  it('the watcher checks once at the tip: GET /ledger/completeness and the metrics say complete, the JWT is shown nowhere', async () => {
-    process.env.LEDGER_NODE_JWT = JWT;
-    let srv: LedgerServer | undefined;
-    try {
-      srv = await startLedgerServer(fx, dir, {
+  it('the server process: its watcher checks once at the tip; GET /ledger/completeness and the metrics say complete; the JWT is in no answer and no log line', async () => {
+    const cfg = join(dir, 'server.json');
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        ...fx.env.config,
+        port: 0,
+        host: '127.0.0.1',
+        workers: 0,
+        verificationTime: fx.env.at,
+        liveCheck: { skip: true, apiBaseUrl: node.url, timeoutMs: 10_000 },
         watch: { enabled: true, fromHeight: FIRST, pollIntervalMs: 100, database: join(dir, 'watch.db'), batchBlocks: 50, rps: 1000, mappingKeysPerPoll: 0 },
-        liveCheck: { skip: true, apiBaseUrl: node.url, timeoutMs: 2000 },
-      });
-      const before = await srv.get('/ledger/completeness');
-      expect(before.status).toBe(200);
-      const done = await srv.waitFor((l) => l.msg.startsWith('ledger completeness'));
-      expect(done.msg).toBe('ledger completeness checked');
-      const r = await srv.get('/ledger/completeness');
+        logLevel: 'trace',
+      }),
+    );
+    const svc = await startMain(['--config', cfg], { env: { ...childEnv(), LEDGER_NODE_JWT: JWT }, timeoutMs: 180_000 });
+    try {
+      const get = async (path: string) => {
+        const r = await fetch(`${svc.url}${path}`);
+        return { status: r.status, text: await r.text() };
+      };
+      // Once the watcher logs its check (a guard limit, not a synchronisation).
+      const logged = await until('the completeness check logged', () => logRecords(svc).find((l) => typeof l.msg === 'string' && l.msg.startsWith('ledger completeness')), 120_000);
+      expect(logged).toMatchObject({ msg: 'ledger completeness checked', status: 'complete', unexplained: 0, missing: 0 });
+      const r = await get('/ledger/completeness');
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ status: 'complete', scannedHeight: LATEST, explainedByUnattested: 1, unexplainedCount: 0, missingCount: 0, unexplained: [], missing: [] });
-      expect(r.body.keys).toBe(r.body.explained);
-      expect(r.body.keys).toBeGreaterThan(0);
-      const metrics = (await srv.get('/metrics')).body as string;
+      const body = JSON.parse(r.text);
+      expect(body).toMatchObject({ status: 'complete', scannedHeight: LATEST, explainedByUnattested: 1, unexplainedCount: 0, missingCount: 0, unexplained: [], missing: [] });
+      expect(body.keys).toBe(body.explained);
+      expect(body.keys).toBeGreaterThan(0);
+      const metrics = (await get('/metrics')).text;
       expect(metrics).toMatch(/^verifier_ledger_completeness\{status="complete"\} 1$/m);
       expect(metrics).toMatch(/^verifier_ledger_completeness\{status="incomplete"\} 0$/m);
       expect(metrics).toMatch(/^verifier_ledger_unexplained_keys 0$/m);
-      const shown = JSON.stringify([r.body, srv.lines, metrics]);
-      expect(shown).not.toContain(JWT);
+      const status = await get('/ledger/status');
+      expect([r.text, metrics, status.text, svc.stdout(), svc.stderr()].join('\n')).not.toContain(JWT);
     } finally {
-      delete process.env.LEDGER_NODE_JWT;
-      await srv?.close();
+      await svc.stop();
     }
+  });
+
+  it('usage: --completeness checks a whole --node scan with its writes at hand; completeness needs the scanned writes', async () => {
+    const io = { stderr: () => undefined, tty: false };
+    const base = ['--node', node.url, '--from', String(FIRST), '--config', fx.env.configFile, '--workers', '0', '--completeness'];
+    await expect(reverifyCommand(base, io)).rejects.toMatchObject({ code: 'CLI_USAGE', message: 'reverify: --completeness needs the scanned writes: --store FILE or --out FILE' });
+    await expect(reverifyCommand([...base, '--out', join(dir, 'x.jsonl'), '--shard', '0/2'], io)).rejects.toMatchObject({ code: 'CLI_USAGE', message: expect.stringContaining('run `completeness` after `merge`') });
+    const cio = { stdout: () => undefined, stderr: () => undefined };
+    await expect(completenessCommand(['--node', node.url], cio)).rejects.toMatchObject({ code: 'CLI_USAGE', message: 'completeness: give the scanned writes: --store FILE or --records FILE' });
+    await expect(completenessCommand(['--node', node.url, '--records', join(dir, 'trimmed.jsonl')], cio)).rejects.toMatchObject({ code: 'CLI_USAGE', message: expect.stringContaining('--records needs --to H') });
   });
 });
