@@ -15,6 +15,7 @@ import { readRecords } from './output.js';
 import { ledgerNodeHeaders, ledgerNodeJwt } from '../credentials.js';
 import { createBlockScanner, type BlockScanner } from '../ledger/node/blockScanner.js';
 import { createLedgerNodeClient } from '../ledger/node/client.js';
+import { MAX_LISTING_BYTES } from '../ledger/node/mappingListing.js';
 import { ProgramRegistry } from '../ledger/programs.js';
 import { programsToFollow } from '../ledger/records/transitions.js';
 import type { CompletenessResult } from '../ledger/records/completeness.js';
@@ -100,6 +101,7 @@ export async function runCompleteness(o: CompletenessRun): Promise<CompletenessR
           acquire: () => limiter.acquire(),
           headers: { ...ledgerNodeHeaders(o.apiKeyHeader, env), authorization: `Bearer ${jwt}` },
           secrets: [jwt],
+          maxBodyBytes: MAX_LISTING_BYTES,
         });
   return checkCompleteness({
     ...(listing ? { listing } : {}),

@@ -21,6 +21,7 @@ import { StoreLease } from '../ledger/watch/lease.js';
 import { traitsOf } from '../errorCodes.js';
 import { ledgerNodeHeaders, ledgerNodeJwt } from '../credentials.js';
 import { createLedgerNodeClient } from '../ledger/node/client.js';
+import { MAX_LISTING_BYTES } from '../ledger/node/mappingListing.js';
 import { RateLimiter } from '../rateLimit.js';
 import { BoundedRoom } from '../rateLimit.js';
 import type { LedgerWatchCode } from '../ledger/watch/errors.js';
@@ -104,6 +105,7 @@ export function completenessOf(
           acquire: () => limiter.acquire(),
           headers: { ...node.headers, authorization: `Bearer ${jwt}` },
           secrets: [jwt],
+          maxBodyBytes: MAX_LISTING_BYTES,
           ...(node.signal ? { signal: node.signal } : {}),
         });
   return {

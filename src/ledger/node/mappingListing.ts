@@ -20,6 +20,12 @@ import { VerifierError } from '../../errors.js';
 import { ledgerPath, type LedgerNodeClient } from './client.js';
 import type { LedgerNodeCode } from './errors.js';
 
+/**
+ * Largest listing body read (a whole mapping in one answer, no paging): about 600,000 oracle keys
+ * as snarkOS prints them; a larger answer fails LEDGER_NODE_BAD_RESPONSE (the check: not_checked).
+ */
+export const MAX_LISTING_BYTES = 128 * 1024 * 1024;
+
 export interface MappingListing {
   entries: { key: string; value: string }[];
   /** The node's latest height when it listed the mapping. */
