@@ -69,7 +69,7 @@ const POOL_PATHS = new Set(['/decodeReport', '/verify']);
 /** The error statuses a route can answer and when (README "Status codes"). */
 export function errorStatuses(method: string, path: string): Record<string, string> {
   const pool = POOL_PATHS.has(path);
-  const inflight = WITH_BODY.has(method) ? 'the request bytes being handled reached maxInflightBytes: refused before the body is read (HTTP_INFLIGHT_LIMIT; Retry-After: 1), ' : '';
+  const inflight = WITH_BODY.has(method) ? 'the request bytes being read or answered reached maxInflightBytes (or the address\'s maxInflightBytesPerClient), counted as bodies arrive: refused after 1 s of waiting for room, the connection closed (HTTP_INFLIGHT_LIMIT; Retry-After: 1), ' : '';
   return {
     ...(WITH_BODY.has(method)
       ? {
