@@ -24,6 +24,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { metricsPlugin } from './metricsPlugin.js';
 import { clientErrorHandler, frameworkErrors, plainJsonOnly, securityHeaders } from './transport.js';
 import { inflightBytes } from './inflight.js';
+import { jsonDepthLimit } from './jsonDepth.js';
 
 export interface AppOptions {
   service: VerifierService;
@@ -101,6 +102,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // The bound on request bytes held at once, counted as the body arrives (first of the preParsing hooks).
   const maxInflight = opts.maxInflightBytes ?? 2 * 1024 * 1024;
   app.addHook('preParsing', inflightBytes({ maxBytes: maxInflight, maxPerClient: opts.maxInflightBytesPerClient ?? maxInflight }).preParsing);
+  // Then the body's nesting depth, bounded before anything parses or walks it.
+  app.addHook('preParsing', jsonDepthLimit());
   app.addHook('onSend', securityHeaders);
   // Before swagger: every route's error answers are part of its schema (and so of /docs/json).
   app.addHook('onRoute', documentErrorResponses);

@@ -73,7 +73,7 @@ export function errorStatuses(method: string, path: string): Record<string, stri
   return {
     ...(WITH_BODY.has(method)
       ? {
-          400: 'The body is not valid JSON, is empty, is not a JSON object or misses a required field (HTTP_INVALID_JSON, HTTP_EMPTY_BODY, HTTP_INVALID_BODY, HTTP_BAD_CONTENT_LENGTH)',
+          400: 'The body is not valid JSON, is empty, is not a JSON object, misses a required field or nests deeper than 64 levels (HTTP_INVALID_JSON, HTTP_EMPTY_BODY, HTTP_INVALID_BODY, HTTP_BAD_CONTENT_LENGTH, HTTP_JSON_TOO_DEEP)',
           413: 'The body is larger than bodyLimit (HTTP_BODY_TOO_LARGE)',
           415: 'Content-Type is not application/json (HTTP_UNSUPPORTED_MEDIA_TYPE)',
         }
