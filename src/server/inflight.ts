@@ -26,7 +26,7 @@
  * of its peer), so a body larger than the bound (but within bodyLimit) is not refused for ever.
  */
 import { Transform } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest, preParsingHookHandler } from 'fastify';
 import { VerifierError } from '../errors.js';
 
 /** Longest wait for room before a request is refused: the Retry-After it is then given. */
@@ -40,7 +40,7 @@ export interface InflightBytes {
   /** Requests refused so far. */
   readonly refused: number;
   /** The preParsing hook: counts the body as it arrives (register it before any other preParsing hook). */
-  preParsing(req: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, done: (err: Error | null, payload?: NodeJS.ReadableStream) => void): void;
+  preParsing: preParsingHookHandler;
 }
 
 export interface InflightOptions {
