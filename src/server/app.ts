@@ -112,7 +112,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', plainJsonOnly);
   // The bound on request bytes held at once, counted as the body arrives (first of the preParsing hooks).
   const maxInflight = opts.maxInflightBytes ?? 2 * 1024 * 1024;
-  app.addHook('preParsing', inflightBytes({ maxBytes: maxInflight, maxPerClient: opts.maxInflightBytesPerClient ?? maxInflight }).preParsing);
+  app.addHook('preParsing', inflightBytes({ maxBytes: maxInflight, maxPerClient: opts.maxInflightBytesPerClient ?? maxInflight, bodyLimit }).preParsing);
   // Then the body's nesting depth, bounded before anything parses or walks it.
   app.addHook('preParsing', jsonDepthLimit());
   app.addHook('onSend', securityHeaders);

@@ -14,6 +14,7 @@
 import { Transform } from 'node:stream';
 import type { preParsingHookHandler } from 'fastify';
 import { VerifierError } from '../errors.js';
+import { readWhenRead } from './inflight.js';
 
 /** Most levels of objects and arrays in a request body (the deepest body this service reads nests 6). */
 export const MAX_JSON_DEPTH = 64;
@@ -119,12 +120,12 @@ export function jsonDepthLimit(maxDepth = MAX_JSON_DEPTH): preParsingHookHandler
         const deep = scan.feed(chunk);
         if (deep === undefined) return cb(null, chunk);
         // The rest of the body is not read: the connection cannot carry another request.
-        reply.raw.setHeader('connection', 'close');
+        if (!reply.raw.headersSent) reply.raw.setHeader('connection', 'close');
         cb(new VerifierError('HTTP_JSON_TOO_DEEP', tooDeepMessage(deep, maxDepth)));
       },
     });
     payload.once('error', (err: Error) => checked.destroy(err));
-    payload.pipe(checked);
+    readWhenRead(payload, checked);
     done(null, checked);
   };
 }

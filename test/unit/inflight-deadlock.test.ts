@@ -54,4 +54,14 @@ describe('request bytes counted as they arrive', () => {
     await until('counted', () => slow.forwarded() === 1);
     expect(f.held).toBe(1);
   });
+
+  it('a body nobody reads (answered 404, 413… without it) is not pulled in nor counted', async () => {
+    const f = inflightBytes({ maxBytes: 100_000 });
+    const payload = new PassThrough();
+    const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
+    (f.preParsing as any)({ headers: { 'content-length': '50000' }, socket: { remoteAddress: '127.0.0.1' } }, { raw }, payload, () => undefined);
+    payload.write(Buffer.alloc(50_000));
+    await new Promise((r) => setImmediate(r));
+    expect([f.held, payload.readableLength]).toEqual([0, 50_000]);
+  });
 });
