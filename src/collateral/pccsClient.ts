@@ -7,7 +7,7 @@
  * circuit breaker (pccsCircuit.ts), a PCCS that gave no answer is not asked again during its
  * cool-down: requests fail at once with PCCS_UNAVAILABLE saying until when.
  */
-import { publicText, publicUrl } from '../publicUrl.js';
+import { publicUrl, redactorOf, secretsOf } from '../publicUrl.js';
 import { VerifierError } from '../errors.js';
 import type { PccsCode } from './errors.js';
 import type { PccsCircuit } from './pccsCircuit.js';
@@ -55,6 +55,8 @@ export class PccsClient {
   private readonly retries: number;
   private readonly backoffMs: number;
   private readonly fetchImpl: typeof fetch;
+  /** What messages may show of a text: URLs without query, the base's query values and the API key redacted. */
+  private readonly show: (text: string) => string;
 
   constructor(private readonly opts: PccsClientOptions) {
     this.base = opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`;
@@ -62,6 +64,7 @@ export class PccsClient {
     this.retries = opts.retries ?? 2;
     this.backoffMs = opts.backoffMs ?? 250;
     this.fetchImpl = opts.fetchImpl ?? fetch;
+    this.show = redactorOf(secretsOf(this.base, opts.apiKey ? { key: opts.apiKey } : {}));
   }
 
   /** The base URL, ending in '/'. */
@@ -121,7 +124,7 @@ export class PccsClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {
-      const failure = noResponseReason(e, timeoutMs);
+      const failure = noResponseReason(e, timeoutMs, this.show);
       if (ticket) circuit!.failed(ticket, failure);
       this.opts.onRequest?.(route, 'error', performance.now() - t0, failure);
       return { failure };
@@ -196,12 +199,12 @@ export class PccsClient {
 export { publicUrl } from '../publicUrl.js';
 
 /** Why a request got no response: the timeout, or the connection failure with its cause (URLs in it without credentials and query). */
-function noResponseReason(e: unknown, timeoutMs: number): string {
+function noResponseReason(e: unknown, timeoutMs: number, show: (text: string) => string): string {
   const err = e as Error & { cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
   const cause = err?.cause?.code ?? err?.cause?.message;
   const text = `${err?.message ?? String(e)}${cause ? `: ${cause}` : ''}`;
-  return `connection failed (${publicText(text)})`;
+  return `connection failed (${show(text)})`;
 }
 
 function utf8(b: Uint8Array, what: string): string {

@@ -29,7 +29,9 @@ export type Behaviour =
   /** A fixed answer (optionally after a delay). */
   | { kind: 'answer'; answer: Answer; delayMs?: number }
   /** Close the connection without answering. */
-  | { kind: 'hangUp' };
+  | { kind: 'hangUp' }
+  /** An answer built from the request's path and query as received (a node echoing the URL in its error text). */
+  | { kind: 'echo'; status: number; body: (rawUrl: string) => string };
 
 export type LeoStyle = 'pretty' | 'single';
 
@@ -57,6 +59,8 @@ export const reply = {
    */
   v1RateLimit: (waitSeconds = 1): Behaviour => reply.text(500, `Too Many Requests! Wait for ${waitSeconds}s (HTTP 429)`),
   hangUp: (): Behaviour => ({ kind: 'hangUp' }),
+  /** A plain-text answer built from the request's path and query as received (query included). */
+  echo: (status: number, body: (rawUrl: string) => string): Behaviour => ({ kind: 'echo', status, body }),
 };
 
 export function jsonAnswer(value: unknown, status = 200): Answer {
@@ -209,7 +213,12 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
         req.socket.destroy();
         return;
       }
-      const answer = (): Answer => (behaviour.kind === 'answer' ? behaviour.answer : routeAnswer(method, path, u.searchParams));
+      const answer = (): Answer =>
+        behaviour.kind === 'answer'
+          ? behaviour.answer
+          : behaviour.kind === 'echo'
+            ? { status: behaviour.status, body: behaviour.body(raw), headers: { 'content-type': 'text/plain; charset=utf-8' } }
+            : routeAnswer(method, path, u.searchParams);
       if (behaviour.delayMs) later(behaviour.delayMs, () => send(res, answer()));
       else send(res, answer());
     };

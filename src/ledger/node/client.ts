@@ -1,7 +1,7 @@
 import { combinedSignal } from '../../abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
-import { publicText, publicUrl } from '../../publicUrl.js';
+import { publicUrl, redactorOf, secretsOf } from '../../publicUrl.js';
 import type { LedgerNodeCode } from './errors.js';
 
 /**
@@ -103,8 +103,9 @@ interface Failure {
 
 type Attempt = { ok: true; value: unknown } | { ok: false; failure: Failure };
 
-function excerpt(text: string): string {
-  const t = text.trim();
+/** The start of a node's text as shown: redacted first (`show`), then cut, so no secret straddles the cut. */
+function excerpt(text: string, show: (t: string) => string): string {
+  const t = show(text.trim());
   return JSON.stringify(t.length > SHOWN_BODY_CHARS ? `${t.slice(0, SHOWN_BODY_CHARS)}…` : t);
 }
 
@@ -179,9 +180,9 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     return u.toString();
   };
   const headers = { accept: 'application/json', ...opts.headers };
-  // A node may echo the request (query included) in an error body: its credentials are cut out of what is shown.
-  const hidden = [...baseQuery.map(([, v]) => v), ...Object.values(opts.headers ?? {})].filter((v) => v.length >= 4);
-  const redact = (text: string): string => hidden.reduce((t, v) => t.split(v).join('[redacted]'), text);
+  // A node may echo the request (query included) in an error body: its credentials, in every
+  // encoding, are cut out of what is shown (src/publicUrl.ts).
+  const redact = redactorOf(secretsOf(opts.baseUrl, opts.headers));
   const signal = opts.signal;
   const retries = Math.max(0, Math.floor(opts.retries ?? DEFAULT_RETRIES));
   const backoffMs = Math.max(0, opts.backoffMs ?? DEFAULT_BACKOFF_MS);
@@ -216,15 +217,15 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         const { text } = await readBody(res, ERROR_BODY_BYTES);
         const after = parseRetryAfter(res.headers.get('retry-after')) ?? waitHint(text);
         const hint = after === undefined ? '' : ` (wait ${after} ms)`;
-        return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 429${hint}, body ${excerpt(text)}`, true, after);
+        return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 429${hint}, body ${excerpt(text, redact)}`, true, after);
       }
       if (res.status !== 200) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
         if (res.status === 500 && V1_RATE_LIMIT.test(text)) {
-          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 500 with the body ${excerpt(text)}`, true, waitHint(text));
+          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 500 with the body ${excerpt(text, redact)}`, true, waitHint(text));
         }
         if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
-        return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text)}`, res.status >= 500);
+        return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text, redact)}`, res.status >= 500);
       }
       const { text, truncated } = await readBody(res, maxBodyBytes);
       if (truncated) {
@@ -234,9 +235,9 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         return { ok: true, value: JSON.parse(text) as unknown };
       } catch {
         if (RATE_LIMIT_TEXT.test(text)) {
-          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text)}`, true, waitHint(text));
+          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text, redact)}`, true, waitHint(text));
         }
-        return fail('LEDGER_NODE_BAD_RESPONSE', `status 200 but the body is not JSON: ${excerpt(text)}`, false);
+        return fail('LEDGER_NODE_BAD_RESPONSE', `status 200 but the body is not JSON: ${excerpt(text, redact)}`, false);
       }
     } catch (e) {
       if (signal?.aborted) return fail('LEDGER_NODE_UNREACHABLE', abandoned(signal), false);
@@ -258,7 +259,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     const giveUp = (f: Failure, attempts: number, extra = ''): never => {
       throw new VerifierError<LedgerNodeCode>(
         f.code,
-        redact(`ledger node: GET ${shown} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${publicText(f.reason)}${extra}`),
+        `ledger node: GET ${shown} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${redact(f.reason)}${extra}`,
       );
     };
     let limitedWaitMs = 0;
