@@ -328,6 +328,11 @@ export const ERROR_TRAITS = {
     LEDGER_NODE_BAD_TRANSACTION: NODE_WRONG,
     /** A mapping value the node answered is neither JSON null nor a string holding the expected Leo value (the mapping cross-check). */
     LEDGER_NODE_BAD_MAPPING_VALUE: NODE_WRONG,
+    /**
+     * The ledger-node bodies being read at once already hold the process's budget (64 MiB): the
+     * answer was abandoned unread, capacity rather than the node's fault (503 with Retry-After).
+     */
+    LEDGER_NODE_BODY_BUDGET: REFUSED,
     LEDGER_TX_NOT_FOUND: http(404),
   },
   /** A followed transition that cannot be read. */

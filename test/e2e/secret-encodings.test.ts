@@ -75,7 +75,7 @@ describe('a secret in the node URL’s query', { timeout: 600_000 }, () => {
     );
     svc = await startMain(['--config', cfg], { env: childEnv(), timeoutMs: START_TIMEOUT_MS });
     const s = svc;
-    await until('the watcher at the tip', async () => (await (await fetch(`${s.url}/ledger/status`)).json()).scannedHeight === 20, 120_000);
+    await until('the watcher at the tip', async () => ((await (await fetch(`${s.url}/ledger/status`)).json()) as { scannedHeight: number }).scannedHeight === 20, 120_000);
 
     // One lookup per echo: each form of the key after the URL as received, and one straddling the cut.
     const echoes: ((raw: string) => string)[] = [

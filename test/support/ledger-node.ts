@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { streamBody, type StreamedBody } from './stream-body.js';
 
 /** What the server sends for one request. */
 export interface Answer {
@@ -31,7 +32,9 @@ export type Behaviour =
   /** Close the connection without answering. */
   | { kind: 'hangUp' }
   /** An answer built from the request's path and query as received (a node echoing the URL in its error text). */
-  | { kind: 'echo'; status: number; body: (rawUrl: string) => string };
+  | { kind: 'echo'; status: number; body: (rawUrl: string) => string; delayMs?: number }
+  /** `bytes` bytes of body (Infinity: without end) written as the client reads them (see `streamed`). */
+  | { kind: 'stream'; status: number; bytes: number; declareLength: boolean };
 
 export type LeoStyle = 'pretty' | 'single';
 
@@ -61,6 +64,8 @@ export const reply = {
   hangUp: (): Behaviour => ({ kind: 'hangUp' }),
   /** A plain-text answer built from the request's path and query as received (query included). */
   echo: (status: number, body: (rawUrl: string) => string): Behaviour => ({ kind: 'echo', status, body }),
+  /** A 200 whose body of `bytes` bytes (Infinity: endless) is written as the client reads it, Content-Length declared or not. */
+  stream: (bytes: number, declareLength = true): Behaviour => ({ kind: 'stream', status: 200, bytes, declareLength }),
 };
 
 export function jsonAnswer(value: unknown, status = 200): Answer {
@@ -131,6 +136,8 @@ export interface LedgerNode {
   reset(): void;
   /** Every request received, in order. */
   requests: RecordedRequest[];
+  /** Every body streamed by a `stream` behaviour: bytes handed to the socket, and when it ended. */
+  streamed: StreamedBody[];
   /** Calls `listener` on every request as it arrives (before it is answered); returns the unsubscribe. */
   onRequest(listener: (r: RecordedRequest) => void): () => void;
   /** Requests whose path below the prefix (no query) equals `path`. */
@@ -150,6 +157,7 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
   const programs = new Set<string>();
   const scripts = new Map<string, Behaviour[]>();
   const requests: RecordedRequest[] = [];
+  const streamed: StreamedBody[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
   const routes: Route[] = [];
@@ -213,6 +221,10 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
         req.socket.destroy();
         return;
       }
+      if (behaviour.kind === 'stream') {
+        streamed.push(streamBody(res, behaviour.status, behaviour.bytes, behaviour.declareLength));
+        return;
+      }
       const answer = (): Answer =>
         behaviour.kind === 'answer'
           ? behaviour.answer
@@ -261,6 +273,7 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
       requests.length = 0;
     },
     requests,
+    streamed,
     onRequest(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

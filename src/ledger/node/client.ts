@@ -2,6 +2,7 @@ import { combinedSignal } from '../../abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
 import { publicUrl, redactorOf, secretsOf } from '../../publicUrl.js';
+import { ByteBudget, readCapped } from '../../upstreamBody.js';
 import type { LedgerNodeCode } from './errors.js';
 
 /**
@@ -43,8 +44,14 @@ export interface LedgerNodeClientOptions {
   deadlineMs?: number;
   /** Most time one call waits out rate limits before it fails LEDGER_NODE_RATE_LIMITED. Default 300 000 ms. */
   rateLimitPatienceMs?: number;
-  /** Largest accepted response body. Default 32 MiB. */
+  /** Largest accepted response body, read as a stream and abandoned beyond it. Default 32 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Bytes of node bodies held at once, shared by every client of the process (default
+   * LEDGER_NODE_BODY_BUDGET): an answer with no room is abandoned and the attempt fails
+   * LEDGER_NODE_BODY_BUDGET (retryable; a lookup answers 503).
+   */
+  bodyBudget?: ByteBudget;
   /**
    * Waits for the caller's permission to send an attempt (a slot of its rate limiter). The wait
    * counts neither against the attempt's timeout, which starts when it is sent, nor against the
@@ -77,6 +84,13 @@ const DEFAULT_RETRIES = 3;
 const DEFAULT_BACKOFF_MS = 500;
 const DEFAULT_MAX_BACKOFF_MS = 10_000;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/**
+ * The process's budget for ledger-node bodies being read and parsed at once: two bodies at the
+ * 32 MiB cap, or many ordinary ones (a transaction is some kB, a block some hundred kB). It bounds
+ * what concurrent lookups and the watcher can make the node's answers cost (30 lookups answered
+ * 31 MB each: 64 MiB read, the rest refused), well inside the 384 MiB the README sizes for.
+ */
+export const LEDGER_NODE_BODY_BUDGET = new ByteBudget(64 * 1024 * 1024);
 const ERROR_BODY_BYTES = 4096;
 const SHOWN_BODY_CHARS = 200;
 const DEFAULT_RATE_LIMIT_PATIENCE_MS = 300_000;
@@ -119,27 +133,16 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** Reads at most `limit` bytes of the body; `truncated` tells whether more was there. */
-async function readBody(res: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
-  if (!res.body) return { text: '', truncated: false };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.length > limit) {
-      chunks.push(value.subarray(0, limit - size));
-      size = limit;
-      truncated = true;
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-    chunks.push(value);
-    size += value.length;
-  }
-  return { text: Buffer.concat(chunks, size).toString('utf8'), truncated };
+/**
+ * Reads at most `limit` bytes of the body as a stream (src/upstreamBody.ts); `truncated` tells
+ * whether more was there, `overBudget` that `budget` had no room (nothing usable was read). The
+ * bytes stay held against the budget until `release`.
+ */
+async function readBody(res: Response, limit: number, budget?: ByteBudget): Promise<{ text: string; truncated: boolean; overBudget: boolean; release: () => void }> {
+  const body = await readCapped(res, limit, budget);
+  if (body.ok) return { text: body.bytes.toString('utf8'), truncated: false, overBudget: false, release: body.release };
+  const text = body.reason === 'tooLarge' ? body.bytes.toString('utf8') : '';
+  return { text, truncated: body.reason === 'tooLarge', overBudget: body.reason === 'overBudget', release: () => undefined };
 }
 
 /** Why a request was abandoned through the caller's signal. */
@@ -188,6 +191,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const backoffMs = Math.max(0, opts.backoffMs ?? DEFAULT_BACKOFF_MS);
   const maxBackoffMs = Math.max(0, opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const bodyBudget = opts.bodyBudget ?? LEDGER_NODE_BODY_BUDGET;
   const fetchImpl = opts.fetchImpl ?? fetch;
   const backoff = (retry: number): number => Math.min(backoffMs * 2 ** retry, maxBackoffMs);
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
@@ -227,10 +231,14 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
         return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text, redact)}`, res.status >= 500);
       }
-      const { text, truncated } = await readBody(res, maxBodyBytes);
+      const { text, truncated, overBudget, release } = await readBody(res, maxBodyBytes, bodyBudget);
       if (truncated) {
-        return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBodyBytes} bytes`, false);
+        return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBodyBytes} bytes (abandoned at the cap)`, false);
       }
+      if (overBudget) {
+        return fail('LEDGER_NODE_BODY_BUDGET', `answer abandoned: ledger-node bodies being read already hold the process's budget of ${bodyBudget.limit} bytes`, true);
+      }
+      // The body's bytes stay held against the budget until parsed.
       try {
         return { ok: true, value: JSON.parse(text) as unknown };
       } catch {
@@ -238,6 +246,8 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
           return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text, redact)}`, true, waitHint(text));
         }
         return fail('LEDGER_NODE_BAD_RESPONSE', `status 200 but the body is not JSON: ${excerpt(text, redact)}`, false);
+      } finally {
+        release();
       }
     } catch (e) {
       if (signal?.aborted) return fail('LEDGER_NODE_UNREACHABLE', abandoned(signal), false);

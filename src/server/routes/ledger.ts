@@ -223,7 +223,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
           404: failure('The ledger node does not know the transaction (LEDGER_TX_NOT_FOUND)'),
           502: failure('The ledger node is unreachable, timed out, rate limited or answered garbage (LEDGER_NODE_UNREACHABLE, LEDGER_NODE_TIMEOUT, LEDGER_NODE_RATE_LIMITED, LEDGER_NODE_HTTP_ERROR, LEDGER_NODE_BAD_RESPONSE, LEDGER_NODE_BAD_TRANSACTION)'),
           503: failure(
-            'No ledger node configured (LEDGER_NODE_NOT_CONFIGURED), ledgerLookupQueue lookups already wait for the ledger node (LEDGER_LOOKUP_QUEUE_FULL; Retry-After: the seconds the node\'s rate takes to serve them), the verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), or the server is shutting down',
+            'No ledger node configured (LEDGER_NODE_NOT_CONFIGURED), ledgerLookupQueue lookups already wait for the ledger node (LEDGER_LOOKUP_QUEUE_FULL; Retry-After: the seconds the node\'s rate takes to serve them), the ledger node\'s answers being read hold the process\'s budget for them (LEDGER_NODE_BODY_BUDGET; Retry-After: 1), the verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), or the server is shutting down',
           ),
         },
       },
