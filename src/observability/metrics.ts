@@ -450,6 +450,7 @@ export function instrumentService(svc: VerifierService, sink: MetricsSink): Veri
   };
   const admit = svc.admit?.bind(svc);
   return {
+    ...(svc.capacity !== undefined ? { capacity: svc.capacity } : {}),
     ...(admit
       ? {
           // A refused batch counts as its reports refused, as a refused single verification does.
