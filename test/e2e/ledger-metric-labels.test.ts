@@ -3,7 +3,7 @@
  * ledger carrying oracle-shaped calls from sixty freshly deployed program names (half of them with
  * fresh function names too) is followed by the real server's watcher; /metrics then holds no more
  * series than the registry's names plus `other` allow, while the store and GET /ledger/updates keep
- * every program's and function's name in full.
+ * every program's and function's name in full, and GET /ledger/status counts them from the store.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,5 +67,8 @@ describe('unrecognized writes from fresh program names', { timeout: 300_000 }, (
       cursor = page.nextCursor;
     }
     expect(stored.map((u) => `${u.program}/${u.function}`).sort()).toEqual(names.map((n) => `${n.program}/${n.function}`).sort());
+    // GET /ledger/status counts them from the store (issue 32, item 8), not from a process counter.
+    const status = (await (await fetch(`${srv.url}/ledger/status`)).json()) as { unrecognized: number };
+    expect(status.unrecognized).toBe(FRESH);
   });
 });

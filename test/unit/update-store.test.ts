@@ -141,7 +141,7 @@ describe('update store', () => {
     expect(s.list({}, 10).records).toEqual([upd(4, 'au1m2').record, upd(3, 'au1m1', 'unverifiable').record]);
     s.close();
     const again = new Database(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(5);
+    expect(again.pragma('user_version', { simple: true })).toBe(6);
     again.close();
   });
 

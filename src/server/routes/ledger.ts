@@ -253,12 +253,16 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
         response: {
           200: {
             type: 'object',
-            required: ['scannedHeight', 'tipHeight', 'lagBlocks', 'updates', 'mapping', 'watcher'],
+            required: ['scannedHeight', 'tipHeight', 'lagBlocks', 'updates', 'unrecognized', 'mapping', 'watcher'],
             properties: {
               scannedHeight: { ...nullableHeight, description: 'Every block up to this height is scanned and its updates stored (null: none yet)' },
               tipHeight: { ...nullableHeight, description: 'Latest height the ledger node reported' },
               lagBlocks: { ...nullableHeight, description: 'tipHeight − scannedHeight' },
               updates: { type: 'object', required: [...RECORD_OUTCOMES], properties: Object.fromEntries(RECORD_OUTCOMES.map((o) => [o, count])) },
+              unrecognized: {
+                ...count,
+                description: 'Stored updates, of any outcome above, from transitions the program registry does not name (an unknown program or function shaped like an update); GET /ledger/updates?unrecognized=true lists them',
+              },
               mapping: {
                 type: 'object',
                 description: 'Mapping cross-check: keys of the oracle data mapping written by stored transitions, by the status of their last check (GET /ledger/consistency lists them)',
@@ -285,7 +289,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
       const { scannedHeight, tipHeight } = o.store.state();
       const lagBlocks = tipHeight === null ? null : Math.max(0, tipHeight - (scannedHeight ?? -1));
-      return { scannedHeight, tipHeight, lagBlocks, updates: o.store.counts(), mapping: o.store.mappingCounts(), watcher: o.watcherStatus?.() ?? { running: false } };
+      return { scannedHeight, tipHeight, lagBlocks, updates: o.store.counts(), unrecognized: o.store.unrecognizedCount(), mapping: o.store.mappingCounts(), watcher: o.watcherStatus?.() ?? { running: false } };
     },
   );
 
