@@ -28,10 +28,15 @@ export class ByteBudget {
   }
 }
 
+/** First allocation for a body of unknown length. */
+const INITIAL_BYTES = 64 * 1024;
+/** What a too-large body keeps of its start, for messages. */
+const EXCERPT_BYTES = 64 * 1024;
+
 export type CappedBody =
   /** The whole body; `release` gives its bytes back to the budget (call it once the bytes are no longer needed, e.g. parsed). */
   | { ok: true; bytes: Buffer; release: () => void }
-  /** More than `limit` bytes (declared or read): `bytes` holds the first `limit` (an excerpt for messages). */
+  /** More than `limit` bytes (declared or read): `bytes` holds the first of them (at most 64 KiB, an excerpt for messages). */
   | { ok: false; reason: 'tooLarge'; bytes: Buffer; declared?: number }
   /** The budget had no room for the body's bytes: nothing more was read. */
   | { ok: false; reason: 'overBudget'; budget: number };
@@ -61,18 +66,19 @@ export async function readCapped(res: Response, limit: number, budget?: ByteBudg
     held = 0;
   };
   const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
+  // One buffer, sized to the declared length (else grown by doubling up to the limit): the body's
+  // bytes are held once, never as chunks and a copy of them all besides.
+  let buf = Buffer.allocUnsafe(Math.min(limit, declared ?? INITIAL_BYTES));
   let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       if (size + value.length > limit) {
-        chunks.push(value.subarray(0, limit - size));
-        size = limit;
         await reader.cancel().catch(() => undefined);
         giveBack();
-        return { ok: false, reason: 'tooLarge', bytes: Buffer.concat(chunks, size), ...(declared !== undefined ? { declared } : {}) };
+        const excerpt = Buffer.concat([buf.subarray(0, Math.min(size, EXCERPT_BYTES)), value.subarray(0, Math.max(0, Math.min(limit, EXCERPT_BYTES) - size))]);
+        return { ok: false, reason: 'tooLarge', bytes: excerpt, ...(declared !== undefined ? { declared } : {}) };
       }
       const more = size + value.length - held;
       if (budget && more > 0) {
@@ -83,15 +89,19 @@ export async function readCapped(res: Response, limit: number, budget?: ByteBudg
         }
         held += more;
       }
-      chunks.push(value);
+      if (size + value.length > buf.length) {
+        const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(size + value.length, buf.length * 2)));
+        buf.copy(grown, 0, 0, size);
+        buf = grown;
+      }
+      buf.set(value, size);
       size += value.length;
     }
   } catch (e) {
     giveBack();
     throw e;
   }
-  const bytes = Buffer.concat(chunks, size);
-  chunks.length = 0;
+  const bytes = buf.subarray(0, size);
   let released = false;
   return {
     ok: true,

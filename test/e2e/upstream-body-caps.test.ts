@@ -3,9 +3,9 @@
  * real server over real sockets. A PCCS stand-in answers /tcb with 200 MB (declared) or without end
  * (chunked): a typeA /decodeReport is unverifiable PCCS_BAD_RESPONSE and the stand-in's socket
  * took no more than the 4 MiB cap plus the sockets' buffers before the verifier closed it. A ledger
- * node answers a lookup without end: 502 LEDGER_NODE_BAD_RESPONSE, stopped near the 32 MiB cap.
- * Thirty lookups answered 31 MB each at once: the bytes the node got to send stay near the 64 MiB
- * budget for node bodies (not 30 × 31 MB), and what did not fit is a 503 LEDGER_NODE_BODY_BUDGET.
+ * node answers a lookup without end: 502 LEDGER_NODE_BAD_RESPONSE, stopped near the 4 MiB cap of a
+ * transaction; thirty lookups answered 31 MB each at once: none read whole (not 30 × 31 MB). The
+ * node client's byte budget over bodies read at once: what has no room fails LEDGER_NODE_BODY_BUDGET.
  * The notarizer client stops reading a notarizer's endless /info at its 8 MiB cap.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +22,8 @@ import { postJson, startServer, type RunningServer } from '../support/server.js'
 import { until } from '../support/wait.js';
 import { streamBody, type StreamedBody } from '../support/stream-body.js';
 import { NotarizerClient } from '../../src/client/index.js';
+import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
+import { ByteBudget } from '../../src/upstreamBody.js';
 
 const MiB = 1024 * 1024;
 /** What the sockets between the stand-in and the verifier may hold beyond what the verifier read (kernel and stream buffers). */
@@ -63,19 +65,19 @@ describe('upstream bodies are abandoned at their cap', { timeout: 300_000 }, () 
     expect(ok.body).toMatchObject({ reportValid: true, outcome: 'valid' });
   });
 
-  it('a node answering a lookup without end: 502 LEDGER_NODE_BAD_RESPONSE, the read stops at the 32 MiB cap', async () => {
+  it('a node answering a lookup without end: 502 LEDGER_NODE_BAD_RESPONSE, the read stops at the 4 MiB cap of a transaction', async () => {
     const id = fakeId('at', 'endless');
     node.script(`/transaction/${id}`, [reply.stream(Infinity, false)]);
     const r = await fetch(`${srv.url}/ledger/transactions/${id}`);
     const body = (await r.json()) as { errorCode: string; errorString: string };
     expect([r.status, body.errorCode]).toEqual([502, 'LEDGER_NODE_BAD_RESPONSE']);
-    expect(body.errorString).toContain('larger than 33554432 bytes');
+    expect(body.errorString).toContain('larger than 4194304 bytes');
     const sent = await node.streamed.at(-1)!.ended;
-    expect(sent).toBeGreaterThanOrEqual(32 * MiB);
-    expect(sent).toBeLessThan(32 * MiB + SLACK);
+    expect(sent).toBeGreaterThanOrEqual(4 * MiB);
+    expect(sent).toBeLessThan(4 * MiB + SLACK);
   });
 
-  it('thirty lookups answered 31 MB each at once: the node bodies read stay near the 64 MiB budget; the rest is 503 LEDGER_NODE_BODY_BUDGET', async () => {
+  it('thirty lookups answered 31 MB each at once: each abandoned at its cap, the node sent a bounded total, not 30 × 31 MB', async () => {
     const ids = Array.from({ length: 30 }, (_, i) => fakeId('at', `big${i}`));
     for (const [i, id] of ids.entries()) node.script(`/transaction/${id}`, Array.from({ length: 3 }, () => reply.stream(31_000_000, i % 2 === 0)));
     const first = node.streamed.length;
@@ -88,19 +90,35 @@ describe('upstream bodies are abandoned at their cap', { timeout: 300_000 }, () 
     await until('thirty lookups at the node', () => node.requests.filter((q) => q.path.includes('/transaction/at1')).length >= 30 + 1, 120_000);
     release();
     const got = await Promise.all(answers);
+    // Over the cap (502), or no room in the node bodies' budget meanwhile (503, after the lookup's retries).
     const codes = got.map((a) => `${a.status} ${a.body.errorCode}`);
-    // Whitespace is no JSON: a body read whole is a 502; one that found no room in the budget a 503.
-    expect(new Set(codes)).toEqual(new Set(['502 LEDGER_NODE_BAD_RESPONSE', '503 LEDGER_NODE_BODY_BUDGET']));
-    expect(got.find((a) => a.status === 503)!.body.errorString).toMatch(/budget of 67108864 bytes/);
-    const streams = node.streamed.slice(first);
-    const sent = await Promise.all(streams.map((s) => s.ended));
-    const total = sent.reduce((a, b) => a + b, 0);
-    // Without the budget: 30 × 31 MB (930 MB). With it, every body read fits in 64 MiB at a time;
-    // bodies are read one after another as room frees, so the total sent is bounded by what the
-    // lookups' retries allow through the budget, and each refused body cost the socket's buffers only.
-    const completed = sent.filter((n) => n === 31_000_000).length;
-    expect(completed).toBeLessThan(30);
-    expect(total - completed * 31_000_000).toBeLessThan(streams.length * SLACK);
+    expect(codes.filter((c) => c !== '502 LEDGER_NODE_BAD_RESPONSE' && c !== '503 LEDGER_NODE_BODY_BUDGET')).toEqual([]);
+    expect(codes).toContain('502 LEDGER_NODE_BAD_RESPONSE');
+    const sent = await Promise.all(node.streamed.slice(first).map((s) => s.ended));
+    expect(sent.length).toBeGreaterThanOrEqual(30);
+    // Declared 31 MB: refused before reading; not declared: read to the 4 MiB cap. Never a whole body.
+    for (const n of sent) expect(n).toBeLessThan(4 * MiB + SLACK);
+  });
+
+  it('the node bodies held at once stay within the budget: a body without room fails LEDGER_NODE_BODY_BUDGET (retryable), unread', async () => {
+    const budget = new ByteBudget(8 * MiB);
+    const client = createLedgerNodeClient({ baseUrl: node.url, timeoutMs: 120_000, retries: 0, bodyBudget: budget });
+    const ids = Array.from({ length: 30 }, (_, i) => fakeId('at', `budget${i}`));
+    for (const [i, id] of ids.entries()) node.script(`/transaction/${id}`, [reply.stream(3_000_000, i % 2 === 0)]);
+    const first = node.streamed.length;
+    const release = node.hold((path) => path.startsWith('/transaction/at1'));
+    let peak = 0;
+    const watch = setInterval(() => (peak = Math.max(peak, budget.inUse)), 1);
+    const outcomes = ids.map((id) => client.getJson(`/transaction/${id}`).then(() => 'ok', (e: { code?: string }) => e.code ?? 'error'));
+    await until('thirty requests held', () => ids.every((id) => node.requestsTo(`/transaction/${id}`).length === 1), 120_000);
+    release();
+    const codes = await Promise.all(outcomes);
+    clearInterval(watch);
+    // Whitespace is no JSON: a body read whole is LEDGER_NODE_BAD_RESPONSE; one without room LEDGER_NODE_BODY_BUDGET.
+    expect(new Set(codes)).toEqual(new Set(['LEDGER_NODE_BAD_RESPONSE', 'LEDGER_NODE_BODY_BUDGET']));
+    expect(peak).toBeLessThanOrEqual(8 * MiB);
+    expect(budget.inUse).toBe(0);
+    await Promise.all(node.streamed.slice(first).map((s) => s.ended));
   });
 
   it('the notarizer client: a notarizer answering /info without end fails BAD_ANSWER at the 8 MiB cap', async () => {

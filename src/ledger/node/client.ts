@@ -73,6 +73,8 @@ export interface LedgerNodeClient {
 
 export interface GetOptions {
   absentWhen?: (status: number, body: string) => boolean;
+  /** Largest body accepted for this request (a transaction, a mapping value), below the client's `maxBodyBytes`. */
+  maxBodyBytes?: number;
 }
 
 /** `/seg1/seg2/…` with every segment URL-encoded. */
@@ -85,12 +87,13 @@ const DEFAULT_BACKOFF_MS = 500;
 const DEFAULT_MAX_BACKOFF_MS = 10_000;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 /**
- * The process's budget for ledger-node bodies being read and parsed at once: two bodies at the
- * 32 MiB cap, or many ordinary ones (a transaction is some kB, a block some hundred kB). It bounds
- * what concurrent lookups and the watcher can make the node's answers cost (30 lookups answered
- * 31 MB each: 64 MiB read, the rest refused), well inside the 384 MiB the README sizes for.
+ * The process's budget for ledger-node bodies being read and parsed at once: one body at the
+ * 32 MiB cap (a /blocks range), or many ordinary ones (a transaction is some kB, capped at 4 MiB by
+ * its caller; a block some hundred kB). A body costs about twice its size while parsed (its bytes
+ * and their text), so this bounds what concurrent lookups and the watcher can make the node's
+ * answers cost to ≈ 64 MiB, inside the 384 MiB the README sizes for (bench/memory.ts `hostile`).
  */
-export const LEDGER_NODE_BODY_BUDGET = new ByteBudget(64 * 1024 * 1024);
+export const LEDGER_NODE_BODY_BUDGET = new ByteBudget(32 * 1024 * 1024);
 const ERROR_BODY_BYTES = 4096;
 const SHOWN_BODY_CHARS = 200;
 const DEFAULT_RATE_LIMIT_PATIENCE_MS = 300_000;
@@ -197,7 +200,9 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
   const rateLimitPatienceMs = Math.max(0, opts.rateLimitPatienceMs ?? DEFAULT_RATE_LIMIT_PATIENCE_MS);
 
-  async function attempt(url: string, timeoutMs: number, absentWhen?: GetOptions['absentWhen']): Promise<Attempt> {
+  async function attempt(url: string, timeoutMs: number, getOpts: GetOptions): Promise<Attempt> {
+    const { absentWhen } = getOpts;
+    const maxBody = Math.min(maxBodyBytes, getOpts.maxBodyBytes ?? maxBodyBytes);
     const fail = (code: LedgerNodeCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
       ok: false,
       failure: {
@@ -231,9 +236,9 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
         return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text, redact)}`, res.status >= 500);
       }
-      const { text, truncated, overBudget, release } = await readBody(res, maxBodyBytes, bodyBudget);
+      const { text, truncated, overBudget, release } = await readBody(res, maxBody, bodyBudget);
       if (truncated) {
-        return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBodyBytes} bytes (abandoned at the cap)`, false);
+        return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBody} bytes (abandoned at the cap)`, false);
       }
       if (overBudget) {
         return fail('LEDGER_NODE_BODY_BUDGET', `answer abandoned: ledger-node bodies being read already hold the process's budget of ${bodyBudget.limit} bytes`, true);
@@ -281,7 +286,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         deadline += Date.now() - waitedFrom;
       }
       const remaining = deadline - Date.now();
-      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts.absentWhen);
+      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts);
       if (result.ok) return result.value;
       const f = result.failure;
       if (f.rateLimited) {
