@@ -146,6 +146,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
     maxInflightBytes: config.maxInflightBytes,
+    maxInflightBytesPerClient: config.maxInflightBytesPerClient,
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger === false ? false : { level: config.logLevel } }),
     ...(tls ? { https: tls } : {}),
   });

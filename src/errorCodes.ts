@@ -304,7 +304,9 @@ export const ERROR_TRAITS = {
     HTTP_URI_TOO_LONG: http(414),
     HTTP_HEADERS_TOO_LARGE: http(431),
     HTTP_REQUEST_TIMEOUT: http(408),
-    /** The request bytes being handled reached maxInflightBytes: refused before its body is read (503, Retry-After). */
+    /** The body nests objects and arrays deeper than the server reads (checked before parsing). */
+    HTTP_JSON_TOO_DEEP: http(400),
+    /** The request bytes being read or answered (counted as they arrive) reached maxInflightBytes or the address's maxInflightBytesPerClient (503, Retry-After). */
     HTTP_INFLIGHT_LIMIT: REFUSED,
   },
   /** The command line (exit codes in src/cli/errors.ts). */

@@ -13,6 +13,7 @@ import { loadConfig } from './config/load.js';
 import { isVerifierError } from './errors.js';
 import { bootstrap } from './bootstrap.js';
 import { poseidon8KernelName, poseidon8KernelReason } from './hash/kernel.js';
+import { LogSink } from './observability/logSink.js';
 
 const USAGE = `usage: oracle-verifier-server [--config PATH] [--port N]
 
@@ -87,7 +88,9 @@ async function main(): Promise<void> {
     process.exit(isVerifierError(e) && e.code === 'CONFIG_NOT_FOUND' ? EXIT.USAGE : EXIT.FAILED);
   }
   if (args.port) config.port = args.port.value;
-  const log = pino({ level: config.logLevel });
+  // stdout as opened by Node (a pipe becomes non-blocking), written by a sink that never blocks the
+  // loop or the exit on a stalled reader (src/observability/logSink.ts).
+  const log = pino({ level: config.logLevel }, new LogSink(process.stdout.fd ?? 1));
   let started;
   try {
     started = await bootstrap(config, log, { loggerInstance: log });
@@ -110,6 +113,11 @@ async function main(): Promise<void> {
     }
     closing = true;
     log.info({ signal, shutdownGraceMs: config.shutdownGraceMs }, 'shutting down: abandoning upstream requests, answering the requests in flight');
+    // Whatever else holds it up, the process ends soon after its grace period.
+    setTimeout(() => {
+      log.error({ signal }, `shutdown did not end within shutdownGraceMs (${config.shutdownGraceMs} ms): exiting`);
+      process.exit(EXIT.FAILED);
+    }, config.shutdownGraceMs + 1000).unref();
     s.shutdown().then(
       ({ clean, cut }) => {
         if (clean) log.info('shut down: every request in flight answered');

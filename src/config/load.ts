@@ -74,6 +74,8 @@ export interface Config {
   bodyLimit: number;
   /** Most request body bytes in requests being handled at once (503 with Retry-After beyond). */
   maxInflightBytes: number;
+  /** Most of those bytes one remote address holds at once (default half of maxInflightBytes). */
+  maxInflightBytesPerClient: number;
   /** Most transaction lookups waiting for the ledger node at once (503 with Retry-After beyond). */
   ledgerLookupQueue: number;
   /** A request whose request line and headers are incomplete after this long is answered 408. */
@@ -370,6 +372,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     requestTimeoutMs: raw.requestTimeoutMs,
     shutdownGraceMs: raw.shutdownGraceMs,
     maxInflightBytes: raw.maxInflightBytes,
+    maxInflightBytesPerClient: Math.min(raw.maxInflightBytesPerClient ?? Math.floor(raw.maxInflightBytes / 2), raw.maxInflightBytes),
     ledgerLookupQueue: raw.ledgerLookupQueue,
   };
   if (raw.useTls) config.tls = { keyFile: resolve(baseDir, raw.tlsKey!), certFile: resolve(baseDir, raw.tlsCert!) };

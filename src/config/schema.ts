@@ -157,7 +157,13 @@ export const configSchema = {
       minimum: 16384,
       maximum: 1073741824,
       default: 2097152,
-      description: 'Most request body bytes (Content-Length; bodyLimit when unknown) of requests being handled at once; a request beyond it is answered 503 with Retry-After before its body is read',
+      description: 'Most request body bytes of requests being read or answered at once, counted as they arrive (not as Content-Length promises); a chunk beyond it waits up to 1 s for room, else its request is answered 503 with Retry-After',
+    },
+    maxInflightBytesPerClient: {
+      type: 'integer',
+      minimum: 16384,
+      maximum: 1073741824,
+      description: 'Most of those bytes one remote address holds at once (default: half of maxInflightBytes); behind a reverse proxy every request comes from its address: set it to maxInflightBytes',
     },
     ledgerLookupQueue: {
       type: 'integer',
@@ -207,6 +213,7 @@ export interface RawConfig {
   requestTimeoutMs: number;
   shutdownGraceMs: number;
   maxInflightBytes: number;
+  maxInflightBytesPerClient?: number;
   ledgerLookupQueue: number;
 }
 

@@ -24,13 +24,16 @@ import type { Metrics } from '../observability/metrics.js';
 import { metricsPlugin } from './metricsPlugin.js';
 import { clientErrorHandler, frameworkErrors, plainJsonOnly, securityHeaders } from './transport.js';
 import { inflightBytes } from './inflight.js';
+import { jsonDepthLimit } from './jsonDepth.js';
 
 export interface AppOptions {
   service: VerifierService;
   info: InfoRecord;
   bodyLimit?: number;
-  /** Most request body bytes held at once (config maxInflightBytes); more: 503 before the body is read. Default 2 MiB. */
+  /** Most request body bytes held at once, counted as they arrive (config maxInflightBytes); more: wait, then 503. Default 2 MiB. */
   maxInflightBytes?: number;
+  /** Most of those bytes one remote address holds (config maxInflightBytesPerClient). Default maxInflightBytes. */
+  maxInflightBytesPerClient?: number;
   logger?: FastifyServerOptions['logger'];
   /** A ready pino logger (takes precedence over `logger`). */
   loggerInstance?: FastifyServerOptions['loggerInstance'];
@@ -96,8 +99,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // JSON only: requests with any other content type, charset or content coding are answered 415.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', plainJsonOnly);
-  // Then the bound on request bytes held at once: a request past it is answered before its body is read.
-  app.addHook('onRequest', inflightBytes(opts.maxInflightBytes ?? 2 * 1024 * 1024, bodyLimit).onRequest);
+  // The bound on request bytes held at once, counted as the body arrives (first of the preParsing hooks).
+  const maxInflight = opts.maxInflightBytes ?? 2 * 1024 * 1024;
+  app.addHook('preParsing', inflightBytes({ maxBytes: maxInflight, maxPerClient: opts.maxInflightBytesPerClient ?? maxInflight }).preParsing);
+  // Then the body's nesting depth, bounded before anything parses or walks it.
+  app.addHook('preParsing', jsonDepthLimit());
   app.addHook('onSend', securityHeaders);
   // Before swagger: every route's error answers are part of its schema (and so of /docs/json).
   app.addHook('onRoute', documentErrorResponses);

@@ -69,11 +69,11 @@ const POOL_PATHS = new Set(['/decodeReport', '/verify']);
 /** The error statuses a route can answer and when (README "Status codes"). */
 export function errorStatuses(method: string, path: string): Record<string, string> {
   const pool = POOL_PATHS.has(path);
-  const inflight = WITH_BODY.has(method) ? 'the request bytes being handled reached maxInflightBytes: refused before the body is read (HTTP_INFLIGHT_LIMIT; Retry-After: 1), ' : '';
+  const inflight = WITH_BODY.has(method) ? 'the request bytes being read or answered reached maxInflightBytes (or the address\'s maxInflightBytesPerClient), counted as bodies arrive: refused after 1 s of waiting for room, the connection closed (HTTP_INFLIGHT_LIMIT; Retry-After: 1), ' : '';
   return {
     ...(WITH_BODY.has(method)
       ? {
-          400: 'The body is not valid JSON, is empty, is not a JSON object or misses a required field (HTTP_INVALID_JSON, HTTP_EMPTY_BODY, HTTP_INVALID_BODY, HTTP_BAD_CONTENT_LENGTH)',
+          400: 'The body is not valid JSON, is empty, is not a JSON object, misses a required field or nests deeper than 64 levels (HTTP_INVALID_JSON, HTTP_EMPTY_BODY, HTTP_INVALID_BODY, HTTP_BAD_CONTENT_LENGTH, HTTP_JSON_TOO_DEEP)',
           413: 'The body is larger than bodyLimit (HTTP_BODY_TOO_LARGE)',
           415: 'Content-Type is not application/json (HTTP_UNSUPPORTED_MEDIA_TYPE)',
         }

@@ -6,7 +6,7 @@
  * body. Every message is a sentence; JSON types are named with their article ("an array").
  */
 import type { FastifyError } from 'fastify';
-import { codesOf, traitsOf, type ErrorCode } from '../errorCodes.js';
+import { codesOf, domainOf, traitsOf, type ErrorCode } from '../errorCodes.js';
 import { isVerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 
@@ -25,6 +25,8 @@ export function classifyHttpError(err: FastifyError): HttpFailure {
     if (t.refused) return { status: t.status, code: err.code, message: err.message, ...(t.status === 503 ? { retryAfter: 1 } : {}) };
     // A schema error a route names with its own code (POST /verify's report count).
     if (schemaFailure) return { status: 400, code: err.code, message: err.message };
+    // A request the server's own checks refused while reading it (a body nested too deep).
+    if (domainOf(err.code) === 'http') return { status: t.status, code: err.code, message: err.message };
   }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -1,70 +1,142 @@
 /**
  * A bound on the request bytes the server holds at once (config `maxInflightBytes`): what keeps
- * its memory independent of how many clients send how large bodies. A request with a body counts
- * its Content-Length (at most `bodyLimit`; `bodyLimit` when it has no length, as a chunked body)
- * from its arrival to the end of its answer: its body text, the parsed JSON, the bytes handed to
- * the pool and the answer all scale with it. A request that does not fit waits, its body unread
- * (the socket's flow control holds it back), in arrival order, for at most WAIT_MS; taken when the
- * answers of others free enough bytes, else answered 503 with Retry-After: 1 and
- * HTTP_INFLIGHT_LIMIT in the route's failure shape (no verdict: outcome unverifiable). Waiting
- * instead of refusing at once keeps clients that retry without pause from turning the HTTP thread
- * into a refusal machine. One request is always taken when none is held, so a body larger than
- * the bound (but within bodyLimit) is not refused for ever.
+ * its memory independent of how many clients send how large bodies.
+ *
+ * What counts is what has ARRIVED, not what a Content-Length promises: a request's reservation
+ * grows with each chunk of its body as it is read, and is kept from then to the end of its answer
+ * (its body text, the parsed JSON, the bytes handed to the pool and the answer all scale with it).
+ * So a client that declares 256 KiB and sends a byte a second holds a few bytes, not 256 KiB, and
+ * cannot keep others out (issue 32); its time is bounded by requestTimeoutMs (408, transport.ts).
+ *
+ * A chunk that does not fit waits, unread beyond it (the socket's flow control holds the rest
+ * back), in arrival order, for at most WAIT_MS; it is taken when the answers of others free
+ * enough bytes, else the request is answered 503 with Retry-After: 1 and HTTP_INFLIGHT_LIMIT in
+ * the route's failure shape (no verdict: outcome unverifiable) and its connection closed (its body
+ * was not read to its end). Waiting instead of refusing at once keeps clients that retry without
+ * pause from turning the HTTP thread into a refusal machine.
+ *
+ * One peer (remote address) holds at most `maxPerClient` bytes (config
+ * `maxInflightBytesPerClient`), so that one client sending bodies fast and then stalling before
+ * their last byte cannot hold the whole bound for requestTimeoutMs; its chunk past that share
+ * waits for its own requests, as above, while the other peers' chunks go past it.
+ *
+ * No deadlock: when every request holding bytes waits for room (none is being answered, none
+ * still arriving on its own), the youngest waiter is refused at once and its bytes freed, until
+ * the oldest fits. A request is always taken when it is the only one holding bytes (globally, and
+ * of its peer), so a body larger than the bound (but within bodyLimit) is not refused for ever.
  */
+import { Transform } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { failureBody } from './errorResponses.js';
+import { VerifierError } from '../errors.js';
 
 /** Longest wait for room before a request is refused: the Retry-After it is then given. */
 export const WAIT_MS = 1000;
 
 export interface InflightBytes {
-  /** Bytes of the requests being handled now. */
+  /** Bytes of the requests being read or answered now. */
   readonly held: number;
   /** Requests waiting for room now. */
   readonly waiting: number;
   /** Requests refused so far. */
   readonly refused: number;
-  /** The onRequest hook (register it after the hooks that refuse requests themselves). */
-  onRequest(req: FastifyRequest, reply: FastifyReply, done: () => void): void;
+  /** The preParsing hook: counts the body as it arrives (register it before any other preParsing hook). */
+  preParsing(req: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, done: (err: Error | null, payload?: NodeJS.ReadableStream) => void): void;
 }
 
-/** The bytes a request will hold: its Content-Length up to the body limit, the body limit when it has none; 0 without a body. */
-function bytesOf(req: FastifyRequest, bodyLimit: number): number {
-  const h = req.headers;
-  const length = h['content-length'];
-  if (length !== undefined) {
-    const n = Number(length);
-    return Number.isFinite(n) && n >= 0 ? Math.min(n, bodyLimit) : bodyLimit;
-  }
-  return h['transfer-encoding'] !== undefined ? bodyLimit : 0;
+export interface InflightOptions {
+  /** Most bytes held at once (config maxInflightBytes). */
+  maxBytes: number;
+  /** Most bytes one remote address holds at once (config maxInflightBytesPerClient; default maxBytes). */
+  maxPerClient?: number;
+  waitMs?: number;
+}
+
+/** A request with a body being counted. */
+interface Entry {
+  /** Arrival order. */
+  seq: number;
+  peer: string;
+  /** Bytes of its body read so far (its reservation). */
+  arrived: number;
+  /** Its reservation was given back (answered, gone, or refused). */
+  released: boolean;
+  waiter?: Waiter;
 }
 
 interface Waiter {
+  entry: Entry;
   bytes: number;
   take(): void;
+  refuse(why: string): void;
 }
 
-export function inflightBytes(maxBytes: number, bodyLimit: number, waitMs = WAIT_MS): InflightBytes {
+/** Whether a request brings a body: a Content-Length above 0, or a chunked body. */
+function hasBody(req: FastifyRequest): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return length !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+export function inflightBytes(opts: InflightOptions): InflightBytes {
+  const maxBytes = opts.maxBytes;
+  const maxPerClient = opts.maxPerClient ?? maxBytes;
+  const waitMs = opts.waitMs ?? WAIT_MS;
   let held = 0;
   let refused = 0;
+  let seq = 0;
+  const byPeer = new Map<string, number>();
+  const entries = new Set<Entry>();
   const queue: Waiter[] = [];
-  const fits = (bytes: number) => held === 0 || held + bytes <= maxBytes;
 
-  /** Takes the waiting requests that fit now, in arrival order. */
+  const peerHeld = (e: Entry) => byPeer.get(e.peer) ?? 0;
+  const fitsAll = (e: Entry, n: number) => held + n <= maxBytes || held === e.arrived;
+  const fitsPeer = (e: Entry, n: number) => peerHeld(e) + n <= maxPerClient || peerHeld(e) === e.arrived;
+
+  const hold = (e: Entry, n: number) => {
+    e.arrived += n;
+    held += n;
+    byPeer.set(e.peer, peerHeld(e) + n);
+  };
+  const release = (e: Entry) => {
+    if (e.released) return;
+    e.released = true;
+    entries.delete(e);
+    held -= e.arrived;
+    const p = peerHeld(e) - e.arrived;
+    if (p > 0) byPeer.set(e.peer, p);
+    else byPeer.delete(e.peer);
+  };
+  const unqueue = (w: Waiter) => {
+    const i = queue.indexOf(w);
+    if (i >= 0) queue.splice(i, 1);
+    w.entry.waiter = undefined;
+  };
+
+  /** Takes the waiting chunks that fit now, in arrival order; a chunk held back by its peer's share lets the others go past. */
   const drain = () => {
-    while (queue.length > 0 && fits(queue[0]!.bytes)) queue.shift()!.take();
+    for (let i = 0; i < queue.length; ) {
+      const w = queue[i]!;
+      if (!fitsAll(w.entry, w.bytes)) break;
+      if (!fitsPeer(w.entry, w.bytes)) {
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
+      w.entry.waiter = undefined;
+      w.take();
+    }
   };
-
-  const take = (bytes: number, reply: FastifyReply, done: () => void) => {
-    held += bytes;
-    // 'close' comes once the answer is sent, or when the connection goes away before.
-    reply.raw.once('close', () => {
-      held -= bytes;
+  /** Frees room, then breaks a deadlock (every holder waiting) by refusing the youngest waiter until none is left. */
+  const settle = () => {
+    drain();
+    while (queue.length > 0 && [...entries].every((e) => e.arrived === 0 || e.waiter !== undefined)) {
+      const youngest = queue.reduce((a, b) => (b.entry.seq > a.entry.seq ? b : a));
+      youngest.refuse('every request holding bytes is waiting for room; the oldest ones go first');
       drain();
-    });
-    done();
+    }
   };
 
+  const state = () => `the server holds ${held} bytes of requests (maxInflightBytes ${maxBytes})`;
   return {
     get held() {
       return held;
@@ -75,41 +147,54 @@ export function inflightBytes(maxBytes: number, bodyLimit: number, waitMs = WAIT
     get refused() {
       return refused;
     },
-    onRequest(req, reply, done) {
-      const bytes = bytesOf(req, bodyLimit);
-      if (bytes === 0) return done();
-      if (queue.length === 0 && fits(bytes)) return take(bytes, reply, done);
-      const waiter: Waiter = {
-        bytes,
-        take: () => {
-          clearTimeout(timer);
-          reply.raw.off('close', gone);
-          take(bytes, reply, done);
+    preParsing(req, reply, payload, done) {
+      if (!hasBody(req)) return done(null, payload);
+      const e: Entry = { seq: seq++, peer: req.socket.remoteAddress ?? '', arrived: 0, released: false };
+      entries.add(e);
+      // 'close' comes once the answer is sent, or when the connection goes away before.
+      reply.raw.once('close', () => {
+        if (e.waiter) unqueue(e.waiter);
+        release(e);
+        settle();
+      });
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, cb) {
+          const n = chunk.length;
+          if (queue.length === 0 && fitsAll(e, n) && fitsPeer(e, n)) {
+            hold(e, n);
+            return cb(null, chunk);
+          }
+          const timer = setTimeout(() => w.refuse(`waited ${waitMs} ms for room`), waitMs);
+          const w: Waiter = {
+            entry: e,
+            bytes: n,
+            take: () => {
+              clearTimeout(timer);
+              hold(e, n);
+              cb(null, chunk);
+            },
+            refuse: (why) => {
+              clearTimeout(timer);
+              unqueue(w);
+              // The bound that holds it back: the server's, else its address's share.
+              const bound = fitsAll(e, n) ? `your address holds ${peerHeld(e)} bytes of requests (maxInflightBytesPerClient ${maxPerClient})` : state();
+              const message = `${bound}; this request had ${e.arrived} bytes of its body in and ${why}: retry shortly`;
+              // Its body is not read to its end: the connection cannot carry another request.
+              reply.raw.setHeader('connection', 'close');
+              release(e);
+              refused++;
+              cb(new VerifierError('HTTP_INFLIGHT_LIMIT', message));
+            },
+          };
+          e.waiter = w;
+          queue.push(w);
+          settle();
         },
-      };
-      const leave = () => {
-        const i = queue.indexOf(waiter);
-        if (i >= 0) queue.splice(i, 1);
-        // A large request leaving the head may let smaller ones behind it in.
-        drain();
-      };
-      // The client went away while waiting: nothing to answer.
-      const gone = () => {
-        clearTimeout(timer);
-        leave();
-      };
-      const timer = setTimeout(() => {
-        reply.raw.off('close', gone);
-        leave();
-        refused++;
-        const path = req.url.split('?')[0] ?? '';
-        void reply
-          .code(503)
-          .header('retry-after', String(Math.ceil(waitMs / 1000)))
-          .send(failureBody(path, 'HTTP_INFLIGHT_LIMIT', `the server holds ${held} bytes of requests (maxInflightBytes ${maxBytes}); this one of ${bytes} bytes waited ${waitMs} ms for room and was not read: retry shortly`));
-      }, waitMs);
-      reply.raw.once('close', gone);
-      queue.push(waiter);
+      });
+      // A connection lost mid-body ends the count (the answer's 'close' gives the bytes back).
+      payload.once('error', (err: Error) => counter.destroy(err));
+      payload.pipe(counter);
+      done(null, counter);
     },
   };
 }
