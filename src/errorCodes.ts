@@ -304,6 +304,8 @@ export const ERROR_TRAITS = {
     HTTP_URI_TOO_LONG: http(414),
     HTTP_HEADERS_TOO_LARGE: http(431),
     HTTP_REQUEST_TIMEOUT: http(408),
+    /** An `Expect` header other than 100-continue. */
+    HTTP_EXPECTATION_FAILED: http(417),
     /** The body nests objects and arrays deeper than the server reads (checked before parsing). */
     HTTP_JSON_TOO_DEEP: http(400),
     /** The request bytes being read or answered (counted as they arrive) reached maxInflightBytes or the address's maxInflightBytesPerClient (503, Retry-After). */

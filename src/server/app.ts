@@ -1,10 +1,11 @@
 /**
  * The Fastify application: routes as encapsulated plugins, strict JSON parsing (no type coercion),
- * one error mapping for unreadable requests, 405 for known paths with another method.
+ * one error mapping for unreadable requests, 405 for known paths with another method (learnt from
+ * the routes themselves), decided before any body is read.
  */
-import { pageRoutes, PAGE_PATHS } from './routes/page.js';
+import { pageRoutes } from './routes/page.js';
 import type https from 'node:https';
-import type { FastifyHttpsOptions, FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyHttpsOptions, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import type { InfoRecord } from './info.js';
@@ -22,9 +23,11 @@ import type { PccsStatusReport } from '../collateral/pccsStatus.js';
 import type { LedgerRoutesOptions } from './ledgerFeature.js';
 import type { Metrics } from '../observability/metrics.js';
 import { metricsPlugin } from './metricsPlugin.js';
-import { clientErrorHandler, frameworkErrors, plainJsonOnly, securityHeaders } from './transport.js';
+import { answerUnparsed, clientErrorHandler, frameworkErrors, hostRequired, plainJsonOnly, securityHeaders, shown } from './transport.js';
+import { AllowedMethods } from './allowedMethods.js';
 import { inflightBytes } from './inflight.js';
 import { jsonDepthLimit } from './jsonDepth.js';
+import { parseJsonBody } from './jsonBody.js';
 
 export interface AppOptions {
   service: VerifierService;
@@ -51,20 +54,6 @@ export interface AppOptions {
   pccsStatus?: () => Promise<PccsStatusReport>;
 }
 
-const ALLOWED: Record<string, string> = {
-  '/info': 'GET, HEAD',
-  '/decode': 'POST',
-  '/decodeReport': 'POST',
-  '/verify': 'POST',
-  '/healthz': 'GET, HEAD',
-  '/readyz': 'GET, HEAD',
-  '/docs/json': 'GET, HEAD',
-  '/metrics': 'GET, HEAD',
-  '/ledger/status': 'GET, HEAD',
-  '/ledger/updates': 'GET, HEAD',
-  '/status/pccs': 'GET, HEAD',
-  ...Object.fromEntries(PAGE_PATHS.map((p) => [p, 'GET, HEAD'])),
-};
 
 /** Strict schema validation: no coercion, no removal; `verbose` puts the offending value into the error messages. */
 export const AJV_OPTIONS = { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true } } as const;
@@ -82,11 +71,12 @@ export function requestTimeouts(headersTimeoutMs = 10_000, requestTimeoutMs = Ma
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const timeouts = requestTimeouts(opts.headersTimeoutMs, opts.requestTimeoutMs);
   const bodyLimit = opts.bodyLimit ?? 262_144;
-  const base: FastifyServerOptions & { http: typeof timeouts } = {
+  const base: FastifyServerOptions & { http: typeof timeouts & { requireHostHeader: boolean } } = {
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
     bodyLimit,
     requestTimeout: timeouts.requestTimeout,
-    http: timeouts,
+    // Host is checked by hostRequired, which answers on the error contract.
+    http: { ...timeouts, requireHostHeader: false },
     connectionTimeout: 60_000,
     return503OnClosing: true,
     ajv: AJV_OPTIONS,
@@ -94,17 +84,40 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
   };
   const app: FastifyInstance = opts.https
-    ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2', handshakeTimeout: timeouts.headersTimeout, ...timeouts } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)
+    ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2', handshakeTimeout: timeouts.headersTimeout, ...timeouts, requireHostHeader: false } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)
     : Fastify(base);
+  // The methods of every route, for 405 and Allow (before any route is registered).
+  const allowed = new AllowedMethods();
+  app.addHook('onRoute', allowed.onRoute);
+  /** A request no route takes: 405 with Allow on a known path, else 404 (its body never read). */
+  const unrouted = (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?')[0] ?? '';
+    const allow = allowed.allow(path);
+    if (allow) {
+      return reply
+        .code(405)
+        .header('allow', allow)
+        .send(failureBody(path, 'HTTP_METHOD_NOT_ALLOWED', `method ${req.method} is not allowed on ${path}; use ${allow}`));
+    }
+    return reply.code(404).send({ errorString: `no route ${req.method} ${shown(path)}`, errorCode: 'HTTP_NOT_FOUND' satisfies ErrorCode });
+  };
+  // Routing comes before the body: a request no route takes is answered 404/405 before it is parsed.
+  app.addHook('onRequest', (req, reply, done) => (req.is404 ? void unrouted(req, reply) : done()));
+  // An HTTP/1.1 request without Host (Node's own answer to it is a bare 400: requireHostHeader is off).
+  app.addHook('onRequest', hostRequired);
   // JSON only: requests with any other content type, charset or content coding are answered 415.
   app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   app.addHook('onRequest', plainJsonOnly);
   // The bound on request bytes held at once, counted as the body arrives (first of the preParsing hooks).
   const maxInflight = opts.maxInflightBytes ?? 2 * 1024 * 1024;
-  app.addHook('preParsing', inflightBytes({ maxBytes: maxInflight, maxPerClient: opts.maxInflightBytesPerClient ?? maxInflight }).preParsing);
+  app.addHook('preParsing', inflightBytes({ maxBytes: maxInflight, maxPerClient: opts.maxInflightBytesPerClient ?? maxInflight, bodyLimit }).preParsing);
   // Then the body's nesting depth, bounded before anything parses or walks it.
   app.addHook('preParsing', jsonDepthLimit());
   app.addHook('onSend', securityHeaders);
+  // Expect other than 100-continue, and CONNECT: answered on the error contract, not by Node bare.
+  answerUnparsed(app.server);
   // Before swagger: every route's error answers are part of its schema (and so of /docs/json).
   app.addHook('onRoute', documentErrorResponses);
   await app.register(swagger, {
@@ -121,17 +134,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler(httpErrorHandler);
 
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0] ?? '';
-    const allow = ALLOWED[path];
-    if (allow) {
-      return reply
-        .code(405)
-        .header('allow', allow)
-        .send(failureBody(path, 'HTTP_METHOD_NOT_ALLOWED', `method ${req.method} is not allowed on ${path}; use ${allow}`));
-    }
-    return reply.code(404).send({ errorString: `no route ${req.method} ${path}`, errorCode: 'HTTP_NOT_FOUND' satisfies ErrorCode });
-  });
+  app.setNotFoundHandler(unrouted);
 
   if (opts.metrics) await app.register(metricsPlugin(opts.metrics));
   app.get(

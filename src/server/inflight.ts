@@ -26,7 +26,7 @@
  * of its peer), so a body larger than the bound (but within bodyLimit) is not refused for ever.
  */
 import { Transform } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest, preParsingHookHandler } from 'fastify';
 import { VerifierError } from '../errors.js';
 
 /** Longest wait for room before a request is refused: the Retry-After it is then given. */
@@ -40,7 +40,7 @@ export interface InflightBytes {
   /** Requests refused so far. */
   readonly refused: number;
   /** The preParsing hook: counts the body as it arrives (register it before any other preParsing hook). */
-  preParsing(req: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, done: (err: Error | null, payload?: NodeJS.ReadableStream) => void): void;
+  preParsing: preParsingHookHandler;
 }
 
 export interface InflightOptions {
@@ -48,6 +48,8 @@ export interface InflightOptions {
   maxBytes: number;
   /** Most bytes one remote address holds at once (config maxInflightBytesPerClient; default maxBytes). */
   maxPerClient?: number;
+  /** The body limit (a body declared larger is refused 413 unread: not counted). */
+  bodyLimit?: number;
   waitMs?: number;
 }
 
@@ -70,17 +72,27 @@ interface Waiter {
   refuse(why: string): void;
 }
 
-/** Whether a request brings a body: a Content-Length above 0, or a chunked body. */
-function hasBody(req: FastifyRequest): boolean {
+/** Whether a request brings a body that will be read: a Content-Length above 0 (within the body limit, else it is answered 413 unread), or a chunked body. */
+function hasBody(req: FastifyRequest, bodyLimit: number): boolean {
   const length = req.headers['content-length'];
-  if (length !== undefined) return length !== '0';
+  if (length !== undefined) return length !== '0' && !(Number(length) > bodyLimit);
   return req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Pipes `from` into `to` once `to` is read (the body parser starts reading), not before: a body
+ * nobody reads (a request answered 404, 405, 413 or 415 without it) is left to Node, which
+ * discards it after the answer, instead of being pulled in and counted.
+ */
+export function readWhenRead(from: NodeJS.ReadableStream, to: Transform): void {
+  to.once('resume', () => from.pipe(to));
 }
 
 export function inflightBytes(opts: InflightOptions): InflightBytes {
   const maxBytes = opts.maxBytes;
   const maxPerClient = opts.maxPerClient ?? maxBytes;
   const waitMs = opts.waitMs ?? WAIT_MS;
+  const bodyLimit = opts.bodyLimit ?? Infinity;
   let held = 0;
   let refused = 0;
   let seq = 0;
@@ -148,7 +160,7 @@ export function inflightBytes(opts: InflightOptions): InflightBytes {
       return refused;
     },
     preParsing(req, reply, payload, done) {
-      if (!hasBody(req)) return done(null, payload);
+      if (!hasBody(req, bodyLimit)) return done(null, payload);
       const e: Entry = { seq: seq++, peer: req.socket.remoteAddress ?? '', arrived: 0, released: false };
       entries.add(e);
       // 'close' comes once the answer is sent, or when the connection goes away before.
@@ -180,7 +192,7 @@ export function inflightBytes(opts: InflightOptions): InflightBytes {
               const bound = fitsAll(e, n) ? `your address holds ${peerHeld(e)} bytes of requests (maxInflightBytesPerClient ${maxPerClient})` : state();
               const message = `${bound}; this request had ${e.arrived} bytes of its body in and ${why}: retry shortly`;
               // Its body is not read to its end: the connection cannot carry another request.
-              reply.raw.setHeader('connection', 'close');
+              if (!reply.raw.headersSent) reply.raw.setHeader('connection', 'close');
               release(e);
               refused++;
               cb(new VerifierError('HTTP_INFLIGHT_LIMIT', message));
@@ -193,7 +205,7 @@ export function inflightBytes(opts: InflightOptions): InflightBytes {
       });
       // A connection lost mid-body ends the count (the answer's 'close' gives the bytes back).
       payload.once('error', (err: Error) => counter.destroy(err));
-      payload.pipe(counter);
+      readWhenRead(payload, counter);
       done(null, counter);
     },
   };

@@ -12,8 +12,9 @@
  * answer can say where. Whether the text is valid JSON is left to the parser.
  */
 import { Transform } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { preParsingHookHandler } from 'fastify';
 import { VerifierError } from '../errors.js';
+import { readWhenRead } from './inflight.js';
 
 /** Most levels of objects and arrays in a request body (the deepest body this service reads nests 6). */
 export const MAX_JSON_DEPTH = 64;
@@ -109,8 +110,8 @@ export function tooDeepMessage(path: string, maxDepth = MAX_JSON_DEPTH): string 
 }
 
 /** preParsing hook: scans the body's depth as it arrives (after the byte count of inflight.ts). */
-export function jsonDepthLimit(maxDepth = MAX_JSON_DEPTH) {
-  return (req: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, done: (err: Error | null, payload?: NodeJS.ReadableStream) => void): void => {
+export function jsonDepthLimit(maxDepth = MAX_JSON_DEPTH): preParsingHookHandler {
+  return (req, reply, payload, done) => {
     const length = req.headers['content-length'];
     if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return done(null, payload);
     const scan = new JsonDepthScan(maxDepth);
@@ -119,12 +120,12 @@ export function jsonDepthLimit(maxDepth = MAX_JSON_DEPTH) {
         const deep = scan.feed(chunk);
         if (deep === undefined) return cb(null, chunk);
         // The rest of the body is not read: the connection cannot carry another request.
-        reply.raw.setHeader('connection', 'close');
+        if (!reply.raw.headersSent) reply.raw.setHeader('connection', 'close');
         cb(new VerifierError('HTTP_JSON_TOO_DEEP', tooDeepMessage(deep, maxDepth)));
       },
     });
     payload.once('error', (err: Error) => checked.destroy(err));
-    payload.pipe(checked);
+    readWhenRead(payload, checked);
     done(null, checked);
   };
 }

@@ -6,8 +6,11 @@
  *   than identity, is refused with 415 before it is read;
  * - Fastify's framework errors (a URL that does not decode, a path parameter over its length);
  * - the HTTP parser's errors on the socket (headers too large, an incomplete request past its
- *   time limit, a malformed request), written directly since no request object exists.
+ *   time limit, a malformed request), written directly since no request object exists;
+ * - what Node would answer itself without the contract: an HTTP/1.1 request without Host, an
+ *   `Expect` other than 100-continue (417), CONNECT (405).
  */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { traitsOf, type ErrorCode } from '../errorCodes.js';
@@ -28,7 +31,7 @@ export function securityHeaders(_req: FastifyRequest, reply: FastifyReply, paylo
 const body = (code: ErrorCode, message: string) => ({ errorString: message, errorCode: code });
 
 /** What part of a request target a message may show (a hostile URL can be kilobytes long). */
-function shown(url: string): string {
+export function shown(url: string): string {
   return url.length > 80 ? `${url.slice(0, 77)}...` : url;
 }
 
@@ -65,7 +68,47 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
   void reply.code(traitsOf(code).status).headers(SECURITY_HEADERS).send(body(code, message));
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+/** onRequest: an HTTP/1.1 request must name its Host (RFC 9112 §3.2); Node's own check answers a bare 400, so it is off (app.ts) and made here. */
+export function hostRequired(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) {
+    void reply.code(400).header('connection', 'close').send(failureBody(pathOf(req), 'HTTP_BAD_REQUEST', 'an HTTP/1.1 request must carry a Host header'));
+    return;
+  }
+  done();
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 417: 'Expectation Failed', 431: 'Request Header Fields Too Large' };
+
+/** The head and JSON body of an error answer written directly on the socket (no request object, or Node would answer it bare), ending with Connection: close. */
+function rawAnswer(code: ErrorCode, message: string, extra: Record<string, string> = {}): string {
+  const status = traitsOf(code).status;
+  const text = JSON.stringify(body(code, message));
+  const headers = [
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Bad Request'}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(text)}`,
+    ...Object.entries({ ...SECURITY_HEADERS, ...extra }).map(([k, v]) => `${k}: ${v}`),
+    'connection: close',
+  ];
+  return `${headers.join('\r\n')}\r\n\r\n${text}`;
+}
+
+/**
+ * Requests Node answers itself, before any route, without the error contract (or not at all):
+ * an `Expect` other than 100-continue (Node: a bare 417) and CONNECT (Node: the socket destroyed
+ * without a word). Both are answered here on the contract, with the security headers.
+ */
+export function answerUnparsed(server: Server): void {
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const text = JSON.stringify(body('HTTP_EXPECTATION_FAILED', `Expect: ${shown(String(req.headers.expect ?? ''))} is not supported; only 100-continue is`));
+    res.writeHead(traitsOf('HTTP_EXPECTATION_FAILED').status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
+    res.end(text);
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.end(rawAnswer('HTTP_METHOD_NOT_ALLOWED', 'CONNECT is not allowed: this server is not a proxy'));
+  });
+}
 
 /** Fastify's `clientErrorHandler`: the HTTP parser's errors, answered on the socket and closed. */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
@@ -82,14 +125,5 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
     code = 'HTTP_REQUEST_TIMEOUT';
     message = 'the request was not complete within the time limit';
   }
-  const status = traitsOf(code).status;
-  const text = JSON.stringify(body(code, message));
-  const headers = [
-    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Bad Request'}`,
-    'content-type: application/json; charset=utf-8',
-    `content-length: ${Buffer.byteLength(text)}`,
-    ...Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}`),
-    'connection: close',
-  ];
-  socket.end(`${headers.join('\r\n')}\r\n\r\n${text}`);
+  socket.end(rawAnswer(code, message));
 }

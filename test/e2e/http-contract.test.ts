@@ -106,3 +106,55 @@ describe('security headers', () => {
     expect(csp).toContain("frame-ancestors 'none'");
   });
 });
+
+describe('the contract corners (issue 32 item 7)', () => {
+  it('every route answers another method 405 with Allow, parametric routes included', async () => {
+    const doc = (await (await fetch(`${s.url}/docs/json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const { PAGE_PATHS } = await import('../../src/server/routes/page.js');
+    const routes: [string, string[]][] = [...Object.entries(doc.paths).map(([p, ops]) => [p, Object.keys(ops).map((m) => m.toUpperCase())] as [string, string[]]), ...PAGE_PATHS.map((p) => [p, ['GET']] as [string, string[]])];
+    expect(routes.some(([p]) => p === '/ledger/transactions/{id}')).toBe(true);
+    let checked = 0;
+    for (const [template, methods] of routes) {
+      const path = template.replace(/\{[^}]+\}/g, 'at1abc');
+      const allow = methods.includes('GET') ? 'GET, HEAD' : methods.join(', ');
+      for (const m of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].filter((x) => !methods.includes(x))) {
+        // A body that is not JSON: the method is refused before the body is read.
+        const r = await raw(`${m} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8\r\nConnection: close\r\n\r\nnot json`);
+        expect([template, m, r.status, r.headers['allow']]).toEqual([template, m, 405, allow]);
+        expect(r.body.errorCode ?? r.body).toBe('HTTP_METHOD_NOT_ALLOWED');
+        expect(r.headers['x-content-type-options']).toBe('nosniff');
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+
+  it('routing comes before the body: a body that is not JSON to an unknown path is 404, to POST /info 405', async () => {
+    onContract(await post('/nope', 'Content-Type: application/json\r\n', 'not json'), 404, 'HTTP_NOT_FOUND');
+    onContract(await post('/ledger/nope/deeper', 'Content-Type: text/plain; charset=latin1\r\n', 'x'), 404, 'HTTP_NOT_FOUND');
+    const info = await post('/info', 'Content-Type: application/json\r\n', 'not json');
+    onContract(info, 405, 'HTTP_METHOD_NOT_ALLOWED');
+    expect(info.headers['allow']).toBe('GET, HEAD');
+  });
+
+  it('Expect other than 100-continue: 417 on the contract', async () => {
+    onContract(await raw('POST /decode HTTP/1.1\r\nHost: x\r\nExpect: 200-bogus\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'), 417, 'HTTP_EXPECTATION_FAILED');
+  });
+
+  it('HTTP/1.1 without Host: 400 on the contract; HTTP/1.0 needs none', async () => {
+    const r = await raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+    onContract(r, 400, 'HTTP_BAD_REQUEST');
+    expect(r.body.errorString).toMatch(/Host/);
+    expect((await raw('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
+  });
+
+  it('CONNECT: 405 on the contract, not a silent close', async () => {
+    onContract(await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 405, 'HTTP_METHOD_NOT_ALLOWED');
+  });
+
+  it('a "__proto__" key is refused on purpose, and said so (not "not valid JSON")', async () => {
+    const r = await post('/decode', 'Content-Type: application/json\r\n', '{"userData":"x","__proto__":{"polluted":true}}');
+    onContract(r, 400, 'HTTP_INVALID_BODY');
+    expect(r.body.errorString).toMatch(/"__proto__" key .*valid JSON, but refused on purpose/);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * The request-bytes bound counts bodies as they arrive (src/server/inflight.ts), so two bodies
+ * can each hold part of the bound and both wait for the rest: no answer would ever free room. The
+ * youngest is then refused at once (503, saying why) and the oldest goes on, without waiting for
+ * the refusal timer (set here far beyond the test's own limit, so that only the deadlock rule can
+ * end the wait). Driven with in-memory streams in place of the sockets.
+ */
+import { EventEmitter } from 'node:events';
+import { PassThrough, type Transform } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { inflightBytes } from '../../src/server/inflight.js';
+import { until } from '../support/wait.js';
+
+function request(f: ReturnType<typeof inflightBytes>, length: number) {
+  const payload = new PassThrough();
+  const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
+  let counter!: Transform;
+  let forwarded = 0;
+  let error: Error | undefined;
+  (f.preParsing as any)({ headers: { 'content-length': String(length) }, socket: { remoteAddress: '127.0.0.1' } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
+  counter.on('data', (d: Buffer) => (forwarded += d.length));
+  counter.on('error', (e) => (error = e));
+  return { send: (n: number) => payload.write(Buffer.alloc(n, 0x20)), forwarded: () => forwarded, error: () => error, answered: () => raw.emit('close') };
+}
+
+describe('request bytes counted as they arrive', () => {
+  it('when every holder waits for room, the youngest is refused at once and the oldest goes on', async () => {
+    const f = inflightBytes({ maxBytes: 100_000, waitMs: 600_000 });
+    const a = request(f, 100_000);
+    const b = request(f, 100_000);
+    a.send(50_000);
+    await until('A counted', () => a.forwarded() === 50_000);
+    b.send(40_000);
+    await until('B counted', () => b.forwarded() === 40_000);
+    // A's rest does not fit (90 000 held): it waits, while B is still arriving.
+    a.send(50_000);
+    await until('A waiting', () => f.waiting === 1);
+    expect(b.error()).toBeUndefined();
+    // B's rest does not fit either: both wait, nothing would free room.
+    b.send(60_000);
+    const refused = await until('B refused', () => b.error());
+    expect((refused as { code?: string }).code).toBe('HTTP_INFLIGHT_LIMIT');
+    expect(refused.message).toMatch(/had 40000 bytes of its body in and every request holding bytes is waiting for room/);
+    await until('A taken', () => a.forwarded() === 100_000);
+    expect([f.held, f.waiting, f.refused]).toEqual([100_000, 0, 1]);
+    a.answered();
+    expect(f.held).toBe(0);
+  });
+
+  it('a body promised but not sent holds nothing', async () => {
+    const f = inflightBytes({ maxBytes: 100_000 });
+    const slow = request(f, 100_000);
+    slow.send(1);
+    await until('counted', () => slow.forwarded() === 1);
+    expect(f.held).toBe(1);
+  });
+
+  it('a body nobody reads (answered 404, 413… without it) is not pulled in nor counted', async () => {
+    const f = inflightBytes({ maxBytes: 100_000 });
+    const payload = new PassThrough();
+    const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
+    (f.preParsing as any)({ headers: { 'content-length': '50000' }, socket: { remoteAddress: '127.0.0.1' } }, { raw }, payload, () => undefined);
+    payload.write(Buffer.alloc(50_000));
+    await new Promise((r) => setImmediate(r));
+    expect([f.held, payload.readableLength]).toEqual([0, 50_000]);
+  });
+});
