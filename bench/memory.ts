@@ -11,16 +11,26 @@
  * flags the image sets (NODE_OPTIONS in the Dockerfile); the peak is the kernel's VmHWM of
  * /proc/<pid>/status (RSS sampled every 50 ms besides, and after the load). The answers column
  * shows what the load got: autocannon retries at once, ignoring Retry-After.
+ *
+ * `hostile` (issue 32): the /decodeReport load while every upstream and some clients are hostile
+ * at once — the PCCS answers every /tcb with a 200 MB body (not declared: read until the cap),
+ * rounds of MEM_LOOKUPS (30) concurrent GET /ledger/transactions/{id} are answered by the node
+ * with 31 MB each (half declared in Content-Length, half not), and MEM_SLOW_SOCKETS (8) sockets
+ * declare 256 KiB on POST /verify and send one byte a second (reconnecting when closed). Its
+ * answers column adds the lookups' statuses, the bytes the PCCS got to send per /tcb answer before
+ * the verifier closed it, and the slow sockets' (re)connections.
  * Usage: npm run build && npx tsx bench/memory.ts
- * Env: MEM_CONNECTIONS=300 MEM_SECONDS=20 MEM_WORKERS=2 MEM_UPDATES=1500 MEM_SCENARIOS=verify,decodeReport,both,verifyLarge
- *   MEM_INFLIGHT=default MEM_NODE_ARGS=(the Dockerfile's NODE_OPTIONS)
+ * Env: MEM_CONNECTIONS=300 MEM_SECONDS=20 MEM_WORKERS=2 MEM_UPDATES=1500 MEM_SCENARIOS=verify,decodeReport,both,verifyLarge,hostile
+ *   MEM_INFLIGHT=default MEM_NODE_ARGS=(the Dockerfile's NODE_OPTIONS) MEM_LOOKUPS=30 MEM_SLOW_SOCKETS=8
+ *   MEM_HOSTILE=pccs,lookups,slow (the hostile parts to run) MEM_LOOKUP_BYTES=31000000
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { LedgerChain, t } from '../test/support/ledger-chain.js';
-import { startLedgerNode } from '../test/support/ledger-node.js';
+import { fakeId, LedgerChain, t } from '../test/support/ledger-chain.js';
+import { reply, startLedgerNode } from '../test/support/ledger-node.js';
 import { MRENCLAVE, mintedUpdates } from '../test/support/ledger-fixture.js';
 import { startMintedCliEnv } from '../test/support/minted-cli.js';
 import { imageNodeArgs, procStatusMiB, startServiceProcess } from './serviceProcess.js';
@@ -30,7 +40,14 @@ const CONNECTIONS = Number(process.env.MEM_CONNECTIONS ?? 300);
 const SECONDS = Number(process.env.MEM_SECONDS ?? 20);
 const WORKERS = Number(process.env.MEM_WORKERS ?? 2);
 const UPDATES = Number(process.env.MEM_UPDATES ?? 1500);
-const SCENARIOS = (process.env.MEM_SCENARIOS ?? 'verify,decodeReport,both,verifyLarge').split(',');
+const SCENARIOS = (process.env.MEM_SCENARIOS ?? 'verify,decodeReport,both,verifyLarge,hostile').split(',');
+const LOOKUPS = Number(process.env.MEM_LOOKUPS ?? 30);
+const SLOW_SOCKETS = Number(process.env.MEM_SLOW_SOCKETS ?? 8);
+/** Which hostile parts the `hostile` scenario runs (all by default): pccs, lookups, slow. */
+const HOSTILE = new Set((process.env.MEM_HOSTILE ?? 'pccs,lookups,slow').split(','));
+/** The node's answer to each lookup (31 MB; MEM_LOOKUP_BYTES=4000000 for bodies under a transaction's 4 MiB cap: then the node bodies' budget bounds them). */
+const LOOKUP_BYTES = Number(process.env.MEM_LOOKUP_BYTES ?? 31_000_000);
+const PCCS_BYTES = 200_000_000;
 const INFLIGHT = (process.env.MEM_INFLIGHT ?? 'default').split(',');
 /** Node flags of the service: by default the image's NODE_OPTIONS (Dockerfile), as deployments run it; MEM_NODE_ARGS= (empty) for node's defaults. */
 const NODE_ARGS = process.env.MEM_NODE_ARGS !== undefined ? process.env.MEM_NODE_ARGS.split(' ').filter(Boolean) : imageNodeArgs();
@@ -60,7 +77,61 @@ const requests = {
   verifyLarge: [{ method: 'POST', path: '/verify', headers: json, body: largeBody }],
   decodeReport: decodeBodies.map((body) => ({ method: 'POST', path: '/decodeReport', headers: json, body })),
   both: decodeBodies.flatMap((body) => [{ method: 'POST', path: '/decodeReport', headers: json, body }, { method: 'POST', path: '/verify', headers: json, body: verifyBody }]),
+  hostile: decodeBodies.map((body) => ({ method: 'POST', path: '/decodeReport', headers: json, body })),
 } as const;
+
+/**
+ * The hostile upstreams and clients of the `hostile` scenario, started against `url`; `stop()`
+ * ends them and says what they got.
+ */
+function startHostility(url: string, name: string): { stop: () => Promise<string> } {
+  let stopping = false;
+  // The PCCS: every /tcb answered with 200 MB, not declared (the verifier reads until its cap).
+  const pccsFirst = env.pccs.streamed.length;
+  env.pccs.clearInjected();
+  if (HOSTILE.has('pccs')) env.pccs.inject('tcb', ...Array.from({ length: 20_000 }, () => ({ status: 200, stream: { bytes: PCCS_BYTES, declareLength: false } })));
+  // The node: rounds of LOOKUPS concurrent lookups, each answered 31 MB (each id's retries too).
+  const lookupAnswers: Record<string, number> = {};
+  const lookups = (async () => {
+    for (let round = 0; !stopping && HOSTILE.has('lookups'); round++) {
+      const ids = Array.from({ length: LOOKUPS }, (_, i) => fakeId('at', `${name}-${round}-${i}`));
+      ids.forEach((id, i) => node.script(`/transaction/${id}`, Array.from({ length: 3 }, () => reply.stream(LOOKUP_BYTES, i % 2 === 0))));
+      const statuses = await Promise.all(ids.map((id) => fetch(`${url}/ledger/transactions/${id}`).then(async (r) => (await r.arrayBuffer(), String(r.status)), () => 'error')));
+      for (const s of statuses) lookupAnswers[s] = (lookupAnswers[s] ?? 0) + 1;
+    }
+  })();
+  // Slow bodies: 256 KiB declared on POST /verify, one byte a second, reconnecting when closed.
+  const { hostname, port } = new URL(url);
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const open = (): void => {
+    if (stopping) return;
+    connections++;
+    const s = connect(Number(port), hostname, () => s.write(`POST /verify HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 262144\r\n\r\n`));
+    sockets.add(s);
+    const drip = setInterval(() => s.write(' '), 1000);
+    s.on('error', () => undefined);
+    s.on('data', () => undefined);
+    s.on('close', () => {
+      clearInterval(drip);
+      sockets.delete(s);
+      setTimeout(open, 100);
+    });
+  };
+  if (HOSTILE.has('slow')) for (let i = 0; i < SLOW_SOCKETS; i++) open();
+  return {
+    stop: async () => {
+      stopping = true;
+      for (const s of sockets) s.destroy();
+      await lookups;
+      env.pccs.clearInjected();
+      const sent = await Promise.all(env.pccs.streamed.slice(pccsFirst).map((x) => x.ended));
+      const mib = (n: number) => (n / 1048576).toFixed(1);
+      const lk = Object.entries(lookupAnswers).map(([s, n]) => `${s}: ${n}`).join(', ');
+      return `lookups (${(LOOKUP_BYTES / 1e6).toFixed(1)} MB) ${lk}; PCCS /tcb answers ${sent.length}, sent before closed ≤ ${mib(Math.max(0, ...sent))} MiB each; slow sockets ${connections} connections`;
+    },
+  };
+}
 
 interface Row {
   scenario: string;
@@ -100,13 +171,15 @@ for (const scenario of SCENARIOS) {
           /* exited */
         }
       }, 50);
+      const hostility = scenario === 'hostile' ? startHostility(svc.url, name) : undefined;
       const r = await autocannon({ url: svc.url, connections: CONNECTIONS, duration: SECONDS, requests: requests[scenario as keyof typeof requests] } as unknown as autocannon.Options);
+      const hostile = hostility ? `; ${await hostility.stop()}` : '';
       clearInterval(timer);
       const hwm = procStatusMiB(svc.pid, 'VmHWM', read);
       const after = procStatusMiB(svc.pid, 'VmRSS', read);
       const status = (await (await fetch(`${svc.url}/ledger/status`)).json()) as { updates: { valid: number; invalid: number; unverifiable: number } };
       const by = Object.entries(r.statusCodeStats ?? {}).map(([s, v]) => `${s}: ${(v as { count: number }).count}`).join(', ');
-      rows.push({ scenario, inflight, idle, sampledPeak, hwm, after, answers: `${by}${r.errors ? `, errors: ${r.errors}` : ''}`, rps: r.requests.average, stored: status.updates.valid + status.updates.invalid + status.updates.unverifiable });
+      rows.push({ scenario, inflight, idle, sampledPeak, hwm, after, answers: `${by}${r.errors ? `, errors: ${r.errors}` : ''}${hostile}`, rps: r.requests.average, stored: status.updates.valid + status.updates.invalid + status.updates.unverifiable });
       console.log(JSON.stringify(rows.at(-1)));
     } finally {
       await svc.stop();

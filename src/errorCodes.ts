@@ -341,6 +341,11 @@ export const ERROR_TRAITS = {
     LEDGER_NODE_LISTING_UNSUPPORTED: NODE_WRONG,
     /** A mapping listing not in snarkOS's shape (`{ data: [[key, value]…], height }`), or a block header without a timestamp. */
     LEDGER_NODE_BAD_LISTING: NODE_WRONG,
+    /**
+     * The ledger-node bodies being read at once already hold the process's budget (LEDGER_NODE_BODY_BUDGET in src/ledger/node/client.ts, 32 MiB): the
+     * answer was abandoned unread, capacity rather than the node's fault (503 with Retry-After).
+     */
+    LEDGER_NODE_BODY_BUDGET: REFUSED,
     LEDGER_TX_NOT_FOUND: http(404),
   },
   /** A followed transition that cannot be read. */

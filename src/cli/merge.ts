@@ -47,13 +47,14 @@ export function mergeRecords(inputs: readonly OutputRecord[][], registry: Progra
   const h = (r: OutputRecord) => r.blockHeight ?? Number.POSITIVE_INFINITY;
   all.sort((x, y) => h(x.r) - h(y.r) || x.n - y.n);
   const state = new MeasurementState(registry);
-  const anyOwner = all.some(({ r }) => r.kind === 'measurement');
+  // Every update is annotated, as an unsharded reverify run annotates it: with its measurement in
+  // force, or "unknown" and why when no owner transition setting it was replayed.
   return all.map(({ r }) => {
     if (r.kind === 'measurement') {
       state.apply(r);
       return canonical(r);
     }
-    return anyOwner ? state.annotate(r) : canonical(r);
+    return state.annotate(r);
   });
 }
 

@@ -13,6 +13,8 @@ export class Summary {
   /** Updates from transitions the program registry does not name. */
   unrecognized = 0;
   mismatchInForce = 0;
+  /** Updates whose measurement in force is unknown (no owner transition setting it was replayed). */
+  unknownInForce = 0;
 
   add(r: OutputRecord): void {
     if (isOwnerRecord(r)) {
@@ -23,7 +25,8 @@ export class Summary {
     const o = outcomeOf(r);
     this[o]++;
     if (r.unrecognized) this.unrecognized++;
-    if (r.measurementInForce && !r.measurementInForce.matches) this.mismatchInForce++;
+    if (r.measurementInForce?.matches === false) this.mismatchInForce++;
+    if (r.measurementInForce?.matches === 'unknown') this.unknownInForce++;
     const key = `${r.kind}\u0000${o}\u0000${r.errorCode ?? '-'}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
   }
@@ -47,7 +50,9 @@ export class Summary {
       `updates ${this.updates}: valid ${this.valid}, invalid ${this.invalid}, unverifiable ${this.unverifiable}` +
         (this.unattested ? `, unattested writes ${this.unattested}` : '') +
         (this.unrecognized ? `; from unrecognized transitions ${this.unrecognized}` : '') +
-        (this.owner ? `; measurement transitions ${this.owner}, updates not matching the measurement in force ${this.mismatchInForce}` : ''),
+        (this.owner || this.unknownInForce
+          ? `; measurement transitions ${this.owner}, updates not matching the measurement in force ${this.mismatchInForce}, with the measurement in force unknown ${this.unknownInForce}`
+          : ''),
     );
     return `${out.join('\n')}\n`;
   }

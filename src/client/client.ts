@@ -9,6 +9,7 @@ import { AttestationError, AttestationIntegrityError, ClientError, NotarizationE
 import { maskHeaders, mergeRequestHeaders } from './headers.js';
 import { parseNotarizerInfo, type NotarizerInfoRecord } from './info.js';
 import { validateAttestationRequest } from './validate.js';
+import { readCapped } from '../upstreamBody.js';
 import {
   DEFAULT_TIMEOUT_MS,
   type AttestationRequest,
@@ -88,11 +89,14 @@ export class NotarizerClient {
     }
     let text: string;
     try {
-      text = await res.text();
+      // Read as a stream and abandoned at the cap: a notarizer answering without end costs MAX_ANSWER_BYTES.
+      const read = await readCapped(res, MAX_ANSWER_BYTES);
+      if (!read.ok) throw new AttestationError('BAD_ANSWER', base, `answer to ${path} is larger than ${MAX_ANSWER_BYTES} bytes (abandoned at the limit)`, { httpStatus: res.status });
+      text = read.bytes.toString('utf8');
     } catch (e) {
+      if (e instanceof AttestationError) throw e;
       throw new AttestationError('UNREACHABLE', base, `reading the answer to ${init.method} ${path} failed: ${(e as Error).message}`, { cause: e, httpStatus: res.status });
     }
-    if (text.length > MAX_ANSWER_BYTES) throw new AttestationError('BAD_ANSWER', base, `answer to ${path} is too large`, { httpStatus: res.status });
     let body: unknown;
     try {
       body = JSON.parse(text);

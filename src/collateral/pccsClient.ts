@@ -7,8 +7,9 @@
  * circuit breaker (pccsCircuit.ts), a PCCS that gave no answer is not asked again during its
  * cool-down: requests fail at once with PCCS_UNAVAILABLE saying until when.
  */
-import { publicText, publicUrl } from '../publicUrl.js';
+import { publicUrl, redactorOf, secretsOf } from '../publicUrl.js';
 import { VerifierError } from '../errors.js';
+import { ByteBudget, readCapped } from '../upstreamBody.js';
 import type { PccsCode } from './errors.js';
 import type { PccsCircuit } from './pccsCircuit.js';
 
@@ -28,6 +29,8 @@ export interface PccsClientOptions {
   onRequest?: PccsRequestListener;
   /** The circuit breaker every request to the PCCS (not to other hosts) passes through. */
   circuit?: PccsCircuit;
+  /** Bytes of PCCS bodies held at once (default PCCS_BODY_BUDGET, shared by the process). */
+  bodyBudget?: ByteBudget;
 }
 
 /** One HTTP exchange with the PCCS: route, HTTP status or `error` (no response, `detail` says why), time taken. */
@@ -40,7 +43,10 @@ export interface SignedJson {
 
 export type PckCa = 'processor' | 'platform';
 
+/** Largest body accepted from the PCCS (a TCB info is some kB, a CRL some hundred kB): read as a stream and abandoned beyond it. */
 const MAX_BODY = 4 * 1024 * 1024;
+/** The process's budget for PCCS bodies being read at once: four at the cap. */
+export const PCCS_BODY_BUDGET = new ByteBudget(4 * MAX_BODY);
 
 /** CRL distribution point of the Intel SGX Root CA certificate. */
 export const INTEL_ROOT_CA_CRL_URL = 'https://certificates.trustedservices.intel.com/IntelSGXRootCA.der';
@@ -55,6 +61,9 @@ export class PccsClient {
   private readonly retries: number;
   private readonly backoffMs: number;
   private readonly fetchImpl: typeof fetch;
+  /** What messages may show of a text: URLs without query, the base's query values and the API key redacted. */
+  private readonly show: (text: string) => string;
+  private readonly budget: ByteBudget;
 
   constructor(private readonly opts: PccsClientOptions) {
     this.base = opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`;
@@ -62,6 +71,8 @@ export class PccsClient {
     this.retries = opts.retries ?? 2;
     this.backoffMs = opts.backoffMs ?? 250;
     this.fetchImpl = opts.fetchImpl ?? fetch;
+    this.budget = opts.bodyBudget ?? PCCS_BODY_BUDGET;
+    this.show = redactorOf(secretsOf(this.base, opts.apiKey ? { key: opts.apiKey } : {}));
   }
 
   /** The base URL, ending in '/'. */
@@ -91,7 +102,11 @@ export class PccsClient {
       }
       const { res, buf } = x;
       if (res.status === 200) {
-        if (buf.length > MAX_BODY) fail('PCCS_BAD_RESPONSE', `${what}: response of ${buf.length} bytes is over the ${MAX_BODY}-byte limit`);
+        if (buf === 'tooLarge') fail('PCCS_BAD_RESPONSE', `${what}: response body over the ${MAX_BODY}-byte limit (abandoned at the limit) from ${shown}`);
+        if (buf === 'overBudget') {
+          last = `answer abandoned: PCCS bodies being read already hold the process's budget of ${this.budget.limit} bytes`;
+          continue;
+        }
         return { body: buf, headers: res.headers };
       }
       if (res.status === 404) fail('PCCS_NOT_FOUND', `${what}: not found (404) at ${shown}`);
@@ -108,7 +123,7 @@ export class PccsClient {
    * One GET, body read in full, reported through onRequest; a request without response gives its
    * reason; a request to the PCCS the circuit breaker holds back is not sent (`refused` says why).
    */
-  private async exchange(route: string, url: string, timeoutMs: number): Promise<{ res: Response; buf: Uint8Array } | { failure: string } | { refused: string }> {
+  private async exchange(route: string, url: string, timeoutMs: number): Promise<{ res: Response; buf: Uint8Array | 'tooLarge' | 'overBudget' } | { failure: string } | { refused: string }> {
     // Absolute URLs are other hosts (Intel's root CA CRL distribution point): not the PCCS's circuit.
     const circuit = /^[a-z][a-z0-9+.-]*:\/\//i.test(route) ? undefined : this.opts.circuit;
     const ticket = circuit?.admit();
@@ -121,15 +136,20 @@ export class PccsClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {
-      const failure = noResponseReason(e, timeoutMs);
+      const failure = noResponseReason(e, timeoutMs, this.show);
       if (ticket) circuit!.failed(ticket, failure);
       this.opts.onRequest?.(route, 'error', performance.now() - t0, failure);
       return { failure };
     }
     if (ticket) circuit!.answered(ticket);
-    const buf = new Uint8Array(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
+    // Read as a stream, abandoned at the cap or when the budget has no room (only 200 bodies are used).
+    const body = await readCapped(res, res.status === 200 ? MAX_BODY : 4096, res.status === 200 ? this.budget : undefined).catch(() => undefined);
     this.opts.onRequest?.(route, res.status, performance.now() - t0);
-    return { res, buf };
+    if (body === undefined) return { res, buf: new Uint8Array(0) };
+    if (!body.ok) return { res, buf: body.reason };
+    // The budget's hold ends here: the caller parses the body (at most MAX_BODY) at once.
+    body.release();
+    return { res, buf: new Uint8Array(body.bytes.buffer, body.bytes.byteOffset, body.bytes.length) };
   }
 
   /**
@@ -196,12 +216,12 @@ export class PccsClient {
 export { publicUrl } from '../publicUrl.js';
 
 /** Why a request got no response: the timeout, or the connection failure with its cause (URLs in it without credentials and query). */
-function noResponseReason(e: unknown, timeoutMs: number): string {
+function noResponseReason(e: unknown, timeoutMs: number, show: (text: string) => string): string {
   const err = e as Error & { cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
   const cause = err?.cause?.code ?? err?.cause?.message;
   const text = `${err?.message ?? String(e)}${cause ? `: ${cause}` : ''}`;
-  return `connection failed (${publicText(text)})`;
+  return `connection failed (${show(text)})`;
 }
 
 function utf8(b: Uint8Array, what: string): string {

@@ -261,6 +261,9 @@ export function normaliseProgramId(name: string): string {
 const own = <T>(table: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>
   table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
 
+/** The metric label of a program or function the registry does not name. */
+export const OTHER_LABEL = 'other';
+
 /** The programs the verifier knows: the built-in ones and those a config adds (same id: the config's). */
 export class ProgramRegistry {
   readonly programs: readonly OracleProgram[];
@@ -275,6 +278,18 @@ export class ProgramRegistry {
 
   get ids(): string[] {
     return this.programs.map((p) => p.id);
+  }
+
+  /**
+   * Metric labels of a ledger write, from a closed set: the program's id when the registry names
+   * it, the function's name when the registry names it for any program, else `other` (the names
+   * of unrecognized transitions come from anyone who deploys a program: as labels they would grow
+   * the series set without bound; the store and GET /ledger/updates keep them in full).
+   */
+  metricLabels(program: string, fn: string): { program: string; function: string } {
+    const p = this.program(program);
+    const named = this.programs.some((q) => own(q.functions, fn) !== undefined);
+    return { program: p ? p.id : OTHER_LABEL, function: named ? fn : OTHER_LABEL };
   }
 
   /** The entry of a program id (with or without `.aleo`), if known. */

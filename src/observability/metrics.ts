@@ -74,7 +74,8 @@ export interface MetricsSink {
   /**
    * One stored record of a transition that is no plain update of a known program: an update from a
    * transition the program registry does not name (`unrecognized`), or a write of oracle data with
-   * no report (`unattested`), by program and function.
+   * no report (`unattested`), by program and function: the caller passes labels from a closed set
+   * (ProgramRegistry.metricLabels: the registry's names, else `other`).
    */
   observeLedgerWrite(what: 'unrecognized' | 'unattested', program: string, fn: string): void;
   /** Reads the watcher's scanned and tip heights at each scrape (null: not known yet). */
@@ -288,7 +289,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const ledgerUpdates = new Counter({ name: p('ledger_updates_total'), help: 'Ledger oracle updates stored by the watcher, by report kind, outcome (valid, invalid, unverifiable) and failure code (`none` when valid)', labelNames: ['kind', 'outcome', 'code'] as const, registers });
   const ledgerRetries = new Counter({ name: p('ledger_retries_total'), help: 'Re-verifications of stored unverifiable ledger updates, by report kind, new outcome (valid, invalid, unverifiable) and failure code (`none` when valid)', labelNames: ['kind', 'outcome', 'code'] as const, registers });
   const ledgerWrites = {
-    unrecognized: new Counter({ name: p('ledger_unrecognized_total'), help: 'Stored updates from transitions the program registry does not name (an unknown program or function whose inputs have the shape of an update), by program and function', labelNames: ['program', 'function'] as const, registers }),
+    unrecognized: new Counter({ name: p('ledger_unrecognized_total'), help: 'Stored updates from transitions the program registry does not name (an unknown program or function whose inputs have the shape of an update), by program and function: names the registry does not hold are counted as "other" (GET /ledger/updates?unrecognized=true has them in full)', labelNames: ['program', 'function'] as const, registers }),
     unattested: new Counter({ name: p('ledger_unattested_total'), help: 'Stored writes of oracle data that carry no report (owner or council overwrites), by program and function', labelNames: ['program', 'function'] as const, registers }),
   };
   let ledgerRead: (() => { scannedHeight: number | null; tipHeight: number | null }) | undefined;
@@ -488,6 +489,7 @@ export function instrumentService(svc: VerifierService, sink: MetricsSink): Veri
   };
   const admit = svc.admit?.bind(svc);
   return {
+    ...(svc.capacity !== undefined ? { capacity: svc.capacity } : {}),
     ...(admit
       ? {
           // A refused batch counts as its reports refused, as a refused single verification does.

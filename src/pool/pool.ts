@@ -129,10 +129,15 @@ export class VerifierPool implements VerifierService {
     this.refusal(count);
   }
 
+  /** The most tasks the pool ever holds at once (running + waiting): threads + maxQueue. */
+  get capacity(): number {
+    return this.opts.threads + this.opts.maxQueue;
+  }
+
   /** The queue bound (running + waiting ≤ threads + maxQueue), checked before anything is handed over. */
   private refusal(count: number): void {
     if (this.closed) throw poolError('POOL_CLOSED', 'the verification pool is shut down');
-    const capacity = this.opts.threads + this.opts.maxQueue;
+    const capacity = this.capacity;
     if (this.inFlight + count > capacity) {
       const what = count > 1 ? `; a batch of ${count} needs ${count} free places of ${capacity}` : '';
       throw poolError('POOL_OVERLOADED', `the verifier is overloaded: ${this.inFlight} verifications running or queued${what}; retry shortly`);

@@ -148,7 +148,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(decodeReportRoute(opts.service));
   // SDK-compatible POST /verify: each entry is checked whole where verification runs (a pool worker).
   const svc = opts.service;
-  await app.register(verifyRoute((entry) => svc.checkResponse(entry), svc.admit ? { admit: (n) => svc.admit!(n) } : {}));
+  await app.register(verifyRoute((entry) => svc.checkResponse(entry), { ...(svc.admit ? { admit: (n: number) => svc.admit!(n) } : {}), ...(svc.capacity !== undefined ? { capacity: svc.capacity } : {}) }));
   await app.register(ledgerRoutes(opts.ledger ?? {}));
   await app.register(statusRoutes(opts.pccsStatus));
   await app.register(pageRoutes());

@@ -181,9 +181,11 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     onStored: (added) => {
       for (const u of added) {
         const r = u.record;
-        if (r.outcome === 'unattested') sink.observeLedgerWrite('unattested', r.program, r.function);
+        // Labels from the registry's names and `other` only (anyone can deploy a program name).
+        const l = registry.metricLabels(r.program, r.function);
+        if (r.outcome === 'unattested') sink.observeLedgerWrite('unattested', l.program, l.function);
         else sink.observeLedgerUpdate(r.reportType, r.outcome, r.errorCode);
-        if (r.unrecognized) sink.observeLedgerWrite('unrecognized', r.program, r.function);
+        if (r.unrecognized) sink.observeLedgerWrite('unrecognized', l.program, l.function);
       }
     },
     retry: { intervalMs: w.retryIntervalMs, batch: w.batchBlocks * 4 },

@@ -92,4 +92,9 @@ export interface VerifierService {
    * in the same turn of the event loop. Absent: no bound (in process).
    */
   admit?(count: number): void;
+  /**
+   * The most verifications a bounded service can ever hold at once (the pool: threads + maxQueue):
+   * a batch larger than this is admitted in parts of at most this many. Absent: no bound.
+   */
+  readonly capacity?: number;
 }

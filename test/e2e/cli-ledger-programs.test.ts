@@ -91,7 +91,7 @@ const shape = (r: any) => [r.blockHeight, r.program, r.function, r.transitionId]
 
 describe('reverify follows every era’s oracle programs', () => {
   it("by default follows every known program, wrapped calls included, and records an unknown program's update as unrecognized", async () => {
-    const { code, records } = await run(scanArgs(), 'all');
+    const { code, records, stderr } = await run(scanArgs(), 'all');
     const updates = records.filter((r) => r.kind !== 'measurement');
     expect(updates.map(shape)).toEqual([
       [702, OFFICIAL, 'set_data_sgx', tx.officialSgx!.transitionIds[0]],
@@ -117,7 +117,10 @@ describe('reverify follows every era’s oracle programs', () => {
     expect(by(702)).toMatchObject({ transactionId: tx.officialSgx!.transactionId, kind: 'typeA', reportValid: true, measurementInForce: { matches: true, sourceHeight: 701 } });
     expect(by(703)).toMatchObject({ kind: 'typeB', reportValid: true, measurementInForce: { matches: true, sourceHeight: 701 } });
     expect(by(705)).toMatchObject({ kind: 'typeB', reportValid: true });
-    expect(by(705).measurementInForce).toBeUndefined(); // no owner transition of vlink_oracle_v0001 was seen
+    // No owner transition of vlink_oracle_v0001 was seen: the record says "unknown" and why, and the summary counts it (issue 32, item 8).
+    expect(by(705).measurementInForce).toEqual({ matches: 'unknown', reason: expect.stringMatching(/^no owner transition of vlink_oracle_v0001\.aleo setting its pcrs was replayed before this update/) });
+    expect(by(715).measurementInForce).toMatchObject({ matches: 'unknown', reason: expect.stringContaining(`no owner transition of ${OTHER} setting its uniqueId`) });
+    expect(stderr).toMatch(/updates not matching the measurement in force 1, with the measurement in force unknown 2$/m);
     expect(by(707)).toMatchObject({ transactionId: tx.veruWrapped!.transactionId, kind: 'typeA', reportValid: true, measurementInForce: { matches: false, sourceHeight: 706 } });
     expect(by(707).decodedData.attestationData).toBe('3.00000001');
     // Era 4 (10-chunk userData): found as typeA updates of the interface program.

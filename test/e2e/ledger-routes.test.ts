@@ -169,7 +169,7 @@ describe('GET /ledger/transactions/{id}', { timeout: 300_000 }, () => {
     const tx = doc.paths['/ledger/transactions/{id}'].get;
     expect(Object.keys(tx.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '502', '503']));
     expect(tx.responses['200'].content['application/json'].schema.properties.updates.items.required).toContain('transitionId');
-    expect(doc.paths['/ledger/status'].get.responses['200'].content['application/json'].schema.required).toEqual(['scannedHeight', 'tipHeight', 'lagBlocks', 'updates', 'mapping', 'watcher']);
+    expect(doc.paths['/ledger/status'].get.responses['200'].content['application/json'].schema.required).toEqual(['scannedHeight', 'tipHeight', 'lagBlocks', 'updates', 'unrecognized', 'mapping', 'watcher']);
     expect(doc.paths['/ledger/consistency'].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['status', 'limit', 'cursor']));
     expect(doc.paths['/ledger/consistency'].get.responses['200'].content['application/json'].schema.properties.keys.items.required).toEqual(expect.arrayContaining(['key', 'status']));
     const params = doc.paths['/ledger/updates'].get.parameters.map((p: any) => p.name);

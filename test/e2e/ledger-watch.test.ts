@@ -105,7 +105,7 @@ describe('ledger watcher', { timeout: 300_000 }, () => {
     const count = (labels: string) => Number(new RegExp(`^verifier_ledger_updates_total\\{${labels}\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
     const invalid = all.find((u) => u.outcome === 'invalid');
     expect(metrics).toMatch(/^verifier_ledger_unattested_total\{program="veru_oracle_v2\.aleo",function="update_historic_data"\} 1$/m);
-    expect(metrics).toMatch(/^verifier_ledger_unrecognized_total\{program="other_oracle\.aleo",function="set_data_sgx"\} 1$/m);
+    expect(metrics).toMatch(/^verifier_ledger_unrecognized_total\{program="other",function="set_data_sgx"\} 1$/m);
     expect(count(`kind="typeB",outcome="invalid",code="${invalid.errorCode}"`)).toBe(1);
     expect(count('kind="typeA",outcome="valid",code="none"') + count('kind="typeB",outcome="valid",code="none"')).toBe(valid);
   });

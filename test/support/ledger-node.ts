@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { streamBody, type StreamedBody } from './stream-body.js';
 
 /** What the server sends for one request. */
 export interface Answer {
@@ -32,7 +33,11 @@ export type Behaviour =
   /** A fixed answer (optionally after a delay). */
   | { kind: 'answer'; answer: Answer; delayMs?: number }
   /** Close the connection without answering. */
-  | { kind: 'hangUp' };
+  | { kind: 'hangUp' }
+  /** An answer built from the request's path and query as received (a node echoing the URL in its error text). */
+  | { kind: 'echo'; status: number; body: (rawUrl: string) => string; delayMs?: number }
+  /** `bytes` bytes of body (Infinity: without end) written as the client reads them (see `streamed`). */
+  | { kind: 'stream'; status: number; bytes: number; declareLength: boolean };
 
 export type LeoStyle = 'pretty' | 'single';
 
@@ -60,6 +65,10 @@ export const reply = {
    */
   v1RateLimit: (waitSeconds = 1): Behaviour => reply.text(500, `Too Many Requests! Wait for ${waitSeconds}s (HTTP 429)`),
   hangUp: (): Behaviour => ({ kind: 'hangUp' }),
+  /** A plain-text answer built from the request's path and query as received (query included). */
+  echo: (status: number, body: (rawUrl: string) => string): Behaviour => ({ kind: 'echo', status, body }),
+  /** A 200 whose body of `bytes` bytes (Infinity: endless) is written as the client reads it, Content-Length declared or not. */
+  stream: (bytes: number, declareLength = true): Behaviour => ({ kind: 'stream', status: 200, bytes, declareLength }),
 };
 
 export function jsonAnswer(value: unknown, status = 200): Answer {
@@ -139,6 +148,8 @@ export interface LedgerNode {
   reset(): void;
   /** Every request received, in order. */
   requests: RecordedRequest[];
+  /** Every body streamed by a `stream` behaviour: bytes handed to the socket, and when it ended. */
+  streamed: StreamedBody[];
   /** Calls `listener` on every request as it arrives (before it is answered); returns the unsubscribe. */
   onRequest(listener: (r: RecordedRequest) => void): () => void;
   /** Requests whose path below the prefix (no query) equals `path`. */
@@ -158,6 +169,7 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
   const programs = new Set<string>();
   const scripts = new Map<string, Behaviour[]>();
   const requests: RecordedRequest[] = [];
+  const streamed: StreamedBody[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
   const routes: Route[] = [];
@@ -250,7 +262,16 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
         req.socket.destroy();
         return;
       }
-      const answer = (): Answer => (behaviour.kind === 'answer' ? behaviour.answer : routeAnswer(method, path, u.searchParams, req.headers));
+      if (behaviour.kind === 'stream') {
+        streamed.push(streamBody(res, behaviour.status, behaviour.bytes, behaviour.declareLength));
+        return;
+      }
+      const answer = (): Answer =>
+        behaviour.kind === 'answer'
+          ? behaviour.answer
+          : behaviour.kind === 'echo'
+            ? { status: behaviour.status, body: behaviour.body(raw), headers: { 'content-type': 'text/plain; charset=utf-8' } }
+            : routeAnswer(method, path, u.searchParams, req.headers);
       if (behaviour.delayMs) later(behaviour.delayMs, () => send(res, answer()));
       else send(res, answer());
     };
@@ -299,6 +320,7 @@ export async function startLedgerNode(opts: LedgerNodeOptions = {}): Promise<Led
       requests.length = 0;
     },
     requests,
+    streamed,
     onRequest(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

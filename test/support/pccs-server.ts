@@ -8,6 +8,7 @@
  * as PCCS does. CRLs are served as hex text unless encoding=der, like PCCS.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { streamBody, type StreamedBody } from './stream-body.js';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
@@ -27,7 +28,15 @@ export interface PccsBundle {
 }
 
 /** `until`: the answer waits for this promise (a test holds a request open until it releases it). */
-export type Behaviour = { status: number; body?: string; delayMs?: number; until?: Promise<unknown>; headers?: Record<string, string> };
+export type Behaviour = {
+  status: number;
+  body?: string;
+  delayMs?: number;
+  until?: Promise<unknown>;
+  headers?: Record<string, string>;
+  /** Instead of `body`: `bytes` bytes (Infinity: without end) written as the peer reads them, Content-Length declared or not. */
+  stream?: { bytes: number; declareLength: boolean };
+};
 
 export interface PccsServer {
   url: string;
@@ -40,6 +49,8 @@ export interface PccsServer {
   /** Resolves once a request received from now on whose line matches has been answered in full. */
   nextAnswered(match: (request: string) => boolean): Promise<string>;
   setBundle(b: PccsBundle): void;
+  /** Every streamed body so far: bytes handed to the socket, and whether its connection has closed. */
+  streamed: StreamedBody[];
   close(): Promise<void>;
 }
 
@@ -50,6 +61,7 @@ export async function startPccsServer(initial: PccsBundle, opts: { apiKey?: stri
   const requests: string[] = [];
   const injected: { prefix: string; b: Behaviour }[] = [];
   const waiters = new Set<{ match: (request: string) => boolean; done: (request: string) => void }>();
+  const streamed: StreamedBody[] = [];
 
   const send = (res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-length': Buffer.byteLength(body), ...headers });
@@ -71,6 +83,7 @@ export async function startPccsServer(initial: PccsBundle, opts: { apiKey?: stri
       if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
       if (b.until) await b.until;
       if (b.status === 0) return req.socket.destroy();
+      if (b.stream) return void streamed.push(streamBody(res, b.status, b.stream.bytes, b.stream.declareLength, b.headers));
       return send(res, b.status, b.body ?? '', b.headers);
     }
     if (opts.apiKey && req.headers['ocp-apim-subscription-key'] !== opts.apiKey) return send(res, 401, 'unauthorized');
@@ -122,6 +135,7 @@ export async function startPccsServer(initial: PccsBundle, opts: { apiKey?: stri
     setBundle: (b) => {
       bundle = b;
     },
+    streamed,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

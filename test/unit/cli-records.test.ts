@@ -182,7 +182,8 @@ describe('records, merge and summary', () => {
     expect(m[1]!.measurementInForce).toEqual({ matches: true, sourceHeight: 5 });
     expect(m[2]!.measurementInForce).toEqual({ matches: false, sourceHeight: 5 });
     expect(m[4]!.measurementInForce).toEqual({ matches: true, sourceHeight: 8 });
-    expect(m[5]!.measurementInForce).toBeUndefined(); // no PCR values replayed
+    // No PCR values replayed: unknown, and why (issue 32, item 8).
+    expect(m[5]!.measurementInForce).toEqual({ matches: 'unknown', reason: expect.stringMatching(/^no owner transition setting its pcrs was replayed before this update/) });
     // Records of runs before `outcome` existed get theirs (by the code's traits) in the documented place.
     expect(Object.keys(m[1]!)).toEqual(['transactionId', 'transitionId', 'blockHeight', 'function', 'kind', 'reportValid', 'outcome', 'measurements', 'measurementInForce']);
     expect(m.map((r) => r.outcome)).toEqual([undefined, 'valid', 'invalid', undefined, 'valid', 'valid']);
@@ -221,15 +222,24 @@ describe('records, merge and summary', () => {
     const owner = { ...own(5, 'o1', { uniqueId: 'aa' }), program: 'my_data_v1.aleo' };
     const update = { ...up(6, 'u1', 'typeA', { uniqueId: 'aa' }), program: 'my_iface_v1.aleo' };
     // The built-in registry does not know that the interface's measurement lives in the data program.
-    expect(mergeRecords([[owner, update]])[1]!.measurementInForce).toBeUndefined();
+    expect(mergeRecords([[owner, update]])[1]!.measurementInForce).toMatchObject({ matches: 'unknown', reason: expect.stringContaining('no owner transition of my_iface_v1.aleo setting its uniqueId') });
     const m = mergeRecords([[owner, update]], new ProgramRegistry(cfg.definedPrograms));
     expect(m[1]!.measurementInForce).toEqual({ matches: true, sourceHeight: 5 });
   });
 
-  it('annotate removes a stale measurementInForce when nothing is in force', () => {
+  it('annotate replaces a stale measurementInForce by "unknown" and why when nothing is in force; the summary counts it', () => {
     const st = new MeasurementState();
-    const r = { ...up(1, 'a', 'typeA', { uniqueId: 'aa' }), measurementInForce: { matches: true, sourceHeight: 0 } };
-    expect(st.annotate(r).measurementInForce).toBeUndefined();
+    const r = { ...up(1, 'a', 'typeA', { uniqueId: 'aa' }), program: 'veru_oracle_interface_v3.aleo', measurementInForce: { matches: true, sourceHeight: 0 } };
+    const annotated = st.annotate(r);
+    expect(annotated.measurementInForce).toEqual({
+      matches: 'unknown',
+      reason: expect.stringMatching(/^no owner transition of veru_oracle_data_v3\.aleo setting its uniqueId was replayed before this update/),
+    });
+    const s = new Summary();
+    s.add(own(0, 'o0', { pcrs: ['00', '11', '22'] }));
+    s.add(annotated);
+    s.add({ ...st.annotate(up(2, 'b', 'typeA', { uniqueId: 'aa' })) });
+    expect(s.table()).toMatch(/updates 2: .*; measurement transitions 1, updates not matching the measurement in force 0, with the measurement in force unknown 2$/m);
   });
 });
 

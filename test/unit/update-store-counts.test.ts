@@ -29,14 +29,15 @@ function random(seed: number): () => number {
 
 const PROGRAM = 'official_oracle.aleo';
 const MAPPING = 'sgx_attested_data';
-const upd = (h: number, id: string, outcome: Outcome, keys: string[]): StoredUpdate => ({
+const upd = (h: number, id: string, outcome: Outcome, keys: string[], unrecognized = false): StoredUpdate => ({
   outcome,
   record: {
     transactionId: `at-${id}`,
     transitionId: id,
     blockHeight: h,
-    program: PROGRAM,
+    program: unrecognized ? `fresh_${id}.aleo` : PROGRAM,
     function: 'set_data_sgx',
+    ...(unrecognized ? { unrecognized: true as const } : {}),
     reportType: 'typeA',
     reportValid: outcome === 'valid',
     outcome,
@@ -53,6 +54,7 @@ function scanned(file: string) {
   try {
     const outcomes: Record<string, number> = { valid: 0, invalid: 0, unverifiable: 0, unattested: 0 };
     for (const r of db.prepare('SELECT outcome, count(*) AS n FROM updates GROUP BY outcome').all() as { outcome: string; n: number }[]) outcomes[r.outcome] = r.n;
+    const unrecognized = (db.prepare(`SELECT count(*) AS n FROM updates WHERE json_extract(record, '$.unrecognized') = 1`).get() as { n: number }).n;
     const last = '(SELECT program, mapping, key, max(seq) AS last FROM mapping_writes GROUP BY program, mapping, key) w';
     const keys = (db.prepare(`SELECT count(*) AS n FROM (SELECT DISTINCT program, mapping, key FROM mapping_writes)`).get() as { n: number }).n;
     const mapping = { keys, consistent: 0, inconsistent: 0, notChecked: 0 };
@@ -66,7 +68,7 @@ function scanned(file: string) {
     const listed = (status: MappingStatus) =>
       (db.prepare(`SELECT c.key, c.checked_seq < w.last AS stale FROM mapping_checks c JOIN ${last} ON c.program = w.program AND c.mapping = w.mapping AND c.key = w.key
         WHERE ${status === 'not_checked' ? "(c.status = 'not_checked' OR c.checked_seq < w.last)" : `c.status = '${status}' AND c.checked_seq >= w.last`} ORDER BY c.program, c.mapping, c.key`).all() as { key: string; stale: number }[]).map((r) => `${r.key}${r.stale ? ' (stale)' : ''}`);
-    return { outcomes, mapping, due, listed: { consistent: listed('consistent'), inconsistent: listed('inconsistent'), not_checked: listed('not_checked') } };
+    return { outcomes, unrecognized, mapping, due, listed: { consistent: listed('consistent'), inconsistent: listed('inconsistent'), not_checked: listed('not_checked') } };
   } finally {
     db.close();
   }
@@ -86,6 +88,7 @@ function summarised(s: UpdateStore) {
   };
   return {
     outcomes: s.counts(),
+    unrecognized: s.unrecognizedCount(),
     mapping: s.mappingCounts(),
     due: s.mappingKeysToCheck(10_000).map((r) => r.key),
     listed: { consistent: listed('consistent'), inconsistent: listed('inconsistent'), not_checked: listed('not_checked') },
@@ -119,7 +122,7 @@ function history(s: UpdateStore, seed: number, steps: number, after: () => void)
         const outcome = pick(outcomes);
         const t = `au1h${seed}x${id++}`;
         if (outcome === 'unverifiable') pending.push(t);
-        return upd(height, t, outcome, Array.from({ length: Math.floor(next() * 3) }, () => `${Math.floor(next() * 12)}u128`));
+        return upd(height, t, outcome, Array.from({ length: Math.floor(next() * 3) }, () => `${Math.floor(next() * 12)}u128`), next() < 0.3);
       });
       s.commit(batch, { start: height, end: height }, 0);
       height++;
@@ -127,7 +130,8 @@ function history(s: UpdateStore, seed: number, steps: number, after: () => void)
       const t = pending.splice(Math.floor(next() * pending.length), 1)[0]!;
       const outcome = pick(['valid', 'invalid', 'unverifiable'] as const);
       const h = Number(/x(\d+)$/.exec(t)![1]);
-      expect(s.resolveRetry(upd(h, t, outcome, []), 0)).toBe(true);
+      // The retried record says unrecognized or not at random: the count follows a rewritten record.
+      expect(s.resolveRetry(upd(h, t, outcome, [], next() < 0.3), 0)).toBe(true);
       if (outcome === 'unverifiable') pending.push(t);
     } else {
       // The watcher's round: the keys due, their newest write read, then the verdicts saved. Now and
@@ -144,7 +148,7 @@ function history(s: UpdateStore, seed: number, steps: number, after: () => void)
   }
 }
 
-describe('update store summaries (schema 5)', () => {
+describe('update store summaries (schemas 5 and 6)', () => {
   it('equal the scans of every row after each step of a random history', () => {
     for (const seed of [1, 2, 3]) {
       const file = join(dir, `history-${seed}.db`);
@@ -160,6 +164,7 @@ describe('update store summaries (schema 5)', () => {
       expect(end.mapping.consistent + end.mapping.inconsistent).toBeGreaterThan(0);
       expect(end.listed.not_checked.some((k) => k.endsWith('(stale)'))).toBe(true);
       expect(end.outcomes.unverifiable + end.outcomes.invalid + end.outcomes.unattested).toBeGreaterThan(0);
+      expect(end.unrecognized).toBeGreaterThan(0);
       s.close();
     }
   });
@@ -173,6 +178,7 @@ describe('update store summaries (schema 5)', () => {
     // What a version 4 store is: this schema without the summaries.
     const db = new Database(file);
     db.exec(`
+      DROP TRIGGER updates_unrecognized_counted; DROP TRIGGER updates_unrecognized_recounted; DROP TRIGGER updates_unrecognized_uncounted;
       DROP TRIGGER updates_counted; DROP TRIGGER updates_recounted; DROP TRIGGER updates_uncounted; DROP TRIGGER mapping_writes_keyed;
       DROP TRIGGER mapping_checks_keyed; DROP TRIGGER mapping_keys_counted; DROP TRIGGER mapping_keys_recounted;
       DROP TABLE mapping_keys; DROP TABLE store_counts;
@@ -187,6 +193,27 @@ describe('update store summaries (schema 5)', () => {
     const again = new Database(file, { readonly: true });
     expect(again.pragma('user_version', { simple: true })).toBe(6);
     again.close();
+  });
+
+  it('a version 5 store holding unrecognized updates gets their count on open (schema 6), and keeps it', () => {
+    const file = join(dir, 'v5.db');
+    let s = openUpdateStore(file);
+    history(s, 9, 120, () => undefined);
+    s.close();
+    const before = scanned(file);
+    expect(before.unrecognized).toBeGreaterThan(0);
+    // What a version 5 store is: this schema without the unrecognized count and its triggers.
+    const db = new Database(file);
+    db.exec(`
+      DROP TRIGGER updates_unrecognized_counted; DROP TRIGGER updates_unrecognized_recounted; DROP TRIGGER updates_unrecognized_uncounted;
+      DELETE FROM store_counts WHERE name = 'unrecognized';
+    `);
+    db.pragma('user_version = 5');
+    db.close();
+    s = openUpdateStore(file);
+    expect(summarised(s)).toEqual(before);
+    history(s, 10, 60, () => expect(summarised(s)).toEqual(scanned(file)));
+    s.close();
   });
 });
 

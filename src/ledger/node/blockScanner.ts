@@ -92,8 +92,17 @@ const isUnknownTransaction = (status: number, body: string): boolean =>
  * transaction is asked for its block (`/find/blockHash/{id}`, then `/height/{hash}`).
  * LEDGER_TX_NOT_FOUND when the node does not know it.
  */
+/**
+ * Largest answer read for one transaction: snarkVM caps a transaction at 128,000 bytes
+ * (`Network::MAX_TRANSACTION_SIZE`, console/network/src/lib.rs); its JSON, with hex and bech32
+ * encodings and the metadata, is a few times that. A node answering more is not read further.
+ */
+export const TRANSACTION_BODY_BYTES = 4 * 1024 * 1024;
+/** Largest answer read for a block hash, a height or a mapping value (some hundred bytes). */
+const SMALL_BODY_BYTES = 64 * 1024;
+
 export async function fetchTransaction(client: LedgerNodeClient, id: string): Promise<{ transaction: unknown; blockHeight: number }> {
-  const v = await client.getJson(`${ledgerPath('transaction', id)}?metadata=true`, { absentWhen: isUnknownTransaction });
+  const v = await client.getJson(`${ledgerPath('transaction', id)}?metadata=true`, { absentWhen: isUnknownTransaction, maxBodyBytes: TRANSACTION_BODY_BYTES });
   if (v === undefined) return fail('LEDGER_TX_NOT_FOUND', `ledger node: transaction ${id} is unknown to ${publicUrl(client.baseUrl)}`);
   if (!isObj(v)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} did not answer a JSON object`);
   const tx = isObj(v.transaction) ? v.transaction : v;
@@ -102,9 +111,9 @@ export async function fetchTransaction(client: LedgerNodeClient, id: string): Pr
   }
   let h = v.block_height;
   if (h === undefined) {
-    const hash = await client.getJson(ledgerPath('find', 'blockHash', id));
+    const hash = await client.getJson(ledgerPath('find', 'blockHash', id), { maxBodyBytes: SMALL_BODY_BYTES });
     if (typeof hash !== 'string' || !/^ab1[02-9ac-hj-np-z]+$/.test(hash)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /find/blockHash/${id} answered ${JSON.stringify(hash)?.slice(0, 100)}`);
-    h = await client.getJson(ledgerPath('height', hash));
+    h = await client.getJson(ledgerPath('height', hash), { maxBodyBytes: SMALL_BODY_BYTES });
   }
   if (typeof h !== 'number' || !Number.isInteger(h) || h < 0) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: no valid block height for transaction ${id} (${JSON.stringify(h)})`);
   return { transaction: v, blockHeight: h };
@@ -116,7 +125,7 @@ export async function fetchTransaction(client: LedgerNodeClient, id: string): Pr
  * node answers JSON null). LEDGER_NODE_BAD_MAPPING_VALUE when it answers anything else.
  */
 export async function fetchMappingValue(client: LedgerNodeClient, program: string, mapping: string, key: string): Promise<string | null> {
-  const v = await client.getJson(ledgerPath('program', program, 'mapping', mapping, key));
+  const v = await client.getJson(ledgerPath('program', program, 'mapping', mapping, key), { maxBodyBytes: SMALL_BODY_BYTES });
   if (v === null || typeof v === 'string') return v;
   return fail('LEDGER_NODE_BAD_MAPPING_VALUE', `ledger node: ${program}/${mapping}[${key}] answered ${JSON.stringify(v)?.slice(0, 100)}, not a Leo value (a JSON string) or null`);
 }

@@ -1,7 +1,8 @@
 import { combinedSignal } from '../../abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
-import { publicText, publicUrl } from '../../publicUrl.js';
+import { publicUrl, redactorOf, secretsOf } from '../../publicUrl.js';
+import { ByteBudget, readCapped } from '../../upstreamBody.js';
 import type { LedgerNodeCode } from './errors.js';
 
 /**
@@ -45,8 +46,14 @@ export interface LedgerNodeClientOptions {
   deadlineMs?: number;
   /** Most time one call waits out rate limits before it fails LEDGER_NODE_RATE_LIMITED. Default 300 000 ms. */
   rateLimitPatienceMs?: number;
-  /** Largest accepted response body. Default 32 MiB. */
+  /** Largest accepted response body, read as a stream and abandoned beyond it. Default 32 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Bytes of node bodies held at once, shared by every client of the process (default
+   * LEDGER_NODE_BODY_BUDGET): an answer with no room is abandoned and the attempt fails
+   * LEDGER_NODE_BODY_BUDGET (retryable; a lookup answers 503).
+   */
+  bodyBudget?: ByteBudget;
   /**
    * Waits for the caller's permission to send an attempt (a slot of its rate limiter). The wait
    * counts neither against the attempt's timeout, which starts when it is sent, nor against the
@@ -70,6 +77,8 @@ export interface LedgerNodeClient {
 
 export interface GetOptions {
   absentWhen?: (status: number, body: string) => boolean;
+  /** Largest body accepted for this request (a transaction, a mapping value), below the client's `maxBodyBytes`. */
+  maxBodyBytes?: number;
 }
 
 /** `/seg1/seg2/…` with every segment URL-encoded. */
@@ -81,6 +90,14 @@ const DEFAULT_RETRIES = 3;
 const DEFAULT_BACKOFF_MS = 500;
 const DEFAULT_MAX_BACKOFF_MS = 10_000;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/**
+ * The process's budget for ledger-node bodies being read and parsed at once: one body at the
+ * 32 MiB cap (a /blocks range), or many ordinary ones (a transaction is some kB, capped at 4 MiB by
+ * its caller; a block some hundred kB). A body costs about twice its size while parsed (its bytes
+ * and their text), so this bounds what concurrent lookups and the watcher can make the node's
+ * answers cost to ≈ 64 MiB, inside the 384 MiB the README sizes for (bench/memory.ts `hostile`).
+ */
+export const LEDGER_NODE_BODY_BUDGET = new ByteBudget(32 * 1024 * 1024);
 const ERROR_BODY_BYTES = 4096;
 const SHOWN_BODY_CHARS = 200;
 const DEFAULT_RATE_LIMIT_PATIENCE_MS = 300_000;
@@ -107,8 +124,9 @@ interface Failure {
 
 type Attempt = { ok: true; value: unknown } | { ok: false; failure: Failure };
 
-function excerpt(text: string): string {
-  const t = text.trim();
+/** The start of a node's text as shown: redacted first (`show`), then cut, so no secret straddles the cut. */
+function excerpt(text: string, show: (t: string) => string): string {
+  const t = show(text.trim());
   return JSON.stringify(t.length > SHOWN_BODY_CHARS ? `${t.slice(0, SHOWN_BODY_CHARS)}…` : t);
 }
 
@@ -122,27 +140,16 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** Reads at most `limit` bytes of the body; `truncated` tells whether more was there. */
-async function readBody(res: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
-  if (!res.body) return { text: '', truncated: false };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.length > limit) {
-      chunks.push(value.subarray(0, limit - size));
-      size = limit;
-      truncated = true;
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-    chunks.push(value);
-    size += value.length;
-  }
-  return { text: Buffer.concat(chunks, size).toString('utf8'), truncated };
+/**
+ * Reads at most `limit` bytes of the body as a stream (src/upstreamBody.ts); `truncated` tells
+ * whether more was there, `overBudget` that `budget` had no room (nothing usable was read). The
+ * bytes stay held against the budget until `release`.
+ */
+async function readBody(res: Response, limit: number, budget?: ByteBudget): Promise<{ text: string; truncated: boolean; overBudget: boolean; release: () => void }> {
+  const body = await readCapped(res, limit, budget);
+  if (body.ok) return { text: body.bytes.toString('utf8'), truncated: false, overBudget: false, release: body.release };
+  const text = body.reason === 'tooLarge' ? body.bytes.toString('utf8') : '';
+  return { text, truncated: body.reason === 'tooLarge', overBudget: body.reason === 'overBudget', release: () => undefined };
 }
 
 /** Why a request was abandoned through the caller's signal. */
@@ -183,20 +190,24 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     return u.toString();
   };
   const headers = { accept: 'application/json', ...opts.headers };
-  // A node may echo the request (query included) in an error body: its credentials are cut out of what is shown.
-  const hidden = [...baseQuery.map(([, v]) => v), ...Object.values(opts.headers ?? {}), ...(opts.secrets ?? [])].filter((v) => v.length >= 4);
-  const redact = (text: string): string => hidden.reduce((t, v) => t.split(v).join('[redacted]'), text);
+  // A node may echo the request (query included) in an error body: its credentials, in every
+  // encoding, are cut out of what is shown (src/publicUrl.ts), and so are the extra secrets
+  // (a listing client's JWT).
+  const redact = redactorOf([...secretsOf(opts.baseUrl, opts.headers), ...(opts.secrets ?? [])]);
   const signal = opts.signal;
   const retries = Math.max(0, Math.floor(opts.retries ?? DEFAULT_RETRIES));
   const backoffMs = Math.max(0, opts.backoffMs ?? DEFAULT_BACKOFF_MS);
   const maxBackoffMs = Math.max(0, opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const bodyBudget = opts.bodyBudget ?? LEDGER_NODE_BODY_BUDGET;
   const fetchImpl = opts.fetchImpl ?? fetch;
   const backoff = (retry: number): number => Math.min(backoffMs * 2 ** retry, maxBackoffMs);
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
   const rateLimitPatienceMs = Math.max(0, opts.rateLimitPatienceMs ?? DEFAULT_RATE_LIMIT_PATIENCE_MS);
 
-  async function attempt(url: string, timeoutMs: number, absentWhen?: GetOptions['absentWhen']): Promise<Attempt> {
+  async function attempt(url: string, timeoutMs: number, getOpts: GetOptions): Promise<Attempt> {
+    const { absentWhen } = getOpts;
+    const maxBody = Math.min(maxBodyBytes, getOpts.maxBodyBytes ?? maxBodyBytes);
     const fail = (code: LedgerNodeCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
       ok: false,
       failure: {
@@ -220,27 +231,33 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         const { text } = await readBody(res, ERROR_BODY_BYTES);
         const after = parseRetryAfter(res.headers.get('retry-after')) ?? waitHint(text);
         const hint = after === undefined ? '' : ` (wait ${after} ms)`;
-        return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 429${hint}, body ${excerpt(text)}`, true, after);
+        return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 429${hint}, body ${excerpt(text, redact)}`, true, after);
       }
       if (res.status !== 200) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
         if (res.status === 500 && V1_RATE_LIMIT.test(text)) {
-          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 500 with the body ${excerpt(text)}`, true, waitHint(text));
+          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 500 with the body ${excerpt(text, redact)}`, true, waitHint(text));
         }
         if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
-        return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text)}`, res.status >= 500);
+        return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text, redact)}`, res.status >= 500);
       }
-      const { text, truncated } = await readBody(res, maxBodyBytes);
+      const { text, truncated, overBudget, release } = await readBody(res, maxBody, bodyBudget);
       if (truncated) {
-        return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBodyBytes} bytes`, false);
+        return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBody} bytes (abandoned at the cap)`, false);
       }
+      if (overBudget) {
+        return fail('LEDGER_NODE_BODY_BUDGET', `answer abandoned: ledger-node bodies being read already hold the process's budget of ${bodyBudget.limit} bytes`, true);
+      }
+      // The body's bytes stay held against the budget until parsed.
       try {
         return { ok: true, value: JSON.parse(text) as unknown };
       } catch {
         if (RATE_LIMIT_TEXT.test(text)) {
-          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text)}`, true, waitHint(text));
+          return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text, redact)}`, true, waitHint(text));
         }
-        return fail('LEDGER_NODE_BAD_RESPONSE', `status 200 but the body is not JSON: ${excerpt(text)}`, false);
+        return fail('LEDGER_NODE_BAD_RESPONSE', `status 200 but the body is not JSON: ${excerpt(text, redact)}`, false);
+      } finally {
+        release();
       }
     } catch (e) {
       if (signal?.aborted) return fail('LEDGER_NODE_UNREACHABLE', abandoned(signal), false);
@@ -262,7 +279,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     const giveUp = (f: Failure, attempts: number, extra = ''): never => {
       throw new VerifierError<LedgerNodeCode>(
         f.code,
-        redact(`ledger node: GET ${shown} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${publicText(f.reason)}${extra}`),
+        `ledger node: GET ${shown} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${redact(f.reason)}${extra}`,
       );
     };
     let limitedWaitMs = 0;
@@ -274,7 +291,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         deadline += Date.now() - waitedFrom;
       }
       const remaining = deadline - Date.now();
-      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts.absentWhen);
+      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts);
       if (result.ok) return result.value;
       const f = result.failure;
       if (f.rateLimited) {

@@ -41,12 +41,21 @@ export class MeasurementState {
     this.held.set(key, h);
   }
 
-  /** The update record with measurementInForce set (or removed when nothing was replayed for its program and kind). */
+  /**
+   * The update record with measurementInForce set: whether its measurement is the one in force, or
+   * `unknown` with the reason when no owner transition setting it was replayed for its program
+   * (records of no report kind, such as unattested writes, get none).
+   */
   annotate(r: OutputRecord): OutputRecord {
     const { measurementInForce: _old, ...rest } = r;
     const name = isReportType(r.kind) ? reportKind(r.kind).target.ledger.name : undefined;
-    const inForce = name === undefined ? undefined : this.held.get(measurementDomain(r, this.registry))?.get(name);
-    if (!inForce) return canonical(rest);
+    if (name === undefined) return canonical(rest);
+    const domain = measurementDomain(r, this.registry);
+    const inForce = this.held.get(domain)?.get(name);
+    if (!inForce) {
+      const reason = `no owner transition ${domain === '' ? '' : `of ${domain} `}setting its ${name} was replayed before this update (scan from before the owner last set it to know it)`;
+      return canonical({ ...rest, measurementInForce: { matches: 'unknown', reason } });
+    }
     const m = r.measurements as Readonly<Record<string, unknown>> | undefined;
     return canonical({ ...rest, measurementInForce: { matches: sameValue(m?.[name!], inForce.value), sourceHeight: inForce.height } });
   }

@@ -7,7 +7,8 @@
  *   { transactionId?, transitionId?, blockHeight?, id?, program?, function?, kind, reportValid,
  *     outcome (valid, invalid or unverifiable: src/errorCodes.ts), errorCode?, errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
  *     decodedRequests? (every request of the userData, as POST /decodeReport answers it),
- *     checks? (the ordered check trace, as POST /decodeReport answers it), measurementInForce?: { matches, sourceHeight } }
+ *     checks? (the ordered check trace, as POST /decodeReport answers it),
+ *     measurementInForce?: { matches, sourceHeight } | { matches: "unknown", reason } }
  * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
  *   { transactionId, transitionId, blockHeight, program, function, kind: "measurement",
  *     measurement?: { uniqueId } | { pcrs }, errorCode?, errorString? }
@@ -54,12 +55,20 @@ export interface OutputRecord {
   decodedRequests?: unknown[];
   /** The ordered check trace of the verification (src/verify/checks.ts). */
   checks?: CheckResult[];
-  measurementInForce?: { matches: boolean; sourceHeight: number };
+  /**
+   * Whether the update's measurement is the one in force at its height (replayed from the owner
+   * transitions, src/ledger/records/measurementState.ts): `matches` with the height it was set at,
+   * or `matches: "unknown"` with the reason when no owner transition setting it was replayed.
+   */
+  measurementInForce?: MeasurementInForce;
   /** What an unattested write wrote: the mapping, its key and the value (Leo values as on the ledger). */
   written?: { mapping: string; key: string; value: string };
   /** The entries the transition writes into the oracle's data mapping (src/ledger/records/mappingWrites.ts). */
   mappingWrites?: MappingWrite[];
 }
+
+/** An update's measurement against the one in force: known (with the height it was set at) or unknown (and why). */
+export type MeasurementInForce = { matches: boolean; sourceHeight: number } | { matches: 'unknown'; reason: string };
 
 /** A record's outcome: a verification's, or `unattested` for a write that carries no report. */
 export type RecordOutcome = Outcome | 'unattested';

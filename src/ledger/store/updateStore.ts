@@ -36,7 +36,9 @@
  * Summaries (schema 5): `store_counts` (updates by outcome, mapping keys by status) and
  * `mapping_keys` (each key's newest write and current check status) are kept by triggers in the
  * transaction of every write, so counts and the choice of keys to check read a few rows, not every
- * update (version 4 and older stores get them built from their rows on open).
+ * update (version 4 and older stores get them built from their rows on open). Schema 6 adds the
+ * count of unrecognized updates (`store_counts` \`unrecognized\`: any outcome, from transitions the
+ * program registry does not name), built from the rows of older stores on open.
  *
  * Completeness (schema 6, docs/completeness.md): `completeness` holds the last result of the
  * completeness check (every key the oracle data mappings hold on chain against the stored writes),
@@ -233,6 +235,8 @@ export interface UpdateStore {
    */
   state(coverage?: Coverage): ScanState;
   counts(): Record<RecordOutcome, number>;
+  /** Stored updates (any outcome) from transitions the program registry does not name. */
+  unrecognizedCount(): number;
   /** Up to `limit` mapping keys to check next: those written since their last check (or never checked) first, then the longest unchecked. */
   mappingKeysToCheck(limit: number): MappingKeyRef[];
   /** Every stored write of a key, in ledger order, with its transition and that transition's outcome now; `lastSeq` identifies the newest. */
@@ -363,13 +367,21 @@ INSERT INTO store_counts (name, n) SELECT 'mapping:keys', count(*) FROM mapping_
 INSERT INTO store_counts (name, n) SELECT 'mapping:' || status, count(*) FROM mapping_keys WHERE status IS NOT NULL GROUP BY status;
 `;
 
+/** Version ≤ 5 → 6: the count of unrecognized updates, from the rows already stored. */
+const MIGRATE_TO_6 = `
+DELETE FROM store_counts WHERE name = 'unrecognized';
+INSERT INTO store_counts (name, n) SELECT 'unrecognized', count(*) FROM updates WHERE json_extract(record, '$.unrecognized') = 1;
+`;
+
 /**
  * What keeps the summaries current, in the transaction of each write:
  * - store_counts \`outcome:X\`: updates by outcome (insert; a retried update's outcome changing);
  * - mapping_keys: each key written, its newest write (last_seq) and the status of its latest check
  *   while that check judged the newest write (NULL: never checked, or written again since), with
  *   the check's time (the oldest checks are checked again first);
- * - store_counts \`mapping:keys\` and \`mapping:STATUS\`: keys, and keys by current status.
+ * - store_counts \`mapping:keys\` and \`mapping:STATUS\`: keys, and keys by current status;
+ * - store_counts \`unrecognized\`: updates whose record says `unrecognized` (insert, a retried
+ *   record rewritten, delete).
  */
 const TRIGGERS = `
 CREATE TRIGGER IF NOT EXISTS updates_counted AFTER INSERT ON updates BEGIN
@@ -381,6 +393,17 @@ CREATE TRIGGER IF NOT EXISTS updates_recounted AFTER UPDATE OF outcome ON update
 END;
 CREATE TRIGGER IF NOT EXISTS updates_uncounted AFTER DELETE ON updates BEGIN
   UPDATE store_counts SET n = n - 1 WHERE name = 'outcome:' || OLD.outcome;
+END;
+CREATE TRIGGER IF NOT EXISTS updates_unrecognized_counted AFTER INSERT ON updates WHEN json_extract(NEW.record, '$.unrecognized') = 1 BEGIN
+  INSERT INTO store_counts (name, n) VALUES ('unrecognized', 1) ON CONFLICT (name) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS updates_unrecognized_recounted AFTER UPDATE OF record ON updates
+  WHEN (json_extract(OLD.record, '$.unrecognized') = 1) IS NOT (json_extract(NEW.record, '$.unrecognized') = 1) BEGIN
+  INSERT INTO store_counts (name, n) VALUES ('unrecognized', CASE WHEN json_extract(NEW.record, '$.unrecognized') = 1 THEN 1 ELSE -1 END)
+    ON CONFLICT (name) DO UPDATE SET n = n + excluded.n;
+END;
+CREATE TRIGGER IF NOT EXISTS updates_unrecognized_uncounted AFTER DELETE ON updates WHEN json_extract(OLD.record, '$.unrecognized') = 1 BEGIN
+  UPDATE store_counts SET n = n - 1 WHERE name = 'unrecognized';
 END;
 CREATE TRIGGER IF NOT EXISTS mapping_writes_keyed AFTER INSERT ON mapping_writes BEGIN
   INSERT INTO mapping_keys (program, mapping, key, last_seq, status, checked_at) VALUES (NEW.program, NEW.mapping, NEW.key, NEW.seq, NULL, NULL)
@@ -498,6 +521,7 @@ export function openUpdateStore(file: string): UpdateStore {
       if (version === 1) db.exec(MIGRATE_1_TO_2);
       db.exec(SCHEMA);
       if (version < 5) db.exec(MIGRATE_TO_5);
+      if (version < 6) db.exec(MIGRATE_TO_6);
       db.exec(TRIGGERS);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     })();
@@ -541,6 +565,7 @@ export function openUpdateStore(file: string): UpdateStore {
     ...(attestationTimestamp !== null ? { attestationTimestamp } : {}),
   });
   const putCheck = db.prepare(`INSERT OR REPLACE INTO mapping_checks (program, mapping, key, status, checked_seq, checked_at, result) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const countUnrecognized = db.prepare(`SELECT n FROM store_counts WHERE name = 'unrecognized'`);
   const countMapping = db.prepare(`SELECT substr(name, 9) AS what, n FROM store_counts WHERE name LIKE 'mapping:%'`);
   const getScan = db.prepare(`SELECT program, from_height AS fromHeight, scanned_height AS scannedHeight FROM program_scans WHERE program = ?`);
   const allScans = db.prepare(`SELECT program, from_height AS fromHeight, scanned_height AS scannedHeight FROM program_scans ORDER BY program`);
@@ -652,6 +677,7 @@ export function openUpdateStore(file: string): UpdateStore {
       for (const row of countRows.all() as { outcome: RecordOutcome; n: number }[]) out[row.outcome] = row.n;
       return out;
     }),
+    unrecognizedCount: read(() => (countUnrecognized.get() as { n: number } | undefined)?.n ?? 0),
     mappingKeysToCheck: read((limit: number) => keysToCheck.all(limit) as MappingKeyRef[]),
     mappingWritesOf: read((ref: MappingKeyRef) => {
       const rows = writesOfKey.all(ref.program, ref.mapping, ref.key) as WriteRow[];

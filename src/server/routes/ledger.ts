@@ -329,7 +329,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
           404: failure('The ledger node does not know the transaction (LEDGER_TX_NOT_FOUND)'),
           502: failure('The ledger node is unreachable, timed out, rate limited or answered garbage (LEDGER_NODE_UNREACHABLE, LEDGER_NODE_TIMEOUT, LEDGER_NODE_RATE_LIMITED, LEDGER_NODE_HTTP_ERROR, LEDGER_NODE_BAD_RESPONSE, LEDGER_NODE_BAD_TRANSACTION)'),
           503: failure(
-            'No ledger node configured (LEDGER_NODE_NOT_CONFIGURED), ledgerLookupQueue lookups already wait for the ledger node (LEDGER_LOOKUP_QUEUE_FULL; Retry-After: the seconds the node\'s rate takes to serve them), the verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), or the server is shutting down',
+            'No ledger node configured (LEDGER_NODE_NOT_CONFIGURED), ledgerLookupQueue lookups already wait for the ledger node (LEDGER_LOOKUP_QUEUE_FULL; Retry-After: the seconds the node\'s rate takes to serve them), the ledger node\'s answers being read hold the process\'s budget for them (LEDGER_NODE_BODY_BUDGET; Retry-After: 1), the verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), or the server is shutting down',
           ),
         },
       },
@@ -359,12 +359,16 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
         response: {
           200: {
             type: 'object',
-            required: ['scannedHeight', 'tipHeight', 'lagBlocks', 'updates', 'mapping', 'watcher'],
+            required: ['scannedHeight', 'tipHeight', 'lagBlocks', 'updates', 'unrecognized', 'mapping', 'watcher'],
             properties: {
               scannedHeight: { ...nullableHeight, description: 'Every block up to this height is scanned and its updates stored (null: none yet)' },
               tipHeight: { ...nullableHeight, description: 'Latest height the ledger node reported' },
               lagBlocks: { ...nullableHeight, description: 'tipHeight − scannedHeight' },
               updates: { type: 'object', required: [...RECORD_OUTCOMES], properties: Object.fromEntries(RECORD_OUTCOMES.map((o) => [o, count])) },
+              unrecognized: {
+                ...count,
+                description: 'Stored updates, of any outcome above, from transitions the program registry does not name (an unknown program or function shaped like an update); GET /ledger/updates?unrecognized=true lists them',
+              },
               mapping: {
                 type: 'object',
                 description: 'Mapping cross-check: keys of the oracle data mapping written by stored transitions, by the status of their last check (GET /ledger/consistency lists them)',
@@ -391,7 +395,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       if (!o.store) return notConfigured(reply, 'LEDGER_WATCH_NOT_CONFIGURED');
       const { scannedHeight, tipHeight } = o.store.state();
       const lagBlocks = tipHeight === null ? null : Math.max(0, tipHeight - (scannedHeight ?? -1));
-      return { scannedHeight, tipHeight, lagBlocks, updates: o.store.counts(), mapping: o.store.mappingCounts(), watcher: o.watcherStatus?.() ?? { running: false } };
+      return { scannedHeight, tipHeight, lagBlocks, updates: o.store.counts(), unrecognized: o.store.unrecognizedCount(), mapping: o.store.mappingCounts(), watcher: o.watcherStatus?.() ?? { running: false } };
     },
   );
 

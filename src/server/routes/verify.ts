@@ -21,7 +21,10 @@
  * time limit, a worker lost (codes with the `refused` trait) — is no verdict on any report: the
  * whole request is answered as POST /decodeReport answers it (503 with Retry-After: 1, or 500),
  * never `success: false` as if the reports were bad. A batch is taken whole or refused whole: the
- * pool is asked for room for every report before any is handed over (VerifierService.admit).
+ * pool is asked for room for every report before any is handed over (VerifierService.admit). A
+ * batch larger than the pool can ever hold (VerifierService.capacity: workers + maxQueue) is taken
+ * in parts of that size, one after the other, each whole or refused whole: a 503 always means a
+ * later retry can succeed.
  *
  * Status: 400 unreadable body, an entry of the wrong shape, no reports (HTTP_NO_REPORTS) or more
  * than maxReports (HTTP_TOO_MANY_REPORTS); 503 the pool refused the batch or a report of it
@@ -46,6 +49,8 @@ export interface VerifyRouteOptions {
   maxReports?: number;
   /** Throws the refusal when the verifier cannot take this many verifications now (VerifierService.admit). */
   admit?: (count: number) => void;
+  /** The most verifications the verifier can ever hold at once (VerifierService.capacity): a larger batch is admitted in parts. */
+  capacity?: number;
 }
 
 const indices = { type: 'array', items: { type: 'integer', minimum: 0 } } as const;
@@ -79,7 +84,7 @@ export const verifyRoute = (check: ResponseChecker, opts: VerifyRouteOptions = {
           properties: { reports: { type: 'array', minItems: 1, maxItems: maxReports, items: attestationResponseSchema } },
         },
         description:
-          'Every report is checked. success is true exactly when every report is valid; validReports lists the valid ones only. A report that is not valid is listed in reportErrors with its errorCode and outcome: invalid (a check failed on the evidence) or unverifiable (the verifier could not decide, e.g. the PCCS or collateral is unavailable: try again later); unverifiableReports lists the latter. When the verification pool cannot take the whole batch, or refuses or times out a report of it, no report is judged: the whole request is answered 503 with Retry-After: 1 (POOL_OVERLOADED, POOL_CLOSED, POOL_TASK_TIMEOUT), as POST /decodeReport answers a full pool; a batch needs as many free places in the pool as it has reports.',
+          'Every report is checked. success is true exactly when every report is valid; validReports lists the valid ones only. A report that is not valid is listed in reportErrors with its errorCode and outcome: invalid (a check failed on the evidence) or unverifiable (the verifier could not decide, e.g. the PCCS or collateral is unavailable: try again later); unverifiableReports lists the latter. When the verification pool cannot take the whole batch, or refuses or times out a report of it, no report is judged: the whole request is answered 503 with Retry-After: 1 (POOL_OVERLOADED, POOL_CLOSED, POOL_TASK_TIMEOUT), as POST /decodeReport answers a full pool; a batch needs as many free places in the pool as it has reports, and one larger than the pool ever holds (workers + maxQueue) is taken in parts of that size, so a 503 can always succeed on retry.',
         response: {
           200: {
             type: 'object',
@@ -110,18 +115,26 @@ export const verifyRoute = (check: ResponseChecker, opts: VerifyRouteOptions = {
     },
     async (req) => {
       const reports = (req.body as { reports: AttestationResponse[] }).reports;
-      // The whole batch or nothing: a full pool refuses it here (503) before any report is handed over.
-      opts.admit?.(reports.length);
-      // A report the pool refused, timed out or lost after all is no verdict either: the first such
-      // refusal answers the whole request (the app's error handler: 503 + Retry-After, or 500).
-      const checks = await Promise.all(
-        reports.map((r) =>
-          check(r).catch((e: unknown): ReportCheck => {
-            if (isVerifierError(e) && traitsOf(e.code).refused) throw e;
-            return { valid: false, error: toFailure(e) };
-          }),
-        ),
-      );
+      // Parts the pool can hold: the whole batch, unless it is larger than the pool ever holds.
+      const partSize = Math.max(1, Math.min(reports.length, opts.capacity ?? reports.length));
+      const checks: ReportCheck[] = [];
+      for (let from = 0; from < reports.length; from += partSize) {
+        const part = reports.slice(from, from + partSize);
+        // The whole part or nothing: a full pool refuses it here (503) before any report is handed over.
+        opts.admit?.(part.length);
+        // A report the pool refused, timed out or lost after all is no verdict either: the first such
+        // refusal answers the whole request (the app's error handler: 503 + Retry-After, or 500).
+        checks.push(
+          ...(await Promise.all(
+            part.map((r) =>
+              check(r).catch((e: unknown): ReportCheck => {
+                if (isVerifierError(e) && traitsOf(e.code).refused) throw e;
+                return { valid: false, error: toFailure(e) };
+              }),
+            ),
+          )),
+        );
+      }
       const validReports: number[] = [];
       const unverifiableReports: number[] = [];
       const reportErrors: { index: number; errorCode: ErrorCode; errorMessage: string; outcome: Outcome }[] = [];
