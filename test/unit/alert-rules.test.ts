@@ -20,7 +20,7 @@ const ALERTS = resolve(process.cwd(), 'deploy/alerts');
 const RULE_FILES = readdirSync(ALERTS).filter((f) => f.endsWith('.rules.yml')).sort();
 
 /** Why promtool cannot run here (undefined: it can). */
-export function promtoolUnavailable(): string | undefined {
+function promtoolUnavailable(): string | undefined {
   const r = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
   return r.error || r.status !== 0 ? 'no promtool on PATH (install the Debian package `prometheus`; .ci/run installs it)' : undefined;
 }
