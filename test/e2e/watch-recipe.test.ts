@@ -75,7 +75,7 @@ describe("README's local watcher recipe", () => {
       s.child.stdout!.on('data', check);
       check();
     });
-    const status = await (await fetch(`${s.url}/ledger/status`)).json();
+    const status = (await (await fetch(`${s.url}/ledger/status`)).json()) as { scannedHeight: number; watcher: { running: boolean } };
     expect(status.scannedHeight).toBe(chain.latest);
     expect(status.watcher.running).toBe(true);
     expect(existsSync(join(dir, 'examples/watch/ledger.db'))).toBe(true);
