@@ -84,14 +84,17 @@ function readTls(config: Config): { key: Buffer; cert: Buffer } | undefined {
  * No PCCS configured (pccsUrl null): nothing to probe, nothing logged. The probe is the one of
  * GET /status/pccs (config.pccsProbeTimeoutMs, no retries), so that route shares its answer.
  */
-export async function probePccsAtStartup(status: () => Promise<PccsStatusReport>, log: Logger): Promise<void> {
+export async function probePccsAtStartup(status: () => Promise<PccsStatusReport>, log: Logger, shutdown?: AbortSignal): Promise<void> {
   let s: PccsStatusReport;
   try {
     s = await status();
   } catch (e) {
+    if (shutdown?.aborted) return;
     log.warn({ err: e instanceof Error ? e.message : String(e) }, 'PCCS probe at startup failed');
     return;
   }
+  // A probe abandoned because the verifier shuts down (e.g. its port was in use) learnt nothing.
+  if (shutdown?.aborted) return;
   if (!s.configured) return;
   if (s.reachable) {
     log.info({ pccsUrl: s.url, latencyMs: s.latencyMs }, 'PCCS reachable');
@@ -158,8 +161,10 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   const connections = new Connections(app.server, Boolean(tls));
   // Fastify answers requests that arrive from now on 503; the rest is drained here.
   app.addHook('preClose', (done) => {
+    const listening = app.server.listening;
     const { closed, inFlight } = connections.drain(config.requestTimeoutMs);
-    log.info({ closedConnections: closed, inFlight }, 'shutting down: not accepting; answering the requests in flight');
+    // A server that never listened (its port in use) had nothing to stop accepting or answer.
+    if (listening) log.info({ closedConnections: closed, inFlight }, 'shutting down: not accepting; answering the requests in flight');
     done();
   });
   let closing: Promise<{ clean: boolean; cut: number }> | undefined;
@@ -175,6 +180,6 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
       return ended === 'closed' ? { clean: true, cut: 0 } : { clean: false, cut: connections.destroyAll() };
     })());
   ledger.start();
-  const pccsProbe = probePccsAtStartup(pccsStatus, log);
+  const pccsProbe = probePccsAtStartup(pccsStatus, log, upstream.signal);
   return { app, targets, ...(pool ? { pool } : {}), pccsProbe, shutdown };
 }

@@ -98,6 +98,8 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
           cooldownMs: config.pccsCircuitCooldownMs,
           maxCooldownMs: config.pccsCircuitMaxCooldownMs,
           onOpen: (until, cooldownMs, reason) => {
+            // A request abandoned at shutdown says nothing of the PCCS: neither counted nor logged.
+            if (o.signal?.aborted) return;
             sink.observePccsCircuitOpen();
             o.log?.info({ pccsUrl: publicUrl(where.pccsUrl!), until: new Date(until).toISOString(), cooldownMs, reason }, 'PCCS circuit open: cold typeA verifications are unverifiable until the PCCS answers a probe');
           },

@@ -78,7 +78,7 @@ export interface MetricsSink {
    * (ProgramRegistry.metricLabels: the registry's names, else `other`).
    */
   observeLedgerWrite(what: 'unrecognized' | 'unattested', program: string, fn: string): void;
-  /** Reads the watcher's scanned and tip heights at each scrape (null: not known yet). */
+  /** Reads the watcher's scanned and tip heights at each scrape (null: not known yet); the two gauges exist from the first call on. */
   registerLedgerHeights(read: () => { scannedHeight: number | null; tipHeight: number | null }): void;
   /** Reads the mapping cross-check's keys by status at each scrape (README "Ledger"). */
   registerLedgerMapping(read: () => { consistent: number; inconsistent: number; notChecked: number }): void;
@@ -303,10 +303,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       }
       if (typeof v === 'number') this.set(v);
     };
-  const ledgerScanned = new Gauge({ name: p('ledger_scanned_height'), help: 'Every ledger block up to this height is scanned and its updates stored', registers, collect: ledgerHeight('scannedHeight') });
-  const ledgerTip = new Gauge({ name: p('ledger_tip_height'), help: 'Latest block height the ledger node reported to the watcher', registers, collect: ledgerHeight('tipHeight') });
-  void ledgerScanned;
-  void ledgerTip;
+  // Registered by registerLedgerHeights only (a process that runs a watcher): a replica without one
+  // exports no height, rather than a height 0 that never moves (which reads as a stopped watcher).
+  const ledgerScanned = new Gauge({ name: p('ledger_scanned_height'), help: 'Every ledger block up to this height is scanned and its updates stored (0: none yet); exported only by a process that runs the ledger watcher', registers: [], collect: ledgerHeight('scannedHeight') });
+  const ledgerTip = new Gauge({ name: p('ledger_tip_height'), help: 'Latest block height the ledger node reported to the watcher (0: none yet); exported only by a process that runs the ledger watcher', registers: [], collect: ledgerHeight('tipHeight') });
   let mappingRead: (() => { consistent: number; inconsistent: number; notChecked: number }) | undefined;
   const ledgerMapping = new Gauge({
     name: p('ledger_mapping_keys'),
@@ -401,6 +401,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       ledgerWrites[what].inc({ program, function: fn });
     },
     registerLedgerHeights(read) {
+      if (!ledgerRead) {
+        registry.registerMetric(ledgerScanned);
+        registry.registerMetric(ledgerTip);
+      }
       ledgerRead = read;
     },
     registerLedgerMapping(read) {

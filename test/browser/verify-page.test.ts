@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { examples, tweak, useNitroServers } from '../support/nitro-pair.js';
-import { startBrowser, type TestBrowser } from '../support/browser.js';
+import { browserTestsRun, startBrowser, type TestBrowser } from '../support/browser.js';
 import { mintedUpdates, startLedgerFixture, type LedgerFixture } from '../support/ledger-fixture.js';
 import { startLedgerServer, type LedgerServer } from '../support/ledger-server.js';
 import { startServer, type RunningServer } from '../support/server.js';
@@ -29,9 +29,11 @@ import { expectFits } from '../support/page-fit.js';
 
 let browser: TestBrowser;
 const srv0 = useNitroServers();
+/** Without /usr/bin/chromium (outside CI) every block is skipped with a message. */
+const skip = !browserTestsRun('test/browser/verify-page.test.ts');
 
 beforeAll(async () => {
-  browser = await startBrowser();
+  if (!skip) browser = await startBrowser();
 });
 
 afterAll(async () => {
@@ -89,7 +91,7 @@ function checkItems(page: Page): Promise<string[]> {
   return page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
 }
 
-describe('verify page', () => {
+describe.skipIf(skip)('verify page', () => {
   it('serves the page and its assets from the server, nothing external', async () => {
     const r = await fetch(`${srv0.own.url}/`);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
@@ -175,7 +177,7 @@ const AMBER_BG = 'rgb(255, 241, 199)';
 const background = (l: Locator): Promise<string> =>
   l.evaluate((e) => (globalThis as unknown as { getComputedStyle(el: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor);
 
-describe('verify page on the bundled config.json: "Load example"', () => {
+describe.skipIf(skip)('verify page on the bundled config.json: "Load example"', () => {
   let bundled: RunningServer;
   beforeAll(async () => {
     bundled = await startServer({ ...JSON.parse(readFileSync('config.json', 'utf8')), port: 0 });
@@ -203,7 +205,7 @@ describe('verify page on the bundled config.json: "Load example"', () => {
   });
 });
 
-describe('verify page: could not verify', () => {
+describe.skipIf(skip)('verify page: could not verify', () => {
   let pccsDown: RunningServer;
   beforeAll(async () => {
     const dir = 'examples/offline-sgx';
@@ -244,7 +246,7 @@ describe('verify page: could not verify', () => {
   });
 });
 
-describe('verify page: a verification that takes a while', () => {
+describe.skipIf(skip)('verify page: a verification that takes a while', () => {
   let sim: PccsServer;
   let slow: RunningServer;
   let release!: () => void;
@@ -292,7 +294,7 @@ describe('verify page: a verification that takes a while', () => {
   });
 });
 
-describe('transaction lookup against the ledger-node simulator', () => {
+describe.skipIf(skip)('transaction lookup against the ledger-node simulator', () => {
   let dir: string;
   let fx: LedgerFixture;
   let srv: LedgerServer;
@@ -348,7 +350,7 @@ describe('transaction lookup against the ledger-node simulator', () => {
   });
 });
 
-describe('ledger page after the watcher ran', () => {
+describe.skipIf(skip)('ledger page after the watcher ran', () => {
   const LATEST = 760;
   const w = useWatchedLedger('page-watch-', { first: 700, latest: LATEST, extraSgx: 20 });
 
@@ -406,7 +408,7 @@ describe('ledger page after the watcher ran', () => {
   });
 });
 
-describe('ledger page: the PCCS state in the status strip', () => {
+describe.skipIf(skip)('ledger page: the PCCS state in the status strip', () => {
   let offline: RunningServer;
   let unreachable: RunningServer;
   let gone: string;
@@ -469,7 +471,7 @@ async function goneUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-describe('ledger page: no watcher, and a watcher that has scanned nothing yet', () => {
+describe.skipIf(skip)('ledger page: no watcher, and a watcher that has scanned nothing yet', () => {
   let dir: string;
   let noWatcher: RunningServer;
   let blind: RunningServer;
@@ -528,7 +530,7 @@ describe('ledger page: no watcher, and a watcher that has scanned nothing yet', 
   });
 });
 
-describe('ledger page: updates stored while the PCCS lacked their collateral', () => {
+describe.skipIf(skip)('ledger page: updates stored while the PCCS lacked their collateral', () => {
   const LATEST = 725;
   const w = useWatchedLedger('page-unverifiable-', { first: 700, latest: LATEST }, (f) => {
     // The PCCS has no TCB info for the platform: every typeA update is unverifiable (PCCS_NOT_FOUND).
@@ -582,7 +584,7 @@ describe('ledger page: updates stored while the PCCS lacked their collateral', (
   });
 });
 
-describe('extreme attested times: 2^53−1, 2^64−1 and 0', () => {
+describe.skipIf(skip)('extreme attested times: 2^53−1, 2^64−1 and 0', () => {
   const LATEST = 730;
   /** The attested timestamps (seconds): 2^53−1, the u64 2^64−1 (decoded as the signed −1) and 0. */
   const TIMES = [Number.MAX_SAFE_INTEGER, -1, 0];

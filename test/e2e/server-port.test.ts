@@ -2,7 +2,8 @@
  * Ports and usage errors of the real server process (issue 27, item 4): `--port` and the PORT
  * environment variable override the config's port (`--port` first); a port in use is one line on
  * stderr naming the port and the override, exit 2, no stack trace, and the watcher's store lease
- * is given back; usage errors (unknown option, a --config file that cannot be read, a bad port)
+ * is given back, and the log holds only what happened before (the startup PCCS probe it abandoned
+ * is no PCCS failure; a server that never listened does not say it stops accepting); usage errors (unknown option, a --config file that cannot be read, a bad port)
  * exit 2 like the CLI's.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -83,6 +84,21 @@ describe('server port', { timeout: 600_000 }, () => {
     } finally {
       await node.close();
     }
+  });
+
+  it('a port in use: the log says only what happened before (no PCCS failure from the abandoned probe, no "shutting down" of a server that never listened)', async () => {
+    // The busy port's server accepts connections and never answers: as the PCCS, its startup
+    // probe is still waiting when the listen fails, and is abandoned by the shutdown.
+    const cfg = config('busy-pccs.json', { pccsUrl: `http://127.0.0.1:${busyPort}/sgx/certification/v4/`, pccsProbeTimeoutMs: 60_000, logLevel: 'info' });
+    const r = await runMain(['--config', cfg], { env: env({}), timeoutMs: TIMEOUT });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`error: port ${busyPort} is in use; set PORT or --port to another port\n`);
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    const records = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(records.map((x) => [x.level, x.msg])).toEqual([
+      [40, 'liveCheck.skip is true: the targets are not compared with the ledger program'],
+      [30, 'trust roots loaded'],
+    ]);
   });
 
   it('usage errors exit 2 with the reason and the usage', async () => {

@@ -18,6 +18,22 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
+/** Why the browser tests cannot run here (undefined: they can). */
+export function browserUnavailable(): string | undefined {
+  return existsSync(CHROMIUM) ? undefined : `no browser at ${CHROMIUM} (install Debian's chromium package: apt-get install chromium; .ci/run does)`;
+}
+
+/**
+ * Whether a browser test file runs: outside CI (CI=true) a missing browser skips it with a message
+ * naming the package, as the nginx and Go tests do; in CI it fails instead.
+ */
+export function browserTestsRun(file: string): boolean {
+  const why = browserUnavailable();
+  if (why === undefined || process.env.CI === 'true') return true;
+  console.warn(`${file} SKIPPED: ${why}. In CI (CI=true) it fails instead.`);
+  return false;
+}
+
 export async function startBrowser(): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium; .ci/run does)`);
   const profile = mkdtempSync(join(tmpdir(), 'page-chromium-'));

@@ -1,8 +1,10 @@
 /**
  * The Grafana dashboard cannot drift from the metrics module: every PromQL expression of every
  * panel (and of the template variables) may only use metric names that a fresh /metrics scrape
- * declares, every metric family of the module is shown somewhere, and every panel uses the
- * provisioned Prometheus datasource.
+ * declares (a replica with the ledger watcher and a PCCS), every metric family of the module is
+ * shown somewhere, and every panel uses the datasource variable ${DS_PROMETHEUS}, never a
+ * hard-coded uid (so Grafana's dashboard sidecar can import it into a Grafana whose Prometheus
+ * has another uid).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -45,6 +47,9 @@ export function metricNames(expr: string): string[] {
 /** Sample names a fresh scrape of the metrics module declares (from its # TYPE lines). */
 async function scrapedNames(opts: { defaultMetrics: boolean }): Promise<{ samples: Set<string>; families: Map<string, string> }> {
   const m = createMetrics({ defaultMetrics: opts.defaultMetrics });
+  // What a replica that runs the ledger watcher and has a PCCS registers (src/server/ledgerFeature.ts, src/compose.ts).
+  m.sink.registerLedgerHeights(() => ({ scannedHeight: 10, tipHeight: 12 }));
+  m.sink.registerPccsUp(() => true);
   const app = Fastify();
   await app.register(metricsPlugin(m));
   const r = await app.inject({ method: 'GET', url: '/metrics' });
@@ -117,15 +122,33 @@ describe('grafana/dashboards/verifier.json', () => {
     }
   });
 
-  it('uses only the provisioned Prometheus datasource', () => {
-    const uid = /^\s*uid:\s*(\S+)\s*$/m.exec(datasourceYml)?.[1];
-    expect(uid).toBeTruthy();
+  it('uses the datasource variable ${DS_PROMETHEUS} (of type prometheus), never a hard-coded datasource uid', () => {
+    const uid = '${DS_PROMETHEUS}';
+    const dsVar = dashboard.templating.list.find((v: any) => v.name === 'DS_PROMETHEUS');
+    expect(dsVar).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    // The provisioned Prometheus is the default, so the variable picks it in docker-compose.
     expect(/^\s*type:\s*prometheus\s*$/m.test(datasourceYml)).toBe(true);
+    expect(datasourceYml).toMatch(/^\s*isDefault:\s*true\s*$/m);
     for (const p of allPanels().filter((x) => x.type !== 'row')) {
       expect(p.datasource, `panel ${p.id}`).toEqual({ type: 'prometheus', uid });
       for (const t of p.targets ?? []) if (t.datasource) expect(t.datasource, `panel ${p.id} ${t.refId}`).toEqual({ type: 'prometheus', uid });
     }
-    for (const v of dashboard.templating.list) if (v.datasource) expect(v.datasource.uid).toBe(uid);
+    for (const v of dashboard.templating.list) if (v.datasource) expect(v.datasource, `variable $${v.name}`).toEqual({ type: 'prometheus', uid });
+    // No datasource anywhere in the file (annotations, links, nested options) names a uid of its own.
+    const uids: string[] = [];
+    const walk = (o: unknown): void => {
+      if (Array.isArray(o)) o.forEach(walk);
+      else if (o && typeof o === 'object') {
+        for (const [k, v] of Object.entries(o)) {
+          if (k === 'datasource' && v && typeof v === 'object' && 'uid' in v) uids.push(String((v as { uid: unknown }).uid));
+          else if (k === 'datasource' && typeof v === 'string') uids.push(v);
+          else walk(v);
+        }
+      }
+    };
+    walk(dashboard);
+    expect(uids.length).toBeGreaterThan(30);
+    expect(uids.filter((u) => u !== uid)).toEqual([]);
     // the provider loads the directory docker-compose.yml mounts the dashboards into
     expect(providerYml).toMatch(/path:\s*\/var\/lib\/grafana\/dashboards/);
   });
@@ -169,6 +192,7 @@ describe('grafana/dashboards/verifier.json', () => {
     expect(has(/verifier_upstream_request_duration_seconds_bucket\{[^}]*service="pccs"/)).toBe(true);
     expect(has(/verifier_upstream_errors_total\{[^}]*service="pccs"/)).toBe(true);
     expect(has(/verifier_nodejs_eventloop_lag/)).toBe(true);
+    expect(has(/verifier_pccs_up/)).toBe(true);
   });
 
   it('is the only dashboard and valid JSON (parsed above)', () => {

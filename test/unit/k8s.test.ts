@@ -268,9 +268,11 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
   it('Prometheus: every long-running pod is scraped on its /metrics; alert rules and dashboard are ConfigMaps equal to their sources', () => {
     for (const { owner, template } of podTemplates(base)) {
       if (owner.metadata.name === 'pccs') continue; // Intel's PCCS has no /metrics
+      if (owner.metadata.name === 'alertmanager') continue; // not a verifier: what the alerts go to
       expect(template.metadata.annotations, owner.metadata.name).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics', 'prometheus.io/port': '8080' });
     }
-    expect(findGenerated(base, 'ConfigMap', 'oracle-verifier-alerts').data['ledger.rules.yml']).toBe(read('deploy/alerts/ledger.rules.yml'));
+    for (const f of ['ledger.rules.yml', 'verifier.rules.yml']) expect(findGenerated(base, 'ConfigMap', 'oracle-verifier-alerts').data[f]).toBe(read(`deploy/alerts/${f}`));
+    expect(findGenerated(base, 'ConfigMap', 'alertmanager-config').data['alertmanager.yml']).toBe(read('deploy/alertmanager.yml'));
     expect(findGenerated(base, 'ConfigMap', 'oracle-verifier-dashboard').data['verifier.json']).toBe(read('grafana/dashboards/verifier.json'));
     // docker-compose.yml runs the PCCS with the same entry point the ConfigMap carries.
     expect(read('docker-compose.yml')).toMatch(/- \.\/deploy\/k8s\/base\/pccs\/entrypoint\.sh:\/pccs-entrypoint\.sh:ro/);
@@ -322,7 +324,8 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
   });
 
   it('the copies kustomize reads (it reads no file outside its directory) equal their sources', () => {
-    expect(read('deploy/k8s/base/monitoring/alerts/ledger.rules.yml')).toBe(read('deploy/alerts/ledger.rules.yml'));
+    for (const f of ['ledger.rules.yml', 'verifier.rules.yml']) expect(read(`deploy/k8s/base/monitoring/alerts/${f}`)).toBe(read(`deploy/alerts/${f}`));
+    expect(read('deploy/k8s/base/monitoring/alertmanager/alertmanager.yml')).toBe(read('deploy/alertmanager.yml'));
     expect(read('deploy/k8s/base/monitoring/dashboard/verifier.json')).toBe(read('grafana/dashboards/verifier.json'));
     expect(K8S_DIR).toBe(join(root, 'deploy/k8s'));
   });
