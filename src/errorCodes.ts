@@ -338,7 +338,7 @@ export const ERROR_TRAITS = {
   ledgerRecords: {
     LEDGER_TRANSITION_MALFORMED: EVIDENCE,
   },
-  /** The /ledger routes (README "Ledger"). */
+  /** The /ledger routes (docs/ledger.md). */
   ledgerWatch: {
     /** GET /ledger/status or /ledger/updates while no watcher (`watch.enabled`) is configured. */
     LEDGER_WATCH_NOT_CONFIGURED: todo(NOT_CONFIGURED, 'Set watch.enabled: true, watch.database and liveCheck.apiBaseUrl in config.json and restart (docs/ledger.md).'),
