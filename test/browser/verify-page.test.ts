@@ -69,8 +69,10 @@ async function open(url: string): Promise<{ page: Page; consoleErrors: string[] 
 
 /** Types the pair with the keyboard only and submits with Tab → Enter on the Verify button. */
 async function pasteAndVerify(page: Page, userData: string, report: string): Promise<string> {
-  await page.keyboard.press('Tab'); // first focusable: the Ledger link, then the userData text area
+  await page.keyboard.press('Tab'); // first focusable: the Ledger link, the Configured targets disclosure, then the userData text area
   await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.textContent')).toBe('Ledger');
+  await page.keyboard.press('Tab');
+  await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.textContent')).toBe('Configured targets');
   await page.keyboard.press('Tab');
   await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('userData');
   await page.keyboard.insertText(userData);
@@ -94,11 +96,12 @@ function checkItem(page: Page, id: string): Promise<string | null> {
   return page.locator(`ol.checks li[data-check="${id}"]`).textContent();
 }
 
-/** Whether the element's box lies within the window (top and bottom inside the viewport). */
-const inViewport = (l: Locator): Promise<boolean> =>
+/** Where the element's box lies against the window: `in view` when its top and bottom are inside the viewport. */
+const inViewport = (l: Locator): Promise<string> =>
   l.evaluate((e) => {
     const r = (e as unknown as { getBoundingClientRect(): { top: number; bottom: number } }).getBoundingClientRect();
-    return r.top >= 0 && r.bottom <= (globalThis as unknown as { innerHeight: number }).innerHeight;
+    const h = (globalThis as unknown as { innerHeight: number }).innerHeight;
+    return r.top >= -1 && r.bottom <= h + 1 ? 'in view' : `out of view: top ${r.top}, bottom ${r.bottom}, window height ${h}`;
   });
 
 describe('verify page', () => {
@@ -238,7 +241,7 @@ describe('verify page on the bundled config.json: "Load example"', () => {
       const status = page.getByRole('status');
       await status.filter({ hasText: /\S/ }).waitFor();
       expect(await status.getAttribute('aria-live')).toBe('polite');
-      await expect.poll(() => inViewport(page.locator('#verdict'))).toBe(true);
+      await expect.poll(() => inViewport(page.locator('#verdict'))).toBe('in view');
       await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('verdict');
       expect(await status.textContent()).toBe('valid');
       // One request without a token id: no Token column; each measurement printed once.
@@ -632,7 +635,8 @@ describe('ledger page: updates stored while the PCCS lacked their collateral', (
     const verdict = page.locator('#detail-body p.outcome-unverifiable');
     expect(await verdict.textContent()).toMatch(/^could not verify: .*\(PCCS_NOT_FOUND\) — the collateral for this report's platform is missing: try again later/);
     const items = await page.getByRole('list', { name: 'Checks' }).getByRole('listitem').allTextContents();
-    expect(items.find((t) => t.startsWith('failed:'))).toMatch(/\(typeA\.collateral\) — PCCS_NOT_FOUND$/);
+    expect(items.find((t) => t.startsWith('failed:'))).toMatch(/ — PCCS_NOT_FOUND$/);
+    expect(await page.locator('#detail-body ol.checks li.failed').getAttribute('data-check')).toBe('typeA.collateral');
     await expectFits(page, 'ledger: could not verify in the table and the detail view');
     await browser.screenshot(page, 'ledger-could-not-verify');
     expect(consoleErrors).toEqual([]);
