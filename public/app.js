@@ -59,6 +59,17 @@ function setVerdict(outcome, text) {
   v.textContent = text;
 }
 
+/**
+ * Shows the result section and brings the verdict to where the eye is: scrolled into view and
+ * focused (it is a role=status live region, so screen readers announce it too).
+ */
+function revealResult() {
+  byId('result').hidden = false;
+  const v = byId('verdict');
+  v.scrollIntoView({ block: 'start' });
+  v.focus({ preventScroll: true });
+}
+
 /** @param {unknown} body */
 function offerDownload(body) {
   if (downloadUrl) URL.revokeObjectURL(downloadUrl);
@@ -80,7 +91,7 @@ function showReport(b) {
     tcbLine(b.reportType, typeof rep.tcbStatusName === 'string' ? rep.tcbStatusName : undefined, rep.advisoryIds),
   );
   offerDownload(b);
-  byId('result').hidden = false;
+  revealResult();
 }
 
 /** @param {TransactionBody} t */
@@ -109,7 +120,7 @@ function showTransaction(t) {
     d.append(s);
   });
   offerDownload(t);
-  byId('result').hidden = false;
+  revealResult();
 }
 
 /**
@@ -124,7 +135,7 @@ function showUndecided(e) {
   setVerdict('unverifiable', verdictText('unverifiable', str(b.errorString), str(b.errorCode)));
   byId('details').replaceChildren(el('p', `The verifier answered HTTP ${e.status}: no verdict was reached.`, 'note'));
   offerDownload(e.body);
-  byId('result').hidden = false;
+  revealResult();
 }
 
 /** What a verification waits for (typeA: the verifier may be fetching collateral from the PCCS). */
@@ -203,6 +214,7 @@ async function loadExample() {
 }
 
 function main() {
+  byId('verdict').tabIndex = -1;
   const verifyForm = /** @type {HTMLFormElement} */ (byId('verify-form'));
   const lookupForm = /** @type {HTMLFormElement} */ (byId('lookup-form'));
   verifyForm.addEventListener('submit', (ev) => {

@@ -210,12 +210,21 @@ function timeCell(seconds) {
   return cell;
 }
 
-/** Shows the configured targets (GET /info) in #targets and keeps them for the measurement tables. */
+/**
+ * @typedef {{ targetUniqueId?: { hexEncoded?: string }, targetPcrValues?: { hexEncoded?: string[] } }} TargetForms
+ * @typedef {TargetForms & { acceptedBuilds?: (TargetForms & { source: string })[], ledgerPrograms?: string[], ledgerWatcher?: boolean }} Info
+ */
+
+/**
+ * Shows the configured targets (GET /info) in #targets (inside the "Configured targets"
+ * disclosure) and keeps them for the measurement tables; returns the info record (undefined when
+ * the request failed, which is shown).
+ * @returns {Promise<Info | undefined>}
+ */
 export async function loadTargets() {
   const line = byId('targets');
   try {
-    /** @typedef {{ targetUniqueId?: { hexEncoded?: string }, targetPcrValues?: { hexEncoded?: string[] } }} TargetForms */
-    const info = /** @type {TargetForms & { acceptedBuilds?: (TargetForms & { source: string })[] }} */ (await fetchJson('/info'));
+    const info = /** @type {Info} */ (await fetchJson('/info'));
     if (info.targetUniqueId?.hexEncoded) targets.uniqueId = info.targetUniqueId.hexEncoded;
     if (info.targetPcrValues?.hexEncoded) targets.pcrs = info.targetPcrValues.hexEncoded;
     targets.builds = (info.acceptedBuilds ?? []).map((b) => ({
@@ -225,9 +234,11 @@ export async function loadTargets() {
     }));
     const more = targets.builds.length ? `; and ${targets.builds.length} other accepted build${targets.builds.length > 1 ? 's' : ''} (GET /info)` : '';
     line.textContent = `Configured targets: unique ID ${targets.uniqueId ?? '(none)'}; PCR0–2 ${(targets.pcrs ?? []).join(', ') || '(none)'}${more}`;
+    return info;
   } catch (e) {
     line.textContent = 'Configured targets: unavailable';
     showError(e instanceof Error ? e.message : String(e));
+    return undefined;
   }
 }
 
@@ -288,7 +299,8 @@ export function checksList(checks) {
   const ol = el('ol', undefined, 'checks');
   ol.setAttribute('aria-label', 'Checks');
   for (const c of checks) {
-    const li = el('li', `${c.status}: ${c.title} (${c.id})${c.code ? ` — ${c.code}` : ''}`, c.status);
+    const li = el('li', `${c.status}: ${c.title}${c.code ? ` — ${c.code}` : ''}`, c.status);
+    li.dataset.check = c.id;
     ol.append(li);
   }
   wrap.append(ol);
@@ -303,10 +315,12 @@ export function checksList(checks) {
 export function decodedTable(first, all) {
   const list = all && all.length > 0 ? all : first ? [first] : [];
   if (list.length === 0) return el('p', 'userData could not be decoded.', 'note');
+  // The Token column only when a request carries a token id (era 2 on): no column of empty cells.
+  const tokens = list.some((d) => d.tokenId !== undefined);
   return table(
     'Decoded data',
-    ['Token', 'URL', 'Selector', 'Value', 'Time'],
-    list.map((d) => [d.tokenId === undefined ? '' : String(d.tokenId), d.url ?? '', d.selector ?? '', d.attestationData ?? '', timeCell(d.timestamp)]),
+    [...(tokens ? ['Token'] : []), 'URL', 'Selector', 'Value', 'Time'],
+    list.map((d) => [...(tokens ? [d.tokenId === undefined ? '' : String(d.tokenId)] : []), d.url ?? '', d.selector ?? '', d.attestationData ?? '', timeCell(d.timestamp)]),
   );
 }
 
@@ -333,6 +347,19 @@ function acceptedBuildOf(m) {
   );
 }
 
+/**
+ * A measurement printed once: the report's value; on a mismatch also the expected one, labelled.
+ * @param {string} got
+ * @param {string | undefined} want
+ * @returns {HTMLElement}
+ */
+function valueCell(got, want) {
+  if (want === undefined || got.toLowerCase() === want.toLowerCase()) return el('span', got, 'mono');
+  const cell = el('span');
+  cell.append(el('span', `report: ${got}`, 'mono'), el('br'), el('span', `expected: ${want}`, 'mono'));
+  return cell;
+}
+
 /** @param {{ uniqueId?: string, pcrs?: string[] }} m */
 export function measurementsTable(m) {
   const build = acceptedBuildOf(m);
@@ -340,13 +367,15 @@ export function measurementsTable(m) {
   const want = build ?? targets;
   /** @type {(string | HTMLElement)[][]} */
   const rows = [];
-  if (m.uniqueId) rows.push(['Unique ID', el('span', m.uniqueId, 'mono'), el('span', want.uniqueId ?? '', 'mono'), compareCell(m.uniqueId, want.uniqueId)]);
-  (m.pcrs ?? []).forEach((p, i) => rows.push([`PCR${i}`, el('span', p, 'mono'), el('span', want.pcrs?.[i] ?? '', 'mono'), compareCell(p, want.pcrs?.[i])]));
+  if (m.uniqueId) rows.push(['Unique ID', valueCell(m.uniqueId, want.uniqueId), compareCell(m.uniqueId, want.uniqueId)]);
+  (m.pcrs ?? []).forEach((p, i) => rows.push([`PCR${i}`, valueCell(p, want.pcrs?.[i]), compareCell(p, want.pcrs?.[i])]));
   if (rows.length === 0) return el('p', 'No measurements could be read from the report.', 'note');
-  const t = table('Measurements', ['Measurement', 'Report', build ? 'Accepted build' : 'Configured target', 'Result'], rows);
+  const t = table('Measurements', ['Measurement', 'Value', build ? 'Against the accepted build' : 'Against the configured target'], rows);
   if (!build) return t;
   const box = el('div', '');
-  box.append(el('p', `The report's measurement is not the configured target but an accepted build (config.json acceptedBuilds): ${build.source}`, 'note'), t);
+  const source = el('details', undefined, 'source');
+  source.append(el('summary', "Not the configured target but an accepted build (config.json acceptedBuilds): where it comes from"), el('p', build.source, 'note'));
+  box.append(t, source);
   return box;
 }
 

@@ -55,9 +55,24 @@ function watcherText(s) {
   return `Watcher: ${parts.join('; ')}`;
 }
 
-/** The one sentence shown instead of the table and the chart when the server runs no watcher. */
-const WATCH_OFF =
-  'No ledger watcher runs on this verifier: to enable it, set "watch": { "enabled": true, "database": "ledger.db" } and "liveCheck.apiBaseUrl" (the ledger node it follows) in config.json and restart the verifier.';
+/**
+ * What the page says instead of the table and the chart when the server runs no watcher: that
+ * nothing is stored, and the one change that turns the watcher on (with a ledger node configured,
+ * only the `watch` key is missing).
+ * @param {boolean} nodeConfigured GET /info names the followed programs (liveCheck.apiBaseUrl is set)
+ */
+function watchOff(nodeConfigured) {
+  const how = nodeConfigured
+    ? 'add "watch": { "enabled": true, "database": "ledger.db" } to config.json and restart; it follows the ledger node of liveCheck.apiBaseUrl, which is already set.'
+    : 'set "liveCheck.apiBaseUrl" (the ledger node to follow) and add "watch": { "enabled": true, "database": "ledger.db" } in config.json, then restart.';
+  return `The ledger watcher is off on this verifier (config.json has no "watch"), so no updates are stored here. To turn it on, ${how} Meanwhile, one transaction can be looked up on the Verify page.`;
+}
+
+/** Hides what only a watcher fills (filters, chart, table) and says why. @param {boolean} nodeConfigured */
+function showWatchOff(nodeConfigured) {
+  byId('strip').textContent = watchOff(nodeConfigured);
+  for (const id of ['filters', 'chart-section', 'table-section']) byId(id).hidden = true;
+}
 
 /**
  * Fills the status strip. Returns false when the server runs no watcher (503
@@ -72,8 +87,7 @@ async function loadStatus() {
     return true;
   } catch (e) {
     if (e instanceof HttpError && e.body.errorCode === 'LEDGER_WATCH_NOT_CONFIGURED') {
-      strip.textContent = WATCH_OFF;
-      for (const id of ['filters', 'chart-section', 'table-section']) byId(id).hidden = true;
+      showWatchOff(true);
       return false;
     }
     strip.textContent = 'Watcher: status unavailable';
@@ -87,13 +101,23 @@ async function loadStatus() {
  *   latencyMs?: number, error?: string, errorCode?: string, circuit?: { state: string, until?: string } }} PccsStatus
  */
 
+/**
+ * The PCCS circuit breaker in words: what it means for typeA verifications now.
+ * @param {{ state: string, until?: string }} c
+ */
+function circuitText(c) {
+  if (c.state === 'open') return `the PCCS did not answer, so typeA reports whose collateral is not cached are "could not verify" at once until ${c.until ?? 'the cool-down ends'}; then one request tries the PCCS again`;
+  if (c.state === 'half-open') return 'the PCCS did not answer before; the next typeA request tries it again and, if it answers, verification resumes';
+  return `circuit ${c.state}`;
+}
+
 /** @param {PccsStatus} s */
 function pccsText(s) {
   if (!s.configured) return s.collateralDir ? 'not configured (offline collateral directory)' : 'not configured';
   const where = `${s.url ?? 'PCCS'}${s.collateralDir ? ', after the collateral directory' : ''}; checked ${s.checkedAt ?? 'never'}`;
   // The circuit breaker: while open, typeA updates that need collateral are not verified before `until`.
   const c = s.circuit;
-  const circuit = c && c.state !== 'closed' ? `; circuit ${c.state}${c.until ? ` until ${c.until}` : ''}` : '';
+  const circuit = c && c.state !== 'closed' ? `; ${circuitText(c)}` : '';
   if (s.reachable) return `yes (${s.latencyMs ?? '?'} ms; ${where}${circuit})`;
   return `no (${s.error ?? 'no reason given'}${s.errorCode ? `, ${s.errorCode}` : ''}; ${where}${circuit})`;
 }
@@ -263,11 +287,13 @@ function main() {
   });
   byId('first-page').addEventListener('click', () => void loadPage(undefined));
   byId('next-page').addEventListener('click', () => void loadPage(nextCursor));
-  void loadTargets();
   void loadPccs();
-  // The table and the chart only when a watcher runs.
-  void loadStatus().then((watching) => {
-    if (watching) reload();
+  // The table and the chart only when a watcher runs. GET /info says whether one does, so a
+  // server without one is not asked for its status (no 503 in the console); an older server that
+  // does not say is asked, and its 503 LEDGER_WATCH_NOT_CONFIGURED handled the same way.
+  void loadTargets().then(async (info) => {
+    if (info?.ledgerWatcher === false) return showWatchOff(Array.isArray(info.ledgerPrograms));
+    if (await loadStatus()) reload();
   });
 }
 

@@ -135,6 +135,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     Date.now(),
     config.liveCheck.apiBaseUrl !== undefined ? followedPrograms(config) : undefined,
     config.acceptedBuilds,
+    config.watch !== undefined,
   );
   // The watcher and /ledger routes verify through the same (instrumented) service as /decodeReport.
   const decodeReports = service.decodeReports?.bind(service);

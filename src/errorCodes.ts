@@ -26,12 +26,14 @@ export interface CodeTraits {
   readonly outcome: Exclude<Outcome, 'valid'>;
   readonly retryable: boolean;
   readonly refused?: true;
+  /** What to do about it, for the operator or caller who meets it (docs/error-codes.md prints it). */
+  readonly todo: string;
 }
 
 /** A check failed on the evidence (or the evidence is malformed): a verdict in a 200 body. */
-const EVIDENCE: CodeTraits = { status: 200, outcome: 'invalid', retryable: false };
+const EVIDENCE: CodeTraits = { status: 200, outcome: 'invalid', retryable: false, todo: 'Nothing to retry: the report, its binding or the data is wrong. Check that userData and report are the pair the oracle update carried, unchanged.' };
 /** A dependency of the verification could not be had (PCCS, collateral): no verdict, try later. */
-const DEPENDENCY: CodeTraits = { status: 200, outcome: 'unverifiable', retryable: true };
+const DEPENDENCY: CodeTraits = { status: 200, outcome: 'unverifiable', retryable: true, todo: 'Nothing is known about the report. Try again later; for typeA make the PCCS (pccsUrl) reachable or configure collateralDir.' };
 /**
  * The typeA collateral itself (TCB info, QE identity, their signing chain, the CRLs) is unusable:
  * malformed, badly signed, outside its validity at the verification time, or for another platform.
@@ -39,18 +41,20 @@ const DEPENDENCY: CodeTraits = { status: 200, outcome: 'unverifiable', retryable
  * this says nothing about the report: no verdict, try later (or with fresh collateral). Codes shared
  * with the report's own checks (X509_*, TYPEA_PCK_CHAIN_INVALID, TYPEA_PCK_CA_REVOKED) stay evidence.
  */
-const COLLATERAL: CodeTraits = DEPENDENCY;
+const COLLATERAL: CodeTraits = { ...DEPENDENCY, todo: 'The typeA collateral (from the PCCS or collateralDir) is unusable, not the report. Refresh it (PCCS cache, or `oracle-verifier collateral fetch` again) and retry; for old reports set verificationTime.' };
 /** The verifier's own set-up (configuration, start-up, CLI, store): never answered over HTTP. */
-const SETUP: CodeTraits = { status: 500, outcome: 'unverifiable', retryable: false };
+const SETUP: CodeTraits = { status: 500, outcome: 'unverifiable', retryable: false, todo: 'Fix the set-up the message names (config.json key, file, script, store), then start again.' };
 /** The caller's command or request is wrong. */
-const BAD_REQUEST: CodeTraits = { status: 400, outcome: 'invalid', retryable: false };
+const BAD_REQUEST: CodeTraits = { status: 400, outcome: 'invalid', retryable: false, todo: 'Correct the request as the message says (docs/http-api.md lists each route\'s parameters).' };
 /** The pool refused the work for capacity: a 503 with Retry-After, never a verdict. */
-const REFUSED: CodeTraits = { status: 503, outcome: 'unverifiable', retryable: true, refused: true };
+const REFUSED: CodeTraits = { status: 503, outcome: 'unverifiable', retryable: true, refused: true, todo: 'The verifier is busy: retry after Retry-After (another replica may answer). Persistent: add workers or replicas, or raise maxQueue/taskTimeoutMs.' };
 /** The ledger node could not be asked or answered wrongly: 502 on the lookup route. */
-const NODE_DOWN: CodeTraits = { status: 502, outcome: 'unverifiable', retryable: true };
-const NODE_WRONG: CodeTraits = { status: 502, outcome: 'unverifiable', retryable: false };
-const NOT_CONFIGURED: CodeTraits = { status: 503, outcome: 'unverifiable', retryable: false };
-const http = (status: number): CodeTraits => ({ status, outcome: 'invalid', retryable: false });
+const NODE_DOWN: CodeTraits = { status: 502, outcome: 'unverifiable', retryable: true, todo: 'The ledger node did not answer in time or refused: retry later, or lower watch.rps / use another node (liveCheck.apiBaseUrl).' };
+const NODE_WRONG: CodeTraits = { status: 502, outcome: 'unverifiable', retryable: false, todo: 'The ledger node answered something unreadable: check liveCheck.apiBaseUrl points at a snarkOS REST API of the right network.' };
+const NOT_CONFIGURED: CodeTraits = { status: 503, outcome: 'unverifiable', retryable: false, todo: 'Configure the feature the message names (watch.enabled with watch.database, or liveCheck.apiBaseUrl) and restart.' };
+const http = (status: number): CodeTraits => ({ status, outcome: 'invalid', retryable: false, todo: 'Fix the request as the message says (method, path, content type, size or JSON shape; docs/http-api.md).' });
+/** The same traits with a what-to-do of their own. */
+const todo = (traits: CodeTraits, text: string): CodeTraits => ({ ...traits, todo: text });
 
 export const ERROR_TRAITS = {
   config: {
@@ -244,9 +248,9 @@ export const ERROR_TRAITS = {
   },
   /** The PCCS client (collateral over HTTP). */
   pccs: {
-    PCCS_UNAVAILABLE: DEPENDENCY,
-    PCCS_HTTP_ERROR: DEPENDENCY,
-    PCCS_NOT_FOUND: DEPENDENCY,
+    PCCS_UNAVAILABLE: todo(DEPENDENCY, 'The PCCS did not answer: check pccsUrl and GET /status/pccs; retry later, or configure collateralDir.'),
+    PCCS_HTTP_ERROR: todo(DEPENDENCY, 'The PCCS answered 5xx: check the PCCS (its log, its API key PCCS_API_KEY); retry later.'),
+    PCCS_NOT_FOUND: todo(DEPENDENCY, 'The PCCS has no collateral for this platform (FMSPC): use a PCCS that caches it, Intel\'s PCS, or a collateralDir with it.'),
     PCCS_BAD_RESPONSE: DEPENDENCY,
   },
   collateralDir: {
@@ -255,7 +259,7 @@ export const ERROR_TRAITS = {
   pool: {
     POOL_OVERLOADED: REFUSED,
     POOL_TASK_TIMEOUT: REFUSED,
-    POOL_WORKER_FAILED: { ...REFUSED, status: 500 },
+    POOL_WORKER_FAILED: todo({ ...REFUSED, status: 500 }, 'A worker thread died: retry; if it repeats, report it with the log.'),
     POOL_CLOSED: REFUSED,
   },
   /** The verification's own checks (policy, binding, kind dispatch). */
@@ -267,14 +271,14 @@ export const ERROR_TRAITS = {
     TYPEA_DEBUG_ENCLAVE: EVIDENCE,
     TYPEA_UNIQUE_ID_MISMATCH: EVIDENCE,
     TYPEA_REPORT_DATA_NOT_ZERO: EVIDENCE,
-    TYPEA_COLLATERAL_UNAVAILABLE: DEPENDENCY,
+    TYPEA_COLLATERAL_UNAVAILABLE: todo(DEPENDENCY, 'No collateral for this platform: make the PCCS reachable or add the FMSPC to collateralDir (`oracle-verifier collateral fetch`).'),
     TYPEB_PCR_MISMATCH: EVIDENCE,
     TYPEB_PCR_MISSING: EVIDENCE,
     TYPEB_USER_DATA_LENGTH: EVIDENCE,
     TYPEB_NONCE_MISMATCH: EVIDENCE,
     REQUEST_BAD_NONCE: EVIDENCE,
     /** An unexpected failure of the verifier itself: it did not decide. */
-    INTERNAL_ERROR: { status: 500, outcome: 'unverifiable', retryable: false },
+    INTERNAL_ERROR: { status: 500, outcome: 'unverifiable', retryable: false, todo: 'A fault of the verifier: report it with the request and the log line (nothing is known about the report).' },
   },
   /** POST /verify's checks of one notarizer response. */
   response: {
@@ -305,16 +309,16 @@ export const ERROR_TRAITS = {
     HTTP_HEADERS_TOO_LARGE: http(431),
     HTTP_REQUEST_TIMEOUT: http(408),
     /** An `Expect` header other than 100-continue. */
-    HTTP_EXPECTATION_FAILED: http(417),
+    HTTP_EXPECTATION_FAILED: todo(http(417), 'Send no Expect header, or Expect: 100-continue.'),
     /** The body nests objects and arrays deeper than the server reads (checked before parsing). */
-    HTTP_JSON_TOO_DEEP: http(400),
+    HTTP_JSON_TOO_DEEP: todo(http(400), 'Flatten the body: objects and arrays may nest at most 64 levels (the message names where it went deeper).'),
     /** The request bytes being read or answered (counted as they arrive) reached maxInflightBytes or the address's maxInflightBytesPerClient (503, Retry-After). */
-    HTTP_INFLIGHT_LIMIT: REFUSED,
+    HTTP_INFLIGHT_LIMIT: todo(REFUSED, 'Too many request bytes in flight (or from your address): retry after Retry-After, or raise maxInflightBytes / maxInflightBytesPerClient.'),
   },
   /** The command line (exit codes in src/cli/errors.ts). */
   cli: {
-    CLI_USAGE: { ...SETUP, outcome: 'invalid' },
-    CLI_BAD_INPUT: { ...SETUP, outcome: 'invalid' },
+    CLI_USAGE: todo({ ...SETUP, outcome: 'invalid' }, 'Fix the command line; `oracle-verifier COMMAND --help` lists the options (docs/cli.md).'),
+    CLI_BAD_INPUT: todo({ ...SETUP, outcome: 'invalid' }, 'Fix the input file or line the message names.'),
     CLI_NO_TARGETS: SETUP,
     CLI_CHECKPOINT_MISMATCH: SETUP,
     CLI_CHECKPOINT_INVALID: SETUP,
@@ -336,36 +340,36 @@ export const ERROR_TRAITS = {
      * The node refused to list a mapping (`GET /program/{id}/mapping/{name}?all=true`, behind its JWT
      * middleware): no JWT, a wrong or expired one (401; on the v1 paths a 500 ending "(HTTP 401)").
      */
-    LEDGER_NODE_LISTING_REFUSED: NODE_WRONG,
+    LEDGER_NODE_LISTING_REFUSED: todo(NODE_WRONG, 'The node refused the JWT (none, wrong or expired): issue a fresh one for LEDGER_NODE_JWT from the node you run.'),
     /** The node does not serve the mapping listing (an older node, or a gateway that hides it). */
-    LEDGER_NODE_LISTING_UNSUPPORTED: NODE_WRONG,
+    LEDGER_NODE_LISTING_UNSUPPORTED: todo(NODE_WRONG, 'This node does not serve the mapping listing: point the check at a snarkOS node of your own (public gateways hide it).'),
     /** A mapping listing not in snarkOS's shape (`{ data: [[key, value]…], height }`), or a block header without a timestamp. */
     LEDGER_NODE_BAD_LISTING: NODE_WRONG,
     /**
      * The ledger-node bodies being read at once already hold the process's budget (LEDGER_NODE_BODY_BUDGET in src/ledger/node/client.ts, 32 MiB): the
      * answer was abandoned unread, capacity rather than the node's fault (503 with Retry-After).
      */
-    LEDGER_NODE_BODY_BUDGET: REFUSED,
-    LEDGER_TX_NOT_FOUND: http(404),
+    LEDGER_NODE_BODY_BUDGET: todo(REFUSED, 'Ledger-node answers being read at once hold the process budget: retry after Retry-After.'),
+    LEDGER_TX_NOT_FOUND: todo(http(404), 'The node does not know this transaction id: check the id and the network of liveCheck.apiBaseUrl.'),
   },
   /** A followed transition that cannot be read. */
   ledgerRecords: {
     LEDGER_TRANSITION_MALFORMED: EVIDENCE,
   },
-  /** The /ledger routes (README "Ledger"). */
+  /** The /ledger routes (docs/ledger.md). */
   ledgerWatch: {
     /** GET /ledger/status or /ledger/updates while no watcher (`watch.enabled`) is configured. */
-    LEDGER_WATCH_NOT_CONFIGURED: NOT_CONFIGURED,
+    LEDGER_WATCH_NOT_CONFIGURED: todo(NOT_CONFIGURED, 'Set watch.enabled: true, watch.database and liveCheck.apiBaseUrl in config.json and restart (docs/ledger.md).'),
     /** GET /ledger/transactions/{id} while no ledger node (`liveCheck.apiBaseUrl`) is configured. */
-    LEDGER_NODE_NOT_CONFIGURED: NOT_CONFIGURED,
+    LEDGER_NODE_NOT_CONFIGURED: todo(NOT_CONFIGURED, 'Set liveCheck.apiBaseUrl (a snarkOS REST API) in config.json and restart.'),
     /** A path or query parameter of a /ledger route is not valid. */
     LEDGER_BAD_REQUEST: BAD_REQUEST,
     /** The `cursor` of GET /ledger/updates is not one this server handed out. */
     LEDGER_BAD_CURSOR: BAD_REQUEST,
     /** GET /ledger/transactions/{id}: `ledgerLookupQueue` lookups already wait for the ledger node (503 with Retry-After). */
-    LEDGER_LOOKUP_QUEUE_FULL: REFUSED,
+    LEDGER_LOOKUP_QUEUE_FULL: todo(REFUSED, 'Too many lookups wait for the ledger node: retry after Retry-After, or raise ledgerLookupQueue.'),
     /** The completeness check may not list the oracle mappings: no node JWT (LEDGER_NODE_JWT) is configured. */
-    LEDGER_LISTING_NOT_CONFIGURED: NOT_CONFIGURED,
+    LEDGER_LISTING_NOT_CONFIGURED: todo(NOT_CONFIGURED, 'Set LEDGER_NODE_JWT to a JWT of your own snarkOS node (the mapping listing sits behind its JWT middleware); docs/completeness.md.'),
   },
   /** The store of ledger update records. */
   store: {
@@ -374,11 +378,11 @@ export const ERROR_TRAITS = {
     /** The file is a database of another schema (or not one of ours). */
     STORE_SCHEMA_MISMATCH: SETUP,
     /** A write to the store failed (the message names SQLite's code: SQLITE_FULL, SQLITE_BUSY, SQLITE_READONLY…). */
-    STORE_WRITE_FAILED: { ...SETUP, retryable: true },
+    STORE_WRITE_FAILED: todo({ ...SETUP, retryable: true }, 'Free disk space or fix the store file\'s permissions (the SQLite code says which); the watcher retries.'),
     /** A read of the store failed (the message names SQLite's code). */
-    STORE_READ_FAILED: { ...SETUP, retryable: true },
+    STORE_READ_FAILED: todo({ ...SETUP, retryable: true }, 'Check the store file (the SQLite code says why); retry.'),
     /** Another ledger watcher holds the store's lease (one watcher per store). */
-    STORE_LEASE_HELD: SETUP,
+    STORE_LEASE_HELD: todo(SETUP, 'Another watcher uses this store: run one watcher per store, or wait watch.leaseTtlMs for a dead one\'s lease.'),
     /** This watcher's lease was taken over (it could not renew it in time): it stops writing. */
     STORE_LEASE_LOST: SETUP,
   },

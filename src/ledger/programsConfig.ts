@@ -49,7 +49,7 @@ const roleSchema = {
 export const ledgerProgramsSchema = {
   type: 'array',
   minItems: 1,
-  description: 'Oracle programs to follow: built-in program ids, or programs defined here with the role of each function (README "Ledger")',
+  description: 'Oracle programs to follow: built-in program ids, or programs defined here with the role of each function (docs/ledger-programs.md); unset: every known program',
   items: {
     oneOf: [
       programId,
@@ -68,7 +68,7 @@ export const ledgerProgramsSchema = {
             type: 'object',
             additionalProperties: false,
             required: ['mappings', 'key', 'functions'],
-            description: 'Where its updates store the attested data, for the mapping cross-check (README "Ledger"); absent: its keys are not tracked',
+            description: 'Where its updates store the attested data, for the mapping cross-check (docs/ledger.md); absent: its keys are not tracked',
             properties: {
               program: programId,
               mappings: { type: 'object', minProperties: 1, additionalProperties: false, properties: Object.fromEntries(REPORT_TYPES.map((k) => [k, identifier])) },

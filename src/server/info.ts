@@ -12,6 +12,8 @@ export interface InfoRecord {
   ledgerPrograms?: string[];
   /** Builds accepted beside the targets (config acceptedBuilds): kind, source and the measurement in the target's forms; absent when none. */
   acceptedBuilds?: Array<Record<string, unknown>>;
+  /** Whether this server runs the ledger watcher (watch.enabled); absent when the caller does not say. */
+  ledgerWatcher?: boolean;
 }
 
 /** `liveCheck.contractName` as the full program name (`.aleo` appended), null when not configured. */
@@ -31,6 +33,7 @@ export function buildInfoRecord(
   startMs: number,
   ledgerPrograms?: readonly string[],
   acceptedBuilds: Readonly<Partial<Record<string, readonly AcceptedBuild[]>>> = {},
+  ledgerWatcher?: boolean,
 ): InfoRecord {
   const builds = KINDS.flatMap((k) => (acceptedBuilds[k.id] ?? []).map((b) => ({ reportType: k.id, source: b.source, [k.target.info.key]: k.target.info.of(b.value as never) })));
   return {
@@ -39,5 +42,6 @@ export function buildInfoRecord(
     startTimeUTC: formatStartTime(startMs),
     ...(ledgerPrograms ? { ledgerPrograms: [...ledgerPrograms] } : {}),
     ...(builds.length ? { acceptedBuilds: builds } : {}),
+    ...(ledgerWatcher !== undefined ? { ledgerWatcher } : {}),
   };
 }

@@ -142,6 +142,10 @@ export const infoResponse = {
       items: { type: 'string' },
       description: 'The oracle programs the ledger watcher and GET /ledger/transactions/{id} follow (built-in, or defined in config.json ledgerPrograms); absent without a ledger node (liveCheck.apiBaseUrl)',
     },
+    ledgerWatcher: {
+      type: 'boolean',
+      description: 'Whether this server runs the ledger watcher (config.json watch.enabled): GET /ledger/status and /ledger/updates answer 503 LEDGER_WATCH_NOT_CONFIGURED without it',
+    },
     acceptedBuilds: {
       type: 'array',
       description: 'Builds accepted beside the targets (config.json acceptedBuilds): a report is valid when its measurement equals the target or one of these; absent when none',

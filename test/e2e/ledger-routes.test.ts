@@ -145,12 +145,15 @@ describe('GET /ledger/transactions/{id}', { timeout: 300_000 }, () => {
     }
   });
 
-  it('answers 503 LEDGER_WATCH_NOT_CONFIGURED on the store routes without a watcher', async () => {
+  it('answers 503 LEDGER_WATCH_NOT_CONFIGURED on the store routes without a watcher; /info says so beforehand (ledgerWatcher: false)', async () => {
     for (const p of ['/ledger/status', '/ledger/updates']) {
       const r = await srv.get(p);
       expect(r.status).toBe(503);
       expect(r.body.errorCode).toBe('LEDGER_WATCH_NOT_CONFIGURED');
     }
+    const info = await srv.get('/info');
+    expect(info.body.ledgerWatcher).toBe(false);
+    expect(info.body.ledgerPrograms.length).toBeGreaterThan(0);
   });
 
   it('answers 503 LEDGER_NODE_NOT_CONFIGURED without liveCheck.apiBaseUrl', async () => {

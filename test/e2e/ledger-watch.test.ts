@@ -111,6 +111,8 @@ describe('ledger watcher', { timeout: 300_000 }, () => {
   });
 
   it('filters by validity, kind and height range, and refuses bad parameters', async () => {
+    // GET /info says a watcher runs (the ledger page asks it before the store routes).
+    expect((await srv.get('/info')).body.ledgerWatcher).toBe(true);
     // valid=false: everything not valid, the unattested write (newest) included
     expect((await allUpdates(srv, '&valid=false')).map((u) => u.transactionId)).toEqual([fx.tx.overwrite!.transactionId, fx.tx.invalid!.transactionId]);
     expect((await allUpdates(srv, '&outcome=invalid')).map((u) => u.transactionId)).toEqual([fx.tx.invalid!.transactionId]);

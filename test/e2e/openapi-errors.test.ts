@@ -233,7 +233,8 @@ describe('/info liveCheckProgram', () => {
     try {
       const info: any = await (await fetch(`${srv.url}/info`)).json();
       expect(info.liveCheckProgram).toBeNull();
-      expect(Object.keys(info)).toEqual(['targetUniqueId', 'targetPcrValues', 'liveCheckProgram', 'startTimeUTC']);
+      expect(Object.keys(info)).toEqual(['targetUniqueId', 'targetPcrValues', 'liveCheckProgram', 'startTimeUTC', 'ledgerWatcher']);
+      expect(info.ledgerWatcher).toBe(false);
     } finally {
       await srv.close();
     }

@@ -75,6 +75,10 @@ describe('README: a first verdict on the bundled config', () => {
     expect(nitro.source).toContain('zkportal/oracle-verification-backend');
     // The spec's fields stay the targets.
     expect(info.targetPcrValues.hexEncoded[0]).toMatch(/^89f64b1a/);
+    // The bundled config names a ledger node but runs no watcher (the ledger page says so).
+    expect(bundled.watch).toBeUndefined();
+    expect(info.ledgerWatcher).toBe(false);
+    expect(info.ledgerPrograms).toContain('official_oracle.aleo');
   });
 });
 

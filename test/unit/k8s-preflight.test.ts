@@ -1,7 +1,7 @@
 /**
  * scripts/k8s-preflight.sh against a fake `kubectl` on PATH that prints what `kubectl version -o
  * json` prints for an old and a new server (and managed clusters' "29+" minors, a cluster that
- * cannot be reached, an old kubectl): it refuses a server older than the minimum the README names
+ * cannot be reached, an old kubectl): it refuses a server older than the minimum docs/operations.md names
  * (exit 1), accepts a new one (exit 0), says when it cannot tell (exit 2) and passes its arguments
  * on to kubectl.
  */
@@ -87,10 +87,10 @@ describe('scripts/k8s-preflight.sh', () => {
     expect(r.stderr).toContain('kubectl not found');
   });
 
-  it('the README names the same minimum server version and the preflight before kubectl apply', () => {
+  it('docs/operations.md (Kubernetes) names the same minimum server version and the preflight before kubectl apply', () => {
     const min = /^MIN_SERVER_MINOR=(\d+)$/m.exec(readFileSync(SCRIPT, 'utf8'))![1];
-    const readme = readFileSync('README.md', 'utf8');
-    expect(readme).toContain(`Kubernetes 1.${min} or later`);
-    expect(readme).toMatch(/scripts\/k8s-preflight\.sh[^\n]*\n[^\n]*kubectl apply -k deploy\/k8s\/overlays\/example/);
+    const ops = readFileSync('docs/operations.md', 'utf8');
+    expect(ops).toContain(`Kubernetes 1.${min} or later`);
+    expect(ops).toMatch(/scripts\/k8s-preflight\.sh[^\n]*\n[^\n]*kubectl apply -k deploy\/k8s\/overlays\/example/);
   });
 });

@@ -33,7 +33,7 @@ const MODELS: Record<string, new (o: any) => { validate(): void }> = {
 const DIRS = ['base', 'overlays/example', 'audit', 'audit/merge', 'overlays/example/audit', 'overlays/example/audit-merge'];
 /** Where the claims of a kustomization that makes none come from. */
 const CLAIMS_FROM: Record<string, string> = { 'audit/merge': 'audit', 'overlays/example/audit-merge': 'overlays/example/audit' };
-/** Secrets the operator creates (README "Kubernetes"); every other reference must be rendered. */
+/** Secrets the operator creates (docs/operations.md "Kubernetes"); every other reference must be rendered. */
 const OPERATOR_SECRETS = ['pccs-api-key', 'pccs-tls', 'verifier-example-tls'];
 /** bench/memory.ts (BENCHMARKS.md, "Peak memory"): the highest /decodeReport peak and the highest peak of any scenario, MiB. */
 const MEASURED_LOAD_MIB = 234;
@@ -260,9 +260,9 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
         expect(Number(url.port), cm.metadata.name).toBe(svc.spec.ports[0].port);
       }
     }
-    // The README names the commands that make the operator's Secrets.
-    const readme = read('README.md');
-    for (const s of ['pccs-api-key', 'pccs-tls']) expect(readme).toMatch(new RegExp(`kubectl (-n \\S+ )?create secret generic ${s} `));
+    // docs/operations.md (Kubernetes) names the commands that make the operator's Secrets.
+    const ops = read('docs/operations.md');
+    for (const s of ['pccs-api-key', 'pccs-tls']) expect(ops).toMatch(new RegExp(`kubectl (-n \\S+ )?create secret generic ${s} `));
   });
 
   it('Prometheus: every long-running pod is scraped on its /metrics; alert rules and dashboard are ConfigMaps equal to their sources', () => {

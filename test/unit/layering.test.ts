@@ -1,5 +1,5 @@
 /**
- * The import graph of src/ keeps its layers (ARCHITECTURE.md "Layers"): every file, the files at
+ * The import graph of src/ keeps its layers (docs/architecture.md "Layers"): every file, the files at
  * the src root included, sits on one layer; an import (type-only, re-export, side-effect and
  * dynamic imports included) never runs from a lower layer to a higher one, and no files import
  * each other in a circle. Nothing outside the CLI imports the CLI, and nothing in src imports a file

@@ -77,7 +77,7 @@ function shellLines(markdown: string): string[] {
   return out;
 }
 
-const DOCS = ['README.md', ...readdirSync(resolve(ROOT, 'examples'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('README.md')).map((f) => `examples/${f}`)];
+const DOCS = ['README.md', 'CONTRIBUTING.md', ...readdirSync(resolve(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), ...readdirSync(resolve(ROOT, 'examples'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('README.md')).map((f) => `examples/${f}`)];
 const cliLines = DOCS.flatMap((doc) => shellLines(readFileSync(resolve(ROOT, doc), 'utf8')).filter((l) => /(^|\s)oracle-verifier(\s|$)/.test(l) && !/^kubectl|^docker/.test(l)).map((line) => ({ doc, line })));
 
 /** The words naming the command (`collateral fetch`, `merge`) after `npx oracle-verifier`. */
@@ -97,13 +97,12 @@ async function sh(line: string): Promise<{ code: number; stdout: string; stderr:
   }
 }
 
-describe('the README CLI lines, as written', () => {
+describe('the CLI lines of README.md and docs/, as written', () => {
   it('every CLI line runs the command through npx (oracle-verifier is not on the PATH after npm install), after the build', () => {
     expect(cliLines.length).toBeGreaterThanOrEqual(8);
     for (const { doc, line } of cliLines) expect(line, `${doc}: ${line}`).toMatch(/^npx oracle-verifier(\s|$)/);
-    // Each block that runs it from a clone builds first.
-    const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
-    for (const m of readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
+    // Each block that runs it from a clone builds first (README.md and docs/).
+    for (const m of DOCS.filter((d) => !d.startsWith('examples/')).map((d) => readFileSync(resolve(ROOT, d), 'utf8')).join('\n').matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
       const block = m[1]!;
       if (block.includes('npx oracle-verifier')) expect(block.indexOf('npm run build'), block).toBeGreaterThanOrEqual(0);
       if (block.includes('npx oracle-verifier')) expect(block.indexOf('npm run build')).toBeLessThan(block.indexOf('npx oracle-verifier'));

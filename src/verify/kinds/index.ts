@@ -3,7 +3,7 @@
  * prefetch, the HTTP schemas, /verify's wire names, trust roots, the targets (config keys, the
  * reproducible build's output, the live check, GET /info, the oracle policy), ledger records,
  * metric labels and the client's /info records read. Adding a kind is a folder next to typeA/ and
- * typeB/ plus one line here (ARCHITECTURE.md lists the rest).
+ * typeB/ plus one line here (docs/architecture.md lists the rest).
  */
 import { VerifierError } from '../../errors.js';
 import { hasPrefix, hex } from '../../bytes.js';

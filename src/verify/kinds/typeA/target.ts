@@ -14,7 +14,7 @@ const str = { type: 'string' } as const;
 
 export const typeATarget: KindTarget<Uint8Array> = {
   configKey: 'uniqueIdTarget',
-  configSchema: { type: 'string' },
+  configSchema: { type: 'string', description: 'typeA target: the enclave\'s MRENCLAVE, 32 bytes, hex or base64; missing: computed by reproducibleBuildScript' },
   fromConfig(raw, _config, check) {
     if (typeof raw !== 'string' || raw.trim() === '') return undefined;
     return check(() => {

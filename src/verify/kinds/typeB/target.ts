@@ -16,7 +16,7 @@ const strs = { type: 'array', items: str } as const;
 
 export const typeBTarget: KindTarget<readonly Uint8Array[]> = {
   configKey: 'pcrValuesTarget',
-  configSchema: { type: 'array', items: { type: 'string' }, maxItems: COUNT },
+  configSchema: { type: 'array', items: { type: 'string' }, maxItems: COUNT, description: 'typeB target: PCR0, PCR1, PCR2, 48 bytes each, hex or base64; fewer than 3: computed by reproducibleBuildScript' },
   fromConfig(raw, config, check) {
     if (!Array.isArray(raw)) return undefined;
     const pcrs = raw.map((v: unknown, i) =>

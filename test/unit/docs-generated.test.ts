@@ -1,0 +1,40 @@
+/**
+ * The generated references under docs/ (configuration, error codes, HTTP API, CLI) are what
+ * scripts/gen-docs.ts makes of their sources now: the config schema, src/errorCodes.ts, the
+ * OpenAPI document of the app built in-process and the CLI's usage text. A source changed without
+ * regenerating fails here, naming the command that regenerates.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BEGIN, END, generatedDocs, REGENERATE, ROOT } from '../../scripts/gen-docs.js';
+import { configSchema } from '../../src/config/schema.js';
+import { ERROR_CODES, traitsOf } from '../../src/errorCodes.js';
+
+describe('docs/: generated references', async () => {
+  const docs = await generatedDocs();
+
+  it('generates the four references', () => {
+    expect(Object.keys(docs).sort()).toEqual(['docs/cli.md', 'docs/configuration.md', 'docs/error-codes.md', 'docs/http-api.md']);
+  });
+
+  for (const file of ['docs/configuration.md', 'docs/error-codes.md', 'docs/http-api.md', 'docs/cli.md']) {
+    it(`${file} is current (else run: ${REGENERATE})`, () => {
+      const committed = readFileSync(resolve(ROOT, file), 'utf8');
+      expect(committed.includes(BEGIN) && committed.includes(END), `${file} has no GENERATED block: run ${REGENERATE}`).toBe(true);
+      // Not toBe: the message must carry the command, the diff follows.
+      if (committed !== docs[file]) expect(committed, `${file} differs from its source: run ${REGENERATE}`).toBe(docs[file]);
+    });
+  }
+
+  it('every config key, every error code with its what-to-do, every route and every CLI command is in its reference', () => {
+    for (const key of Object.keys(configSchema.properties).filter((k) => k !== '$schema')) expect(docs['docs/configuration.md']).toContain(`| \`${key}\` |`);
+    for (const code of ERROR_CODES) {
+      expect(traitsOf(code).todo.length, code).toBeGreaterThan(10);
+      expect(docs['docs/error-codes.md']).toContain(`| \`${code}\` | ${traitsOf(code).status} |`);
+    }
+    for (const route of ['POST /decodeReport', 'POST /verify', 'POST /decode', 'GET /info', 'GET /ledger/transactions/{id}', 'GET /ledger/updates', 'GET /status/pccs', 'GET /metrics'])
+      expect(docs['docs/http-api.md']).toContain(`## ${route}\n`);
+    for (const cmd of ['verify', 'reverify', 'collateral fetch', 'merge']) expect(docs['docs/cli.md']).toContain(`## oracle-verifier ${cmd}\n`);
+  });
+});
