@@ -22,7 +22,8 @@ export async function captureVerifyPage(out: string): Promise<void> {
   try {
     const { page, consoleErrors } = await browser.page();
     await page.goto(server.url);
-    await page.getByText(/^Configured targets: unique ID/).waitFor();
+    // The targets sit behind a closed disclosure: attached and filled in from /info, not visible.
+    await page.locator('#targets', { hasText: /^Configured targets: unique ID/ }).waitFor({ state: 'attached' });
     await page.getByRole('button', { name: 'Load example' }).click();
     await page.locator('#example-note:not([hidden])').waitFor();
     await page.getByRole('button', { name: 'Verify' }).click();
