@@ -28,16 +28,24 @@ export interface CollateralLine {
 /**
  * Main thread: a line per task. `waiting(true)` while a request is being answered (the task's
  * deadline is held meanwhile: the source has its own time limits), `waiting(false)` after.
+ * `changed` is called when the source answers with a version not packed before (a refresh): the
+ * pool tells the workers to drop the collateral they reuse (collateralReuse.ts).
  */
-export function collateralLines(source: CollateralFetcher): (waiting: (on: boolean) => void) => CollateralLine {
+export function collateralLines(source: CollateralFetcher, changed: () => void = () => {}): (waiting: (on: boolean) => void) => CollateralLine {
   const packer = new CollateralPacker();
+  const packOf = (version: string, collateral: object): PackedCollateral => {
+    const fresh = !packer.has(version);
+    const p = packer.pack(version, collateral);
+    if (fresh) changed();
+    return p;
+  };
   return (waiting) => {
     const { port1, port2 } = new MessageChannel();
     let open = true;
     port1.on('message', (subject: CollateralSubject) => {
       waiting(true);
       void source.rawForSubject(subject).then(
-        (raw): Reply => ({ collateral: packer.pack(raw.version, raw.collateral as object) }),
+        (raw): Reply => ({ collateral: packOf(raw.version, raw.collateral as object) }),
         (e: unknown): Reply => ({ error: toFailure(e) }),
       ).then((reply) => {
         if (!open) return;

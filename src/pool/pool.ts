@@ -6,10 +6,12 @@
  * bounded (POOL_OVERLOADED at once when full), every task has a time limit (POOL_TASK_TIMEOUT,
  * the worker is replaced), and a crashed worker fails only its own task (POOL_WORKER_FAILED).
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../packageRoot.js';
@@ -22,6 +24,8 @@ import type { PoolCode } from './errors.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
 import { collateralLines, type CollateralFetcher, type CollateralLine } from './collateralPort.js';
 import { Deadlines, type Deadline } from './deadlines.js';
+import { COLLATERAL_CHANGED } from './collateralReuse.js';
+import { epochMs, stagesOf, type StampedResult, type TaskStages } from './stages.js';
 
 export interface PoolOptions {
   threads: number;
@@ -29,8 +33,16 @@ export interface PoolOptions {
   taskTimeoutMs: number;
   setup: WorkerSetup;
   collateral?: CollateralFetcher;
+  /**
+   * How long a worker reuses the collateral it was given for a subject before asking the main
+   * thread again (ms; default 0: every task that reaches its collateral step asks). A version the
+   * main thread had not packed before makes every worker drop what it reuses (collateralReuse.ts).
+   */
+  collateralReuseMs?: number;
   /** Called with the duration of each task from submission to result (queueing included). */
   onTaskDone?: (seconds: number) => void;
+  /** Called with the stages of each task a worker answered (queue wait, run, collateral wait, GC pauses: stages.ts). */
+  onTaskStages?: (stages: TaskStages) => void;
 }
 
 export interface PoolStats {
@@ -60,10 +72,19 @@ export class VerifierPool implements VerifierService {
   private inFlight = 0;
   private readonly lines: ((waiting: (on: boolean) => void) => CollateralLine) | undefined;
   private readonly deadlines: Deadlines;
+  /** Where the main thread tells the workers that collateral changed (when they reuse it). */
+  private readonly changes: BroadcastChannel | undefined;
 
   constructor(private readonly opts: PoolOptions) {
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
-    this.lines = opts.collateral ? collateralLines(opts.collateral) : undefined;
+    const reuseMs = opts.collateral ? (opts.collateralReuseMs ?? 0) : 0;
+    const channelName = `verifier-collateral-${randomUUID()}`;
+    if (reuseMs > 0) {
+      this.changes = new BroadcastChannel(channelName);
+      this.changes.unref();
+    }
+    const changes = this.changes;
+    this.lines = opts.collateral ? collateralLines(opts.collateral, () => changes?.postMessage(COLLATERAL_CHANGED)) : undefined;
     const entry = workerEntry();
     this.piscina = new Piscina({
       filename: entry.filename,
@@ -72,7 +93,7 @@ export class VerifierPool implements VerifierService {
       maxThreads: opts.threads,
       // Piscina's own queue limit is not applied to abortable tasks; VerifierPool bounds it.
       idleTimeout: 60_000,
-      workerData: opts.setup,
+      workerData: reuseMs > 0 ? { ...opts.setup, collateralReuseMs: reuseMs, collateralChannel: channelName } : opts.setup,
     });
   }
 
@@ -144,11 +165,14 @@ export class VerifierPool implements VerifierService {
     this.refusal(1);
     this.inFlight++;
     const t0 = performance.now();
+    const submittedAt = epochMs();
     const deadline = this.deadlines.start();
     const line = mayNeedCollateral ? this.lines?.((on) => this.hold(deadline, on)) : undefined;
     if (line) task.collateralPort = line.port;
     try {
-      return await this.piscina.run(task, { transferList: line ? [...transferList, line.port] : transferList, signal: deadline });
+      const { result, stamps } = (await this.piscina.run(task, { transferList: line ? [...transferList, line.port] : transferList, signal: deadline })) as StampedResult<unknown>;
+      this.opts.onTaskStages?.(stagesOf(submittedAt, stamps));
+      return result;
     } catch (e) {
       // The deadline knows whether it fired; anything else failed the worker.
       if (deadline.aborted) throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
@@ -181,5 +205,6 @@ export class VerifierPool implements VerifierService {
     this.closed = true;
     await this.piscina.close();
     this.deadlines.stop();
+    this.changes?.close();
   }
 }

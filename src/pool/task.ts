@@ -10,6 +10,10 @@ export interface WorkerSetup {
   roots: Record<ReportType, Uint8Array>;
   /** Fixed verification time (epoch ms) of the kinds verified against the clock. */
   time?: number;
+  /** How long a worker reuses the collateral it was given for a subject before asking again (ms; 0: every task asks). */
+  collateralReuseMs?: number;
+  /** The pool's BroadcastChannel on which the main thread says that collateral changed (collateralReuse.ts). */
+  collateralChannel?: string;
 }
 
 interface TaskBase {

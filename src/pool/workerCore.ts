@@ -17,6 +17,8 @@ import type { Policy, ReportCheck, ReportType, ReportVerifier, VerifyOutcome } f
 import type { VerifyTask, WorkerSetup } from './task.js';
 import { unpackCollateral } from './collateralPack.js';
 import { requestCollateral } from './collateralPort.js';
+import { CollateralReuse, reuseKey } from './collateralReuse.js';
+import { epochMs, gcPauseLog, type StampedResult } from './stages.js';
 
 /**
  * The binding hashes of the items' userData in one call, and the hash time per item; no hashes
@@ -32,22 +34,38 @@ function batchHashes(items: readonly { userData: Uint8Array }[]): { hashes: (Uin
   }
 }
 
-export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Promise<VerifyOutcome | ReportCheck | VerifyOutcome[]> {
+export type WorkerResult = VerifyOutcome | ReportCheck | VerifyOutcome[];
+
+export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Promise<StampedResult<WorkerResult>> {
   const roots = Object.fromEntries(REPORT_TYPES.map((id) => [id, parseCertificate(setup.roots[id])])) as Record<ReportType, Certificate>;
   const policy: Policy = setup.policy;
   const chainCache = new ChainCache();
   const keyCache = new LRUCache<string, KeyObject>({ max: 1024 });
   const verified = new LRUCache<string, object>({ max: 64 });
+  const gcPauses = gcPauseLog();
+  const reuse = new CollateralReuse(setup.collateralReuseMs ?? 0, setup.collateralChannel);
 
-  /** The collateral of `report`'s kind, asked of the main thread over the task's port. */
-  const collateralFor = (report: Uint8Array, port: MessagePort | undefined): CollateralSource | undefined => {
+  /**
+   * The collateral of `report`'s kind: the worker's reused copy (collateralReuse.ts), or asked of
+   * the main thread over the task's port; `waited` adds the seconds spent waiting for it.
+   */
+  const collateralFor = (report: Uint8Array, port: MessagePort | undefined, waited: (s: number) => void): CollateralSource | undefined => {
     const kind = findReportKind(report);
     const c = kind?.collateral;
     if (!kind || !c) return undefined;
+    const ask = async (subject: unknown, at: string) => {
+      if (!port) throw c.unavailable();
+      const t0 = performance.now();
+      const pack = await requestCollateral(port, subject).finally(() => waited((performance.now() - t0) / 1000));
+      reuse.set(at, pack);
+      return pack;
+    };
     return {
       async forReport(parsed, time) {
-        if (!port) throw c.unavailable();
-        const pack = await requestCollateral(port, c.subject(parsed as never));
+        // the worker's copy while its window is open, else the main thread's answer
+        const subject = c.subject(parsed as never);
+        const at = reuseKey(kind.id, subject);
+        const pack = reuse.get(at) ?? (await ask(subject, at));
         const key = `${kind.id}:${pack.version}`;
         const hit = verified.get(key);
         if (hit) return hit;
@@ -59,8 +77,18 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
   };
 
   return async (task) => {
+    const startedAt = epochMs();
+    const t0 = performance.now();
+    let collateralWait: number | undefined;
+    const waited = (s: number) => (collateralWait = (collateralWait ?? 0) + s);
+    const result = await run(task, waited);
+    const stamps = { startedAt, runSeconds: (performance.now() - t0) / 1000, gcPauses: gcPauses(), ...(collateralWait !== undefined ? { collateralWaitSeconds: collateralWait } : {}) };
+    return { result, stamps };
+  };
+
+  async function run(task: VerifyTask, waited: (s: number) => void): Promise<WorkerResult> {
     const verify: ReportVerifier = (userData, report, o) => {
-      const collateral = collateralFor(report, task.collateralPort);
+      const collateral = collateralFor(report, task.collateralPort, waited);
       const deps: VerifyDeps = { roots, chainCache, keyCache, ...(collateral ? { collateral } : {}), ...(setup.time !== undefined ? { time: setup.time } : {}) };
       return verifyReportBytes(userData, report, policy, deps, o);
     };
@@ -82,5 +110,5 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
     } finally {
       task.collateralPort?.close();
     }
-  };
+  }
 }
