@@ -6,33 +6,22 @@
  * - the window: after `reuseMs` the worker asks again, so the main thread's source sees the
  *   request (its caches refresh ahead of expiry on a request) and answers with its current version;
  * - the main thread's word: when it packs a version it had not packed before (a refresh), it says
- *   so on the pool's BroadcastChannel and every worker drops what it holds, so a refresh one worker
- *   brought back reaches the others at their next task.
+ *   so on the pool's answer channel (collateralPort.ts) and every worker drops what it holds, so a
+ *   refresh one worker brought back reaches the others at their next task.
  * A forged report still never reaches this (the lookup is the kind's collateral step), and a miss
  * takes the old path (the task's deadline held while the source answers). Bounded: `max` subjects.
  */
-import { BroadcastChannel } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import type { PackedCollateral } from './collateralPack.js';
 
-/** The message the main thread broadcasts when collateral changed: drop every reused pack. */
-export const COLLATERAL_CHANGED = 'collateral-changed';
-
 export class CollateralReuse {
   private readonly packs = new LRUCache<string, { pack: PackedCollateral; until: number }>({ max: 64 });
-  private readonly channel: BroadcastChannel | undefined;
 
-  constructor(
-    private readonly reuseMs: number,
-    channelName: string | undefined,
-  ) {
-    if (reuseMs > 0 && channelName !== undefined) {
-      this.channel = new BroadcastChannel(channelName);
-      this.channel.onmessage = (m) => {
-        if ((m as { data?: unknown }).data === COLLATERAL_CHANGED) this.packs.clear();
-      };
-      this.channel.unref();
-    }
+  constructor(private readonly reuseMs: number) {}
+
+  /** The main thread said collateral changed (collateralPort.ts): nothing held is reused. */
+  clear(): void {
+    this.packs.clear();
   }
 
   /** The pack held for `key` while its window is open. */

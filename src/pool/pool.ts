@@ -11,7 +11,6 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../packageRoot.js';
@@ -22,9 +21,8 @@ import type { AttestationResponse } from '../verify/attestationResponseSchema.js
 import { findReportKind, wireKind } from '../verify/kinds/index.js';
 import type { PoolCode } from './errors.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
-import { collateralLines, type CollateralFetcher, type CollateralLine } from './collateralPort.js';
+import { CollateralDesk, type CollateralFetcher } from './collateralPort.js';
 import { Deadlines, type Deadline } from './deadlines.js';
-import { COLLATERAL_CHANGED } from './collateralReuse.js';
 import { epochMs, stagesOf, type StampedResult, type TaskStages } from './stages.js';
 
 export interface PoolOptions {
@@ -70,21 +68,12 @@ export class VerifierPool implements VerifierService {
   private closed = false;
   /** Tasks handed to Piscina and not yet settled (running + queued). */
   private inFlight = 0;
-  private readonly lines: ((waiting: (on: boolean) => void) => CollateralLine) | undefined;
+  private readonly desk: CollateralDesk | undefined;
   private readonly deadlines: Deadlines;
-  /** Where the main thread tells the workers that collateral changed (when they reuse it). */
-  private readonly changes: BroadcastChannel | undefined;
-
   constructor(private readonly opts: PoolOptions) {
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
-    const reuseMs = opts.collateral ? (opts.collateralReuseMs ?? 0) : 0;
-    const channelName = `verifier-collateral-${randomUUID()}`;
-    if (reuseMs > 0) {
-      this.changes = new BroadcastChannel(channelName);
-      this.changes.unref();
-    }
-    const changes = this.changes;
-    this.lines = opts.collateral ? collateralLines(opts.collateral, () => changes?.postMessage(COLLATERAL_CHANGED)) : undefined;
+    this.desk = opts.collateral ? new CollateralDesk(opts.collateral, `verifier-collateral-${randomUUID()}`) : undefined;
+    const collateralSetup = this.desk ? { collateralChannel: this.desk.channel, collateralReuseMs: opts.collateralReuseMs ?? 0 } : {};
     const entry = workerEntry();
     this.piscina = new Piscina({
       filename: entry.filename,
@@ -93,7 +82,7 @@ export class VerifierPool implements VerifierService {
       maxThreads: opts.threads,
       // Piscina's own queue limit is not applied to abortable tasks; VerifierPool bounds it.
       idleTimeout: 60_000,
-      workerData: reuseMs > 0 ? { ...opts.setup, collateralReuseMs: reuseMs, collateralChannel: channelName } : opts.setup,
+      workerData: { ...opts.setup, ...collateralSetup },
     });
   }
 
@@ -167,10 +156,10 @@ export class VerifierPool implements VerifierService {
     const t0 = performance.now();
     const submittedAt = epochMs();
     const deadline = this.deadlines.start();
-    const line = mayNeedCollateral ? this.lines?.((on) => this.hold(deadline, on)) : undefined;
-    if (line) task.collateralPort = line.port;
+    const ticket = mayNeedCollateral ? this.desk?.open((on) => this.hold(deadline, on)) : undefined;
+    if (ticket !== undefined) task.collateralTicket = ticket;
     try {
-      const { result, stamps } = (await this.piscina.run(task, { transferList: line ? [...transferList, line.port] : transferList, signal: deadline })) as StampedResult<unknown>;
+      const { result, stamps } = (await this.piscina.run(task, { transferList, signal: deadline })) as StampedResult<unknown>;
       this.opts.onTaskStages?.(stagesOf(submittedAt, stamps));
       return result;
     } catch (e) {
@@ -178,7 +167,7 @@ export class VerifierPool implements VerifierService {
       if (deadline.aborted) throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
       throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
     } finally {
-      line?.close();
+      if (ticket !== undefined) this.desk?.close(ticket);
       this.deadlines.end(deadline);
       this.inFlight--;
       this.opts.onTaskDone?.((performance.now() - t0) / 1000);
@@ -205,6 +194,6 @@ export class VerifierPool implements VerifierService {
     this.closed = true;
     await this.piscina.close();
     this.deadlines.stop();
-    this.changes?.close();
+    this.desk?.shutdown();
   }
 }

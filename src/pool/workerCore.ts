@@ -1,11 +1,10 @@
 /**
  * What a verification worker does with one task: the verification core, with the collateral of
  * the report's kind asked of the main thread when the report reaches its collateral step
- * (collateralPort.ts) and verified (once per collateral version) in the worker by the kind's
+ * (collateralPort.ts; reused for a while: collateralReuse.ts) and verified (once per collateral version) in the worker by the kind's
  * collateral port. A batch task (several reports) hashes their userData in one call first.
  */
 import type { KeyObject } from 'node:crypto';
-import type { MessagePort } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import { parseCertificate, type Certificate } from '../attestation/x509/certificate.js';
 import { ChainCache } from '../attestation/x509/chainCache.js';
@@ -16,7 +15,7 @@ import { findReportKind, REPORT_TYPES, type CollateralSource } from '../verify/k
 import type { Policy, ReportCheck, ReportType, ReportVerifier, VerifyOutcome } from '../verify/types.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
 import { unpackCollateral } from './collateralPack.js';
-import { requestCollateral } from './collateralPort.js';
+import { CollateralLine } from './collateralPort.js';
 import { CollateralReuse, reuseKey } from './collateralReuse.js';
 import { epochMs, gcPauseLog, type StampedResult } from './stages.js';
 
@@ -43,20 +42,21 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
   const keyCache = new LRUCache<string, KeyObject>({ max: 1024 });
   const verified = new LRUCache<string, object>({ max: 64 });
   const gcPauses = gcPauseLog();
-  const reuse = new CollateralReuse(setup.collateralReuseMs ?? 0, setup.collateralChannel);
+  const reuse = new CollateralReuse(setup.collateralReuseMs ?? 0);
+  const line = setup.collateralChannel !== undefined ? new CollateralLine(setup.collateralChannel, () => reuse.clear()) : undefined;
 
   /**
    * The collateral of `report`'s kind: the worker's reused copy (collateralReuse.ts), or asked of
-   * the main thread over the task's port; `waited` adds the seconds spent waiting for it.
+   * the main thread under the task's ticket; `waited` adds the seconds spent waiting for it.
    */
-  const collateralFor = (report: Uint8Array, port: MessagePort | undefined, waited: (s: number) => void): CollateralSource | undefined => {
+  const collateralFor = (report: Uint8Array, ticket: number | undefined, waited: (s: number) => void): CollateralSource | undefined => {
     const kind = findReportKind(report);
     const c = kind?.collateral;
     if (!kind || !c) return undefined;
     const ask = async (subject: unknown, at: string) => {
-      if (!port) throw c.unavailable();
+      if (!line || ticket === undefined) throw c.unavailable();
       const t0 = performance.now();
-      const pack = await requestCollateral(port, subject).finally(() => waited((performance.now() - t0) / 1000));
+      const pack = await line.request(ticket, subject).finally(() => waited((performance.now() - t0) / 1000));
       reuse.set(at, pack);
       return pack;
     };
@@ -88,7 +88,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
 
   async function run(task: VerifyTask, waited: (s: number) => void): Promise<WorkerResult> {
     const verify: ReportVerifier = (userData, report, o) => {
-      const collateral = collateralFor(report, task.collateralPort, waited);
+      const collateral = collateralFor(report, task.collateralTicket, waited);
       const deps: VerifyDeps = { roots, chainCache, keyCache, ...(collateral ? { collateral } : {}), ...(setup.time !== undefined ? { time: setup.time } : {}) };
       return verifyReportBytes(userData, report, policy, deps, o);
     };
@@ -108,7 +108,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
       }
       return await verify(task.userData, task.report, task.nonce ? { nonce: task.nonce } : {});
     } finally {
-      task.collateralPort?.close();
+      if (task.collateralTicket !== undefined) line?.forget(task.collateralTicket);
     }
   }
 }

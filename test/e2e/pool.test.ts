@@ -20,9 +20,8 @@ import { crl, mintTypeAPki } from '../support/typea-pki.js';
 import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-reports.js';
 import { CollateralPacker } from '../../src/pool/collateralPack.js';
 import type { TaskStages } from '../../src/pool/stages.js';
-import { COLLATERAL_CHANGED, CollateralReuse } from '../../src/pool/collateralReuse.js';
-import { collateralLines, requestCollateral } from '../../src/pool/collateralPort.js';
-import { BroadcastChannel } from 'node:worker_threads';
+import { CollateralReuse } from '../../src/pool/collateralReuse.js';
+import { CollateralDesk, CollateralLine } from '../../src/pool/collateralPort.js';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 import { VerifierError } from '../../src/errors.js';
 import { typeA } from '../../src/verify/kinds/typeA/index.js';
@@ -444,28 +443,30 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
     }
   });
 
-  it('the main thread says when it packs a version it had not packed, and a worker then drops what it reuses', async () => {
+  it('the main thread answers a ticket\'s question on the pool\'s channels, and says when it packs a version it had not packed: a worker then drops what it reuses', async () => {
     const name = `test-collateral-${process.pid}-${Math.random()}`;
-    const say = new BroadcastChannel(name);
     let version = 'a';
+    const desk = new CollateralDesk({ rawForSubject: async () => ({ version, collateral: { v: version } }) }, name);
+    const reuse = new CollateralReuse(600_000);
     let changes = 0;
-    const lines = collateralLines({ rawForSubject: async () => ({ version, collateral: { v: version } }) }, () => {
+    const line = new CollateralLine(name, () => {
       changes++;
-      say.postMessage(COLLATERAL_CHANGED);
+      reuse.clear();
     });
+    const holds: boolean[] = [];
+    const ask = async () => {
+      const ticket = desk.open((on) => holds.push(on));
+      try {
+        return await line.request(ticket, { pckCertPems: ['x'] });
+      } finally {
+        desk.close(ticket);
+      }
+    };
     try {
-      const ask = async () => {
-        const line = lines(() => {});
-        try {
-          return await requestCollateral(line.port, { pckCertPems: ['x'] });
-        } finally {
-          line.close();
-        }
-      };
+      // the first version is news (said on the answer channel before the answer itself)
       const first = await ask();
       expect(changes).toBe(1);
-      // the worker side joins after that first word (a channel hears only what is said after it opened)
-      const reuse = new CollateralReuse(600_000, name);
+      expect(holds).toEqual([true, false]);
       reuse.set('k', first);
       await ask(); // the same version: nothing to say
       expect(changes).toBe(1);
@@ -473,9 +474,10 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
       version = 'b';
       expect((await ask()).version).toBe('b');
       expect(changes).toBe(2);
-      await until('the worker side to drop its reused pack', () => reuse.get('k') === undefined);
+      expect(reuse.get('k')).toBeUndefined();
     } finally {
-      say.close();
+      desk.shutdown();
+      line.close();
     }
   });
 
