@@ -70,6 +70,7 @@ export class VerifierPool implements VerifierService {
   private inFlight = 0;
   private readonly desk: CollateralDesk | undefined;
   private readonly deadlines: Deadlines;
+
   constructor(private readonly opts: PoolOptions) {
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
     this.desk = opts.collateral ? new CollateralDesk(opts.collateral, `verifier-collateral-${randomUUID()}`) : undefined;

@@ -1,8 +1,9 @@
 /**
  * What a verification worker does with one task: the verification core, with the collateral of
  * the report's kind asked of the main thread when the report reaches its collateral step
- * (collateralPort.ts; reused for a while: collateralReuse.ts) and verified (once per collateral version) in the worker by the kind's
- * collateral port. A batch task (several reports) hashes their userData in one call first.
+ * (collateralPort.ts; reused for a while: collateralReuse.ts) and verified (once per collateral
+ * version) in the worker by the kind's collateral port. A batch task (several reports) hashes their
+ * userData in one call first. Each result goes back with the task's stamps (stages.ts).
  */
 import type { KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
