@@ -16,7 +16,7 @@ import { Bench } from 'tinybench';
 import { configuredTargets, resolveConfig } from '../src/config/load.js';
 import { composeVerifier } from '../src/compose.js';
 import { createCollateralSource } from '../src/collateral/source.js';
-import { collateralLines, requestCollateral } from '../src/pool/collateralPort.js';
+import { CollateralDesk, CollateralLine } from '../src/pool/collateralPort.js';
 import { decodeReportBody } from '../src/verify/decodeReportBody.js';
 import { parseReportTexts } from '../src/verify/verifyReport.js';
 import { cutTypeAReport, parseQuote } from '../src/attestation/typeA/quote.js';
@@ -42,19 +42,19 @@ for (const t of texts) {
 }
 const clones = outcomes.map((o) => serialize(o));
 // the main thread's answer to a worker's collateral request, as the pool runs it, on a source whose
-// caches are warm (both ends in this thread: the round trip through the task's MessageChannel)
+// caches are warm (both ends in this thread: the round trip through the pool's channels)
 const { source } = createCollateralSource({ root: composed.roots.typeA, now: () => mix.a.time, pccsUrl: pccs.url });
-const lines = collateralLines(source);
+const desk = new CollateralDesk(source, 'frontend-bench-collateral');
+const line = new CollateralLine('frontend-bench-collateral', () => {});
 const typeABytes = parseReportTexts(texts[0]!.userData, texts[0]!.report);
 if ('error' in typeABytes) throw new Error(typeABytes.error.message);
 const subject = { pckCertPems: parseQuote(cutTypeAReport(typeABytes.report)).pckCertPems };
 const collateralRoundTrip = async () => {
-  const line = lines(() => {});
+  const ticket = desk.open(() => {});
   try {
-    await requestCollateral(line.port, subject);
+    await line.request(ticket, subject);
   } finally {
-    line.close();
-    line.port.close();
+    desk.close(ticket);
   }
 };
 await collateralRoundTrip();
@@ -71,8 +71,9 @@ kinds.forEach((kind, k) => {
     .add(`${kind}: outcome clone, HTTP thread (deserialize)`, () => deserialize(clones[k]!))
     .add(`${kind}: answer body (decodeReportBody + JSON.stringify)`, () => JSON.stringify(decodeReportBody(outcomes[k]!)));
 });
-bench.add('typeA: collateral request answered over the task\'s port, warm caches', collateralRoundTrip);
+bench.add('typeA: collateral request answered over the pool\'s channels, warm caches', collateralRoundTrip);
 await bench.run();
+desk.shutdown();
 await composed.close();
 await pccs.close();
 

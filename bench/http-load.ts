@@ -243,6 +243,10 @@ const scrape = (url: string) => fetch(`${url}/metrics`).then((r) => r.text());
 const SERVER_HISTOGRAMS: Record<string, [name: string, label: string]> = {
   'HTTP request (receipt → response)': ['verifier_http_request_duration_seconds_bucket{', 'route="/decodeReport"'],
   'pool task (submission → result)': ['verifier_pool_task_duration_seconds_bucket{', ''],
+  'pool queue wait (submission → worker)': ['verifier_pool_queue_wait_seconds_bucket{', ''],
+  'worker run (incl. collateral wait)': ['verifier_pool_run_seconds_bucket{', ''],
+  'collateral wait (worker asks → gets)': ['verifier_collateral_wait_seconds_bucket{', ''],
+  'worker GC pauses': ['verifier_worker_gc_pause_seconds_bucket{', ''],
 };
 function serverHistograms(before: string, after: string): Record<string, string> {
   const buckets = (text: string, [name, label]: [string, string]) => {
@@ -259,10 +263,13 @@ function serverHistograms(before: string, after: string): Record<string, string>
     const b0 = buckets(before, which);
     const counts = [...buckets(after, which)].map(([le, n]) => [le, n - (b0.get(le) ?? 0)] as const);
     const total = counts.find(([le]) => le === '+Inf')?.[1] ?? 0;
-    out[label] = counts
-      .filter(([le]) => ['0.005', '0.01', '0.025', '0.05'].includes(le))
-      .map(([le, n]) => `≤ ${Number(le) * 1000} ms ${total ? ((100 * n) / total).toFixed(1) : '–'} %`)
-      .join(', ');
+    out[label] =
+      `n ${total}: ` +
+      counts
+        .filter(([le]) => ['0.001', '0.005', '0.01', '0.025', '0.05', '0.1'].includes(le))
+        .map(([le, n]) => `≤ ${Number(le) * 1000} ms ${total ? ((100 * n) / total).toFixed(1) : '–'} %`)
+        .join(', ') +
+      `, > 100 ms ${total - (counts.find(([le]) => le === '0.1')?.[1] ?? 0)}`;
   }
   return out;
 }

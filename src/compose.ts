@@ -23,6 +23,9 @@ import { pccsHeaders } from './credentials.js';
 import { createInProcessService } from './verify/service.js';
 import type { Policy, TargetValues, VerifierService } from './verify/types.js';
 
+/** How long a verification worker reuses the collateral it was given for a platform (ms). */
+export const COLLATERAL_REUSE_MS = 1000;
+
 export interface ComposeOptions {
   /** Every kind's target (configured, or from the reproducible build). */
   targets: TargetValues;
@@ -146,7 +149,12 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       maxQueue: config.maxQueue,
       taskTimeoutMs: config.taskTimeoutMs,
       collateral,
+      // A worker reuses the collateral it was given for a platform for a second before asking the
+      // main thread again (a refresh the main thread packs reaches every worker at its next task):
+      // no round trip through the busy HTTP thread per typeA report (BENCHMARKS.md, HTTP load).
+      collateralReuseMs: COLLATERAL_REUSE_MS,
       onTaskDone: (seconds) => sink.observePoolTask(seconds),
+      onTaskStages: (stages) => sink.observePoolStages(stages),
       setup: {
         policy,
         roots: Object.fromEntries(REPORT_KINDS.map((k) => [k.id, roots[k.id].der])) as Record<ReportType, Uint8Array>,

@@ -43,6 +43,18 @@ export interface CacheStats {
   size: number;
 }
 
+/** Where one pool task's time went (the pool's TaskStages, src/pool/stages.ts). */
+export interface PoolTaskStages {
+  /** Submission → a worker took the task up. */
+  queueWaitSeconds: number;
+  /** The worker took it up → its result. */
+  runSeconds: number;
+  /** Time the worker waited for the main thread's collateral (absent: it did not ask). */
+  collateralWaitSeconds?: number;
+  /** GC pauses of the worker's thread since its previous result. */
+  gcPauses: readonly number[];
+}
+
 /** What the rest of the service reports into. All methods are cheap and never throw. */
 export interface MetricsSink {
   /**
@@ -56,6 +68,8 @@ export interface MetricsSink {
   registerPoolStats(read: () => PoolStats): void;
   /** One pool task, from submission to result (includes queueing). */
   observePoolTask(seconds: number): void;
+  /** The stages of one pool task: queue wait, worker run time, collateral wait, the worker's GC pauses. */
+  observePoolStages(stages: PoolTaskStages): void;
   /** Registers a cache read at each scrape; `read` returns cumulative hits/misses and the current size. */
   registerCacheStats(name: string, read: () => CacheStats): void;
   /**
@@ -96,6 +110,7 @@ export const NOOP_METRICS_SINK: MetricsSink = {
   setPoolStats() {},
   registerPoolStats() {},
   observePoolTask() {},
+  observePoolStages() {},
   registerCacheStats() {},
   observeUpstream() {},
   observeHash() {},
@@ -125,6 +140,8 @@ export interface MetricsOptions {
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const HASH_BUCKETS = [0.00002, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05];
+/** Stages of a pool task: from 50 µs (a hand-over between threads) up. */
+const STAGE_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Sampling period of the event-loop delay histogram (prom-client default: 10 ms). */
@@ -241,6 +258,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const poolUtil = new Gauge({ name: p('pool_utilization'), help: 'Worker pool utilisation (0..1)', registers, collect() { this.set(finite(poolStats.utilization)); } });
   const poolThreads = new Gauge({ name: p('pool_threads'), help: 'Worker threads alive', registers, collect() { this.set(finite(poolStats.threads)); } });
   const poolTask = new Histogram({ name: p('pool_task_duration_seconds'), help: 'Pool task time from submission to result, queueing included', buckets: LATENCY_BUCKETS, registers });
+  const poolQueueWait = new Histogram({ name: p('pool_queue_wait_seconds'), help: 'Pool task time from submission until a worker takes it up', buckets: STAGE_BUCKETS, registers });
+  const poolRun = new Histogram({ name: p('pool_run_seconds'), help: 'Pool task time in the worker, from taking it up to its result (collateral wait included)', buckets: STAGE_BUCKETS, registers });
+  const collateralWait = new Histogram({ name: p('collateral_wait_seconds'), help: 'Time a worker waited for collateral from the main thread, per task that asked', buckets: STAGE_BUCKETS, registers });
+  const workerGc = new Histogram({ name: p('worker_gc_pause_seconds'), help: 'GC pauses of the verification worker threads (perf_hooks gc entries)', buckets: STAGE_BUCKETS, registers });
   void poolQueue;
   void poolUtil;
   void poolThreads;
@@ -436,6 +457,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     observePoolTask(seconds) {
       poolTask.observe(finite(seconds));
+    },
+    observePoolStages(s) {
+      poolQueueWait.observe(finite(s.queueWaitSeconds));
+      poolRun.observe(finite(s.runSeconds));
+      if (s.collateralWaitSeconds !== undefined) collateralWait.observe(finite(s.collateralWaitSeconds));
+      for (const g of s.gcPauses) workerGc.observe(finite(g));
     },
     registerCacheStats(name, read) {
       if (!CACHE_NAME_RE.test(name)) throw new Error(`metrics: invalid cache name ${JSON.stringify(name)}`);

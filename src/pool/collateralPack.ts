@@ -17,6 +17,11 @@ export interface PackedCollateral {
 export class CollateralPacker {
   private readonly packs = new LRUCache<string, PackedCollateral>({ max: 32 });
 
+  /** Whether `version` is packed already (a version not packed before is a refresh, or the first). */
+  has(version: string): boolean {
+    return this.packs.has(version);
+  }
+
   pack(version: string, collateral: unknown): PackedCollateral {
     const hit = this.packs.get(version);
     if (hit) return hit;

@@ -2,11 +2,15 @@
  * Collateral for a worker's report, asked for by the worker when the report's kind reaches its
  * collateral step (after every collateral-free check: a forged report never makes the verifier
  * contact a PCCS) and answered by the main thread, which owns the collateral source and its caches.
- * Each task that may need collateral carries one end of a MessageChannel; the worker posts the
- * subject (what identifies the platform), the main thread answers with the collateral packed once
- * per version (collateralPack.ts) or the failure the source gave.
+ * One pair of BroadcastChannels per pool, not a MessageChannel per task (creating, transferring
+ * and closing one cost the HTTP thread more than the rest of the hand-over): a task that may need
+ * collateral carries a ticket; the worker posts the ticket and the subject (what identifies the
+ * platform) on the pool's `ask` channel, the main thread answers on its `answer` channel with the
+ * collateral packed once per version (collateralPack.ts) or the failure the source gave, and the
+ * worker holding the ticket takes it. The same channel says when collateral changed (a version
+ * not packed before), so that workers drop what they reuse (collateralReuse.ts).
  */
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { BroadcastChannel } from 'node:worker_threads';
 import { VerifierError } from '../errors.js';
 import { toFailure } from '../verify/failure.js';
 import type { FailureInfo } from '../verify/types.js';
@@ -18,50 +22,113 @@ export type { CollateralFetcher };
 export type CollateralSubject = unknown;
 
 type Reply = { collateral: PackedCollateral } | { error: FailureInfo };
+type Ask = { ticket: number; subject: CollateralSubject };
+type Answer = { ticket: number; reply: Reply } | { changed: true };
 
-export interface CollateralLine {
-  /** The worker's end, transferred with the task. */
-  port: MessagePort;
-  close(): void;
-}
+const askChannel = (name: string) => `${name}:ask`;
+const answerChannel = (name: string) => `${name}:answer`;
 
 /**
- * Main thread: a line per task. `waiting(true)` while a request is being answered (the task's
- * deadline is held meanwhile: the source has its own time limits), `waiting(false)` after.
+ * Main thread: answers the workers' questions for the tickets it opened. `hold(true)` while a
+ * ticket's question is being answered (the task's deadline is held meanwhile: the source has its
+ * own time limits), `hold(false)` after. A question for a closed ticket (its task ended) is dropped.
  */
-export function collateralLines(source: CollateralFetcher): (waiting: (on: boolean) => void) => CollateralLine {
-  const packer = new CollateralPacker();
-  return (waiting) => {
-    const { port1, port2 } = new MessageChannel();
-    let open = true;
-    port1.on('message', (subject: CollateralSubject) => {
-      waiting(true);
-      void source.rawForSubject(subject).then(
-        (raw): Reply => ({ collateral: packer.pack(raw.version, raw.collateral as object) }),
-        (e: unknown): Reply => ({ error: toFailure(e) }),
-      ).then((reply) => {
-        if (!open) return;
-        waiting(false);
-        port1.postMessage(reply);
-      });
+export class CollateralDesk {
+  private readonly packer = new CollateralPacker();
+  private readonly tickets = new Map<number, (on: boolean) => void>();
+  private next = 1;
+  private readonly asks: BroadcastChannel;
+  private readonly answers: BroadcastChannel;
+
+  constructor(
+    private readonly source: CollateralFetcher,
+    readonly channel: string,
+  ) {
+    this.asks = new BroadcastChannel(askChannel(channel));
+    this.answers = new BroadcastChannel(answerChannel(channel));
+    this.asks.onmessage = (m) => this.answer((m as { data: Ask }).data);
+    this.asks.unref();
+    this.answers.unref();
+  }
+
+  /** A ticket for one task; `hold` is told while its question is being answered. */
+  open(hold: (on: boolean) => void): number {
+    const t = this.next++;
+    this.tickets.set(t, hold);
+    return t;
+  }
+
+  close(ticket: number): void {
+    this.tickets.delete(ticket);
+  }
+
+  shutdown(): void {
+    this.tickets.clear();
+    this.asks.close();
+    this.answers.close();
+  }
+
+  private answer({ ticket, subject }: Ask): void {
+    const hold = this.tickets.get(ticket);
+    if (!hold) return;
+    hold(true);
+    void this.source.rawForSubject(subject).then(
+      (raw): Reply => ({ collateral: this.pack(raw.version, raw.collateral as object) }),
+      (e: unknown): Reply => ({ error: toFailure(e) }),
+    ).then((reply) => {
+      if (!this.tickets.has(ticket)) return;
+      hold(false);
+      this.answers.postMessage({ ticket, reply } satisfies Answer);
     });
-    return {
-      port: port2,
-      close() {
-        open = false;
-        port1.close();
-      },
-    };
-  };
+  }
+
+  /** Packs once per version; a version not packed before is a refresh (or the first): the workers are told. */
+  private pack(version: string, collateral: object): PackedCollateral {
+    const fresh = !this.packer.has(version);
+    const p = this.packer.pack(version, collateral);
+    if (fresh) this.answers.postMessage({ changed: true } satisfies Answer);
+    return p;
+  }
 }
 
-/** Worker: the collateral the main thread has for `subject`, or its failure thrown. */
-export function requestCollateral(port: MessagePort, subject: CollateralSubject): Promise<PackedCollateral> {
-  return new Promise((resolve, reject) => {
-    port.once('message', (reply: Reply) => {
-      if ('error' in reply) reject(new VerifierError(reply.error.code, reply.error.message));
-      else resolve(reply.collateral);
+/** Worker: asks the main thread for a ticket's collateral; `changed` is called when the main thread says collateral changed. */
+export class CollateralLine {
+  private readonly waiting = new Map<number, { resolve: (p: PackedCollateral) => void; reject: (e: unknown) => void }>();
+  private readonly asks: BroadcastChannel;
+  private readonly answers: BroadcastChannel;
+
+  constructor(channel: string, changed: () => void) {
+    this.asks = new BroadcastChannel(askChannel(channel));
+    this.answers = new BroadcastChannel(answerChannel(channel));
+    this.answers.onmessage = (m) => {
+      const a = (m as { data: Answer }).data;
+      if ('changed' in a) return changed();
+      const w = this.waiting.get(a.ticket);
+      if (!w) return; // another worker's ticket
+      this.waiting.delete(a.ticket);
+      if ('error' in a.reply) w.reject(new VerifierError(a.reply.error.code, a.reply.error.message));
+      else w.resolve(a.reply.collateral);
+    };
+    this.asks.unref();
+    this.answers.unref();
+  }
+
+  /** The collateral the main thread has for `subject`, or its failure thrown. */
+  request(ticket: number, subject: CollateralSubject): Promise<PackedCollateral> {
+    return new Promise((resolve, reject) => {
+      this.waiting.set(ticket, { resolve, reject });
+      this.asks.postMessage({ ticket, subject } satisfies Ask);
     });
-    port.postMessage(subject);
-  });
+  }
+
+  /** A task ended: an answer for its ticket no longer has a taker. */
+  forget(ticket: number): void {
+    this.waiting.delete(ticket);
+  }
+
+  close(): void {
+    this.waiting.clear();
+    this.asks.close();
+    this.answers.close();
+  }
 }

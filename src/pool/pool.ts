@@ -6,6 +6,7 @@
  * bounded (POOL_OVERLOADED at once when full), every task has a time limit (POOL_TASK_TIMEOUT,
  * the worker is replaced), and a crashed worker fails only its own task (POOL_WORKER_FAILED).
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
@@ -20,8 +21,9 @@ import type { AttestationResponse } from '../verify/attestationResponseSchema.js
 import { findReportKind, wireKind } from '../verify/kinds/index.js';
 import type { PoolCode } from './errors.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
-import { collateralLines, type CollateralFetcher, type CollateralLine } from './collateralPort.js';
+import { CollateralDesk, type CollateralFetcher } from './collateralPort.js';
 import { Deadlines, type Deadline } from './deadlines.js';
+import { epochMs, stagesOf, type StampedResult, type TaskStages } from './stages.js';
 
 export interface PoolOptions {
   threads: number;
@@ -29,8 +31,16 @@ export interface PoolOptions {
   taskTimeoutMs: number;
   setup: WorkerSetup;
   collateral?: CollateralFetcher;
+  /**
+   * How long a worker reuses the collateral it was given for a subject before asking the main
+   * thread again (ms; default 0: every task that reaches its collateral step asks). A version the
+   * main thread had not packed before makes every worker drop what it reuses (collateralReuse.ts).
+   */
+  collateralReuseMs?: number;
   /** Called with the duration of each task from submission to result (queueing included). */
   onTaskDone?: (seconds: number) => void;
+  /** Called with the stages of each task a worker answered (queue wait, run, collateral wait, GC pauses: stages.ts). */
+  onTaskStages?: (stages: TaskStages) => void;
 }
 
 export interface PoolStats {
@@ -58,12 +68,13 @@ export class VerifierPool implements VerifierService {
   private closed = false;
   /** Tasks handed to Piscina and not yet settled (running + queued). */
   private inFlight = 0;
-  private readonly lines: ((waiting: (on: boolean) => void) => CollateralLine) | undefined;
+  private readonly desk: CollateralDesk | undefined;
   private readonly deadlines: Deadlines;
 
   constructor(private readonly opts: PoolOptions) {
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
-    this.lines = opts.collateral ? collateralLines(opts.collateral) : undefined;
+    this.desk = opts.collateral ? new CollateralDesk(opts.collateral, `verifier-collateral-${randomUUID()}`) : undefined;
+    const collateralSetup = this.desk ? { collateralChannel: this.desk.channel, collateralReuseMs: opts.collateralReuseMs ?? 0 } : {};
     const entry = workerEntry();
     this.piscina = new Piscina({
       filename: entry.filename,
@@ -72,7 +83,7 @@ export class VerifierPool implements VerifierService {
       maxThreads: opts.threads,
       // Piscina's own queue limit is not applied to abortable tasks; VerifierPool bounds it.
       idleTimeout: 60_000,
-      workerData: opts.setup,
+      workerData: { ...opts.setup, ...collateralSetup },
     });
   }
 
@@ -149,17 +160,20 @@ export class VerifierPool implements VerifierService {
     this.refusal(1);
     this.inFlight++;
     const t0 = performance.now();
+    const submittedAt = epochMs();
     const deadline = this.deadlines.start();
-    const line = mayNeedCollateral ? this.lines?.((on) => this.hold(deadline, on)) : undefined;
-    if (line) task.collateralPort = line.port;
+    const ticket = mayNeedCollateral ? this.desk?.open((on) => this.hold(deadline, on)) : undefined;
+    if (ticket !== undefined) task.collateralTicket = ticket;
     try {
-      return await this.piscina.run(task, { transferList: line ? [...transferList, line.port] : transferList, signal: deadline });
+      const { result, stamps } = (await this.piscina.run(task, { transferList, signal: deadline })) as StampedResult<unknown>;
+      this.opts.onTaskStages?.(stagesOf(submittedAt, stamps));
+      return result;
     } catch (e) {
       // The deadline knows whether it fired; anything else failed the worker.
       if (deadline.aborted) throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
       throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
     } finally {
-      line?.close();
+      if (ticket !== undefined) this.desk?.close(ticket);
       this.deadlines.end(deadline);
       this.inFlight--;
       this.opts.onTaskDone?.((performance.now() - t0) / 1000);
@@ -186,5 +200,6 @@ export class VerifierPool implements VerifierService {
     this.closed = true;
     await this.piscina.close();
     this.deadlines.stop();
+    this.desk?.shutdown();
   }
 }

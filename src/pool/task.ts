@@ -1,5 +1,4 @@
 /** Messages between the main thread and the verification workers (structured-clone safe). */
-import type { MessagePort } from 'node:worker_threads';
 import type { Policy, ReportType } from '../verify/types.js';
 import type { AttestationResponse } from '../verify/attestationResponseSchema.js';
 
@@ -10,11 +9,15 @@ export interface WorkerSetup {
   roots: Record<ReportType, Uint8Array>;
   /** Fixed verification time (epoch ms) of the kinds verified against the clock. */
   time?: number;
+  /** How long a worker reuses the collateral it was given for a subject before asking again (ms; 0: every task asks). */
+  collateralReuseMs?: number;
+  /** The name of the pool's collateral channels (collateralPort.ts); absent: no collateral source. */
+  collateralChannel?: string;
 }
 
 interface TaskBase {
-  /** Where the worker asks the main thread for collateral (collateralPort.ts), for reports whose kind may need it. */
-  collateralPort?: MessagePort;
+  /** The ticket under which the worker asks the main thread for collateral (collateralPort.ts), for reports whose kind may need it. */
+  collateralTicket?: number;
 }
 
 /** Recovered bytes (POST /decodeReport, the CLI, the watcher). */

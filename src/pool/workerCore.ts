@@ -1,11 +1,11 @@
 /**
  * What a verification worker does with one task: the verification core, with the collateral of
  * the report's kind asked of the main thread when the report reaches its collateral step
- * (collateralPort.ts) and verified (once per collateral version) in the worker by the kind's
- * collateral port. A batch task (several reports) hashes their userData in one call first.
+ * (collateralPort.ts; reused for a while: collateralReuse.ts) and verified (once per collateral
+ * version) in the worker by the kind's collateral port. A batch task (several reports) hashes their
+ * userData in one call first. Each result goes back with the task's stamps (stages.ts).
  */
 import type { KeyObject } from 'node:crypto';
-import type { MessagePort } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import { parseCertificate, type Certificate } from '../attestation/x509/certificate.js';
 import { ChainCache } from '../attestation/x509/chainCache.js';
@@ -16,7 +16,9 @@ import { findReportKind, REPORT_TYPES, type CollateralSource } from '../verify/k
 import type { Policy, ReportCheck, ReportType, ReportVerifier, VerifyOutcome } from '../verify/types.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
 import { unpackCollateral } from './collateralPack.js';
-import { requestCollateral } from './collateralPort.js';
+import { CollateralLine } from './collateralPort.js';
+import { CollateralReuse, reuseKey } from './collateralReuse.js';
+import { epochMs, gcPauseLog, type StampedResult } from './stages.js';
 
 /**
  * The binding hashes of the items' userData in one call, and the hash time per item; no hashes
@@ -32,22 +34,39 @@ function batchHashes(items: readonly { userData: Uint8Array }[]): { hashes: (Uin
   }
 }
 
-export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Promise<VerifyOutcome | ReportCheck | VerifyOutcome[]> {
+export type WorkerResult = VerifyOutcome | ReportCheck | VerifyOutcome[];
+
+export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Promise<StampedResult<WorkerResult>> {
   const roots = Object.fromEntries(REPORT_TYPES.map((id) => [id, parseCertificate(setup.roots[id])])) as Record<ReportType, Certificate>;
   const policy: Policy = setup.policy;
   const chainCache = new ChainCache();
   const keyCache = new LRUCache<string, KeyObject>({ max: 1024 });
   const verified = new LRUCache<string, object>({ max: 64 });
+  const gcPauses = gcPauseLog();
+  const reuse = new CollateralReuse(setup.collateralReuseMs ?? 0);
+  const line = setup.collateralChannel !== undefined ? new CollateralLine(setup.collateralChannel, () => reuse.clear()) : undefined;
 
-  /** The collateral of `report`'s kind, asked of the main thread over the task's port. */
-  const collateralFor = (report: Uint8Array, port: MessagePort | undefined): CollateralSource | undefined => {
+  /**
+   * The collateral of `report`'s kind: the worker's reused copy (collateralReuse.ts), or asked of
+   * the main thread under the task's ticket; `waited` adds the seconds spent waiting for it.
+   */
+  const collateralFor = (report: Uint8Array, ticket: number | undefined, waited: (s: number) => void): CollateralSource | undefined => {
     const kind = findReportKind(report);
     const c = kind?.collateral;
     if (!kind || !c) return undefined;
+    const ask = async (subject: unknown, at: string) => {
+      if (!line || ticket === undefined) throw c.unavailable();
+      const t0 = performance.now();
+      const pack = await line.request(ticket, subject).finally(() => waited((performance.now() - t0) / 1000));
+      reuse.set(at, pack);
+      return pack;
+    };
     return {
       async forReport(parsed, time) {
-        if (!port) throw c.unavailable();
-        const pack = await requestCollateral(port, c.subject(parsed as never));
+        // the worker's copy while its window is open, else the main thread's answer
+        const subject = c.subject(parsed as never);
+        const at = reuseKey(kind.id, subject);
+        const pack = reuse.get(at) ?? (await ask(subject, at));
         const key = `${kind.id}:${pack.version}`;
         const hit = verified.get(key);
         if (hit) return hit;
@@ -59,8 +78,18 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
   };
 
   return async (task) => {
+    const startedAt = epochMs();
+    const t0 = performance.now();
+    let collateralWait: number | undefined;
+    const waited = (s: number) => (collateralWait = (collateralWait ?? 0) + s);
+    const result = await run(task, waited);
+    const stamps = { startedAt, runSeconds: (performance.now() - t0) / 1000, gcPauses: gcPauses(), ...(collateralWait !== undefined ? { collateralWaitSeconds: collateralWait } : {}) };
+    return { result, stamps };
+  };
+
+  async function run(task: VerifyTask, waited: (s: number) => void): Promise<WorkerResult> {
     const verify: ReportVerifier = (userData, report, o) => {
-      const collateral = collateralFor(report, task.collateralPort);
+      const collateral = collateralFor(report, task.collateralTicket, waited);
       const deps: VerifyDeps = { roots, chainCache, keyCache, ...(collateral ? { collateral } : {}), ...(setup.time !== undefined ? { time: setup.time } : {}) };
       return verifyReportBytes(userData, report, policy, deps, o);
     };
@@ -80,7 +109,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
       }
       return await verify(task.userData, task.report, task.nonce ? { nonce: task.nonce } : {});
     } finally {
-      task.collateralPort?.close();
+      if (task.collateralTicket !== undefined) line?.forget(task.collateralTicket);
     }
-  };
+  }
 }

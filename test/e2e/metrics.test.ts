@@ -203,6 +203,19 @@ describe('GET /metrics on the real app', () => {
     expect(value(s, 'verifier_pool_threads', {})).toBe(2);
     expect(value(s, 'verifier_pool_task_duration_seconds_count', {})).toBe(2);
     expect(value(s, 'verifier_pool_task_duration_seconds_bucket', { le: '0.005' })).toBe(1);
+    // the stages of a pool task: queue wait, worker run, collateral wait (only a task that asked), worker GC pauses
+    metrics.sink.observePoolStages({ queueWaitSeconds: 0.0002, runSeconds: 0.003, collateralWaitSeconds: 0.04, gcPauses: [0.0007, 0.02] });
+    metrics.sink.observePoolStages({ queueWaitSeconds: 0.03, runSeconds: 0.002, gcPauses: [] });
+    const staged = await scrape();
+    expect(value(staged, 'verifier_pool_queue_wait_seconds_count', {})).toBe(2);
+    expect(value(staged, 'verifier_pool_queue_wait_seconds_bucket', { le: '0.00025' })).toBe(1);
+    expect(value(staged, 'verifier_pool_run_seconds_count', {})).toBe(2);
+    expect(value(staged, 'verifier_pool_run_seconds_sum', {})).toBeCloseTo(0.005, 9);
+    expect(value(staged, 'verifier_collateral_wait_seconds_count', {})).toBe(1);
+    expect(value(staged, 'verifier_collateral_wait_seconds_bucket', { le: '0.025' })).toBe(0);
+    expect(value(staged, 'verifier_collateral_wait_seconds_bucket', { le: '0.05' })).toBe(1);
+    expect(value(staged, 'verifier_worker_gc_pause_seconds_count', {})).toBe(2);
+    expect(value(staged, 'verifier_worker_gc_pause_seconds_bucket', { le: '0.001' })).toBe(1);
     expect(value(s, 'verifier_upstream_requests_total', { service: 'pccs', route: '/pckcrl', status: '200' })).toBe(1);
     expect(value(s, 'verifier_upstream_requests_total', { service: 'pccs', route: '/tcb', status: '503' })).toBe(1);
     expect(value(s, 'verifier_upstream_requests_total', { service: 'pccs', route: '/IntelSGXRootCA.der', status: '200' })).toBe(1);

@@ -16,9 +16,12 @@ import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { parseChunkedStruct } from '../../src/aleo/struct.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
 import { readVectorJson, vectorPath } from '../support/paths.js';
-import { mintTypeAPki } from '../support/typea-pki.js';
+import { crl, mintTypeAPki } from '../support/typea-pki.js';
 import { makeUserData, openEnclaveReport, reportText } from '../support/ledger-reports.js';
 import { CollateralPacker } from '../../src/pool/collateralPack.js';
+import type { TaskStages } from '../../src/pool/stages.js';
+import { CollateralReuse } from '../../src/pool/collateralReuse.js';
+import { CollateralDesk, CollateralLine } from '../../src/pool/collateralPort.js';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 import { VerifierError } from '../../src/errors.js';
 import { typeA } from '../../src/verify/kinds/typeA/index.js';
@@ -296,6 +299,37 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
     expect(again.reportValid).toBe(true);
   });
 
+  it('reports each task\'s stages from the worker: queue wait, run time, the collateral wait of a typeA task', async () => {
+    const seen: TaskStages[] = [];
+    const staged = new VerifierPool({
+      threads: 1, maxQueue: 8, taskTimeoutMs: 30_000,
+      setup: {
+        policy: { ...setup.policy, targets: { ...setup.policy.targets, typeA: mrEnclave }, acceptedTcbStatuses: ['UpToDate'] },
+        roots: { typeA: pki.root.cert.der, typeB: setup.roots.typeB },
+        time: pki.time,
+      },
+      collateral: { rawForSubject: async () => ({ version: 'v1', collateral: pki.collateral }) },
+      onTaskStages: (s) => seen.push(s),
+    });
+    try {
+      const outs = await Promise.all([20, 21, 22].map((i) => staged.decodeReport(request(i).userData, request(i).report)));
+      for (const o of outs) expect(o.reportValid, JSON.stringify(o.error)).toBe(true);
+      expect(seen).toHaveLength(3);
+      for (const s of seen) {
+        expect(s.runSeconds).toBeGreaterThan(0);
+        expect(s.queueWaitSeconds).toBeGreaterThanOrEqual(0);
+        expect(s.collateralWaitSeconds).toBeGreaterThan(0);
+        expect(s.collateralWaitSeconds!).toBeLessThanOrEqual(s.runSeconds);
+        expect(Array.isArray(s.gcPauses)).toBe(true);
+      }
+      // one thread: the tasks ran one after the other, so the last waited in the queue at least as long as the first ran
+      const byWait = [...seen].sort((a, b) => a.queueWaitSeconds - b.queueWaitSeconds);
+      expect(byWait[2]!.queueWaitSeconds).toBeGreaterThanOrEqual(byWait[0]!.runSeconds * 0.9);
+    } finally {
+      await staged.close();
+    }
+  });
+
   it('reports the collateral failure of the main thread as the verdict, in order', async () => {
     source = new VerifierError('PCCS_UNAVAILABLE', 'PCCS at http://127.0.0.1:9 is unreachable');
     const o = await pool.decodeReport(request(9).userData, request(9).report);
@@ -358,6 +392,90 @@ describe('VerifierPool with typeA collateral from the main thread', () => {
       expect(o.reportValid).toBe(true);
     } finally {
       await slow.close();
+    }
+  });
+
+  it('a worker reuses the collateral it was given (one question to the main thread), and a refresh reaches it when its window closes', async () => {
+    let served: { version: string; collateral: Collateral } = { version: 'r1', collateral: pki.collateral };
+    let asked = 0;
+    const make = (collateralReuseMs: number) =>
+      new VerifierPool({
+        threads: 1, maxQueue: 8, taskTimeoutMs: 30_000, collateralReuseMs,
+        setup: {
+          policy: { ...setup.policy, targets: { ...setup.policy.targets, typeA: mrEnclave }, acceptedTcbStatuses: ['UpToDate'] },
+          roots: { typeA: pki.root.cert.der, typeB: setup.roots.typeB },
+          time: pki.time,
+        },
+        collateral: {
+          async rawForSubject() {
+            asked++;
+            return served;
+          },
+        },
+      });
+    const reusing = make(600_000);
+    try {
+      for (const i of [30, 31, 32, 33, 34]) expect((await reusing.decodeReport(request(i).userData, request(i).report)).reportValid).toBe(true);
+      expect(asked).toBe(1);
+      // a forged quote still fails at its own check (the reused collateral is looked up only at the collateral step)
+      const { userData, quote } = minted(35);
+      const forged = await reusing.decodeReport(userData, reportText(openEnclaveReport(tamperQuote(quote, TAMPER_CASES[0]!.part))));
+      expect(forged.error?.code).toBe(TAMPER_CASES[0]!.code);
+    } finally {
+      await reusing.close();
+    }
+    // A short window: the PCCS serves a new version (the PCK CRL now revokes the platform's leaf),
+    // and the worker's verdict follows once its window has closed.
+    const refreshing = make(50);
+    try {
+      expect((await refreshing.decodeReport(request(36).userData, request(36).report)).reportValid).toBe(true);
+      const DAY = 86_400_000;
+      served = { version: 'r2', collateral: { ...pki.collateral, pckCrl: crl(pki.pckCa, pki.time - 5 * DAY, pki.time + 25 * DAY, [0x4fb8af9acd563694338d1cbd6702a5d2ba281b69n]) } };
+      const revoked = await until('the refreshed collateral to reach the worker', async () => {
+        const o = await refreshing.decodeReport(request(37).userData, request(37).report);
+        return o.reportValid ? false : o;
+      });
+      expect(revoked.error?.code).toBe('TYPEA_PCK_CERT_REVOKED');
+    } finally {
+      await refreshing.close();
+    }
+  });
+
+  it('the main thread answers a ticket\'s question on the pool\'s channels, and says when it packs a version it had not packed: a worker then drops what it reuses', async () => {
+    const name = `test-collateral-${process.pid}-${Math.random()}`;
+    let version = 'a';
+    const desk = new CollateralDesk({ rawForSubject: async () => ({ version, collateral: { v: version } }) }, name);
+    const reuse = new CollateralReuse(600_000);
+    let changes = 0;
+    const line = new CollateralLine(name, () => {
+      changes++;
+      reuse.clear();
+    });
+    const holds: boolean[] = [];
+    const ask = async () => {
+      const ticket = desk.open((on) => holds.push(on));
+      try {
+        return await line.request(ticket, { pckCertPems: ['x'] });
+      } finally {
+        desk.close(ticket);
+      }
+    };
+    try {
+      // the first version is news (said on the answer channel before the answer itself)
+      const first = await ask();
+      expect(changes).toBe(1);
+      expect(holds).toEqual([true, false]);
+      reuse.set('k', first);
+      await ask(); // the same version: nothing to say
+      expect(changes).toBe(1);
+      expect(reuse.get('k')?.version).toBe('a');
+      version = 'b';
+      expect((await ask()).version).toBe('b');
+      expect(changes).toBe(2);
+      expect(reuse.get('k')).toBeUndefined();
+    } finally {
+      desk.shutdown();
+      line.close();
     }
   });
 
