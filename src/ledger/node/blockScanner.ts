@@ -156,7 +156,14 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
       return blocks;
     }
     const path = `/blocks/transactions?start=${start}&end=${end}`;
-    return transactionsOfBlocks(await client.getJson(path), start, end, path);
+    const body = await client.getBytes(path);
+    let v: unknown;
+    try {
+      v = JSON.parse(body.toString('utf8'));
+    } catch (e) {
+      return fail('LEDGER_NODE_MALFORMED_BLOCKS', `ledger node: ${path} answered a body that is not JSON (${(e as Error).message}; ${body.length} bytes), heights ${start}..${end - 1}`);
+    }
+    return transactionsOfBlocks(v, start, end, path);
   };
   return {
     client,
