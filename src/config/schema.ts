@@ -129,7 +129,18 @@ export const configSchema = {
         fromHeight: { type: 'integer', minimum: 0, default: 0, description: 'First height scanned on a fresh store' },
         pollIntervalMs: { type: 'integer', minimum: 100, maximum: 3600000, default: 10000, description: 'Pause between polls of the tip (and after a failed step)' },
         database: { type: 'string', minLength: 1, description: 'The SQLite file of stored updates (relative to the config file)', examples: ['./ledger.sqlite'] },
-        batchBlocks: { type: 'integer', minimum: 1, maximum: 50, default: 50, description: 'Blocks per node request and per stored range (≤ 50, the node\'s limit)' },
+        batchBlocks: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 160,
+          description: "Blocks per node request and per stored range, at most the block source's (160 for /blocks/transactions, 50 for /blocks); default: the block source's",
+        },
+        blockSource: {
+          type: 'string',
+          enum: ['auto', 'blocks', 'transactions'],
+          default: 'auto',
+          description: 'Route blocks are read from: transactions (/blocks/transactions, no authority), blocks (/blocks, whole blocks), auto: the first when the node serves it (GET /ledger/status says which)',
+        },
         rps: { type: 'number', exclusiveMinimum: 0, default: 5, description: 'Node requests per second, retries included' },
         retryIntervalMs: {
           type: 'integer',
@@ -264,8 +275,10 @@ export interface WatchSettings {
   fromHeight: number;
   pollIntervalMs: number;
   database?: string;
-  /** Blocks per node request and per stored range (≤ 50, the node's limit). */
-  batchBlocks: number;
+  /** Blocks per node request and per stored range (≤ the block source's size; default that size). */
+  batchBlocks?: number;
+  /** Route blocks are read from (auto: /blocks/transactions when served). */
+  blockSource: 'auto' | 'blocks' | 'transactions';
   /** Node requests per second (retries included). */
   rps: number;
   /** Delay before an unverifiable update is re-verified (doubling per attempt, at most 64 ×). */

@@ -73,6 +73,12 @@ export interface LedgerNodeClient {
   getJson(pathAndQuery: string, opts?: GetOptions): Promise<unknown>;
   /** `text` with the client's credentials (base query, header values, secrets) cut out. */
   redact?(text: string): string;
+  /**
+   * GETs `{baseUrl}{pathAndQuery}` like `getJson` (same retries, rate limits, cap and budget) and
+   * returns the raw body of a 200 answer, for a reader that does not build all of it (the `/blocks`
+   * reader).
+   */
+  getBytes(pathAndQuery: string): Promise<Buffer>;
 }
 
 export interface GetOptions {
@@ -146,11 +152,20 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
  * bytes stay held against the budget until `release`.
  */
 async function readBody(res: Response, limit: number, budget?: ByteBudget): Promise<{ text: string; truncated: boolean; overBudget: boolean; release: () => void }> {
-  const body = await readCapped(res, limit, budget);
-  if (body.ok) return { text: body.bytes.toString('utf8'), truncated: false, overBudget: false, release: body.release };
-  const text = body.reason === 'tooLarge' ? body.bytes.toString('utf8') : '';
-  return { text, truncated: body.reason === 'tooLarge', overBudget: body.reason === 'overBudget', release: () => undefined };
+  const { bytes, ...rest } = await readBodyBytes(res, limit, budget);
+  return { text: bytes.toString('utf8'), ...rest };
 }
+
+/** readBody's bytes, undecoded (what the `/blocks` reader walks). */
+async function readBodyBytes(res: Response, limit: number, budget?: ByteBudget): Promise<{ bytes: Buffer; truncated: boolean; overBudget: boolean; release: () => void }> {
+  const body = await readCapped(res, limit, budget);
+  if (body.ok) return { bytes: body.bytes, truncated: false, overBudget: false, release: body.release };
+  const bytes = body.reason === 'tooLarge' ? body.bytes : Buffer.alloc(0);
+  return { bytes, truncated: body.reason === 'tooLarge', overBudget: body.reason === 'overBudget', release: () => undefined };
+}
+
+/** What a 200 answer is returned as: decoded JSON, or the raw bytes. */
+type BodyAs = 'json' | 'bytes';
 
 /** Why a request was abandoned through the caller's signal. */
 function abandoned(signal: AbortSignal): string {
@@ -205,7 +220,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
   const rateLimitPatienceMs = Math.max(0, opts.rateLimitPatienceMs ?? DEFAULT_RATE_LIMIT_PATIENCE_MS);
 
-  async function attempt(url: string, timeoutMs: number, getOpts: GetOptions): Promise<Attempt> {
+  async function attempt(url: string, timeoutMs: number, getOpts: GetOptions, as: BodyAs): Promise<Attempt> {
     const { absentWhen } = getOpts;
     const maxBody = Math.min(maxBodyBytes, getOpts.maxBodyBytes ?? maxBodyBytes);
     const fail = (code: LedgerNodeCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
@@ -241,17 +256,21 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
         return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text, redact)}`, res.status >= 500);
       }
-      const { text, truncated, overBudget, release } = await readBody(res, maxBody, bodyBudget);
+      const { bytes, truncated, overBudget, release } = await readBodyBytes(res, maxBody, bodyBudget);
       if (truncated) {
         return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBody} bytes (abandoned at the cap)`, false);
       }
       if (overBudget) {
         return fail('LEDGER_NODE_BODY_BUDGET', `answer abandoned: ledger-node bodies being read already hold the process's budget of ${bodyBudget.limit} bytes`, true);
       }
-      // The body's bytes stay held against the budget until parsed.
+      // The body's bytes stay held against the budget until parsed (raw bytes: until handed over).
+      // A raw body is decoded only when short enough to be an old node's rate-limit text.
+      const text = as === 'json' || bytes.length <= ERROR_BODY_BYTES ? bytes.toString('utf8') : '';
       try {
-        return { ok: true, value: JSON.parse(text) as unknown };
+        const value = JSON.parse(text) as unknown;
+        return { ok: true, value: as === 'json' ? value : bytes };
       } catch {
+        if (as === 'bytes' && !RATE_LIMIT_TEXT.test(text)) return { ok: true, value: bytes };
         if (RATE_LIMIT_TEXT.test(text)) {
           return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text, redact)}`, true, waitHint(text));
         }
@@ -271,7 +290,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   /** A wait between attempts, cut short by the caller's signal (the next attempt then fails at once). */
   const pause = (ms: number): Promise<unknown> => sleep(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
 
-  async function getJson(pathAndQuery: string, getOpts: GetOptions = {}): Promise<unknown> {
+  async function get(pathAndQuery: string, getOpts: GetOptions, as: BodyAs): Promise<unknown> {
     const url = requestUrl(pathAndQuery);
     // what messages show: the configured base without its query, then our own path and query
     const shown = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
@@ -291,7 +310,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         deadline += Date.now() - waitedFrom;
       }
       const remaining = deadline - Date.now();
-      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts);
+      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts, as);
       if (result.ok) return result.value;
       const f = result.failure;
       if (f.rateLimited) {
@@ -318,5 +337,10 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     }
   }
 
-  return { baseUrl, getJson, redact };
+  return {
+    baseUrl,
+    getJson: (pathAndQuery, getOpts = {}) => get(pathAndQuery, getOpts, 'json'),
+    getBytes: async (pathAndQuery) => (await get(pathAndQuery, {}, 'bytes')) as Buffer,
+    redact,
+  };
 }
