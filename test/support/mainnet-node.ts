@@ -73,7 +73,7 @@ export class MainnetChain {
     const fillerBytes = prettyAt(this.filler, 1).length;
     const updateBytes = spec.updates.length === 0 ? 0 : spec.updates.reduce((n, _u, i) => n + prettyAt(this.updateTxs(this.every / 2 + i * this.every), 1).length, 0) / spec.updates.length;
     const left = (spec.txBytesPerBlock ?? 1500) - updateBytes / this.every;
-    this.fillerEvery = left > 0 ? Math.max(1, Math.round(fillerBytes / left)) : Number.POSITIVE_INFINITY;
+    this.fillerEvery = left > 0 ? Math.max(1, fillerBytes / left) : Number.POSITIVE_INFINITY;
     this.placeMappings();
   }
 
@@ -101,7 +101,8 @@ export class MainnetChain {
   /** The confirmed transactions of the block at `height`. */
   transactionsAt(height: number): ConfirmedTx[] {
     if (this.updateAt(height)) return this.updateTxs(height);
-    return height % this.fillerEvery === 0 ? this.filler : [];
+    // One filler every `fillerEvery` blocks on average (a real number: the density comes out exact).
+    return Math.floor(height / this.fillerEvery) !== Math.floor((height - 1) / this.fillerEvery) ? this.filler : [];
   }
 
   /** The pieces of the block at `height`, pretty-printed as an element of `/blocks`' array. */
