@@ -22,7 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { LedgerChain, t, type ConfirmedTx } from './ledger-chain.js';
+import { fakeId, LedgerChain, t, type ConfirmedTx } from './ledger-chain.js';
 import { AUTHORITY_MARK, blockFrame, MAINNET_AUTHORITY_SHAPES, prettyAt, quorumAuthority, TRANSACTIONS_MARK } from './mainnet-shape.js';
 import { oracleProgram, updateKindOf } from '../../src/ledger/programs.js';
 import { updateWrites } from '../../src/ledger/records/mappingWrites.js';
@@ -54,6 +54,7 @@ export const PREFIXES = ['/mainnet', '/v1/mainnet', '/v2/mainnet'] as const;
 export const MAX_BLOCKS = 50;
 export const MAX_BLOCK_TRANSACTIONS = 160;
 const GENESIS_TIME = 1725000000;
+const ID_SLOT = '\u0000id';
 const ROUTES = [/^\/block\/height\/latest$/, /^\/blocks(\/transactions)?$/, /^\/program\/[^/]+\/mapping\/[^/]+(\/[^/]+)?$/];
 
 export class MainnetChain {
@@ -61,6 +62,8 @@ export class MainnetChain {
   readonly every: number;
   private readonly authorities: Buffer[];
   private readonly filler: ConfirmedTx[];
+  private readonly fillerPretty: string[];
+  private readonly templates = new Map<string, string[]>();
   readonly fillerEvery: number;
   /** program\0mapping → key → Leo value text. */
   readonly mappings = new Map<string, Map<string, string>>();
@@ -70,6 +73,7 @@ export class MainnetChain {
     this.every = spec.updateEvery ?? 100;
     this.authorities = MAINNET_AUTHORITY_SHAPES.map((s, i) => Buffer.from(prettyAt(quorumAuthority(s, 4_000_000 + 8 * i, GENESIS_TIME, `authority${i}`), 2)));
     this.filler = this.fillerChain();
+    this.fillerPretty = [prettyAt(this.filler, 1), prettyAt(this.filler, 2)];
     const fillerBytes = prettyAt(this.filler, 1).length;
     const updateBytes = spec.updates.length === 0 ? 0 : spec.updates.reduce((n, _u, i) => n + prettyAt(this.updateTxs(this.every / 2 + i * this.every), 1).length, 0) / spec.updates.length;
     const left = (spec.txBytesPerBlock ?? 1500) - updateBytes / this.every;
@@ -90,19 +94,53 @@ export class MainnetChain {
     return u[Math.floor(height / this.every) % u.length];
   }
 
-  private updateTxs(height: number): ConfirmedTx[] {
+  /**
+   * Update `i`'s transaction pretty-printed `depth` levels deep, split at its transaction id and its
+   * transition ids, so that each placement gets ids of its own by a join (built once by LedgerChain).
+   */
+  private updateTemplate(i: number, depth: 1 | 2): string[] {
+    const key = `${i}/${depth}`;
+    const hit = this.templates.get(key);
+    if (hit) return hit;
+    const u = this.spec.updates[i]!;
+    const c = new LedgerChain(0, 0, `update${i}/`);
+    const { transactionId, transitionIds } = c.add(0, [t.update(u.program, u.fn, u.userData, u.report)]);
+    let parts = [prettyAt(c.transactionsAt(0), depth)];
+    for (const id of [transactionId, ...transitionIds]) parts = parts.flatMap((p) => p.split(id).flatMap((x, k) => (k === 0 ? [x] : [ID_SLOT, x])));
+    this.templates.set(key, parts);
+    return parts;
+  }
+
+  /** The pretty transactions of the update placed at `height` (ids of its own), or undefined. */
+  private updatePretty(height: number, depth: 1 | 2): string | undefined {
     const u = this.updateAt(height);
-    if (!u) return [];
-    const c = new LedgerChain(height, height, `h${height}/`);
-    c.add(height, [t.update(u.program, u.fn, u.userData, u.report)]);
-    return c.transactionsAt(height);
+    if (!u) return undefined;
+    const i = Math.floor(height / this.every) % this.spec.updates.length;
+    let n = 0;
+    return this.updateTemplate(i, depth)
+      .map((p) => (p === ID_SLOT ? (n++ === 0 ? fakeId('at', `h${height}/tx`) : fakeId('au', `h${height}/transition${n - 1}`)) : p))
+      .join('');
+  }
+
+  private updateTxs(height: number): ConfirmedTx[] {
+    const text = this.updatePretty(height, 1);
+    return text === undefined ? [] : (JSON.parse(text) as ConfirmedTx[]);
   }
 
   /** The confirmed transactions of the block at `height`. */
   transactionsAt(height: number): ConfirmedTx[] {
     if (this.updateAt(height)) return this.updateTxs(height);
-    // One filler every `fillerEvery` blocks on average (a real number: the density comes out exact).
-    return Math.floor(height / this.fillerEvery) !== Math.floor((height - 1) / this.fillerEvery) ? this.filler : [];
+    return this.hasFiller(height) ? this.filler : [];
+  }
+
+  /** One filler every `fillerEvery` blocks on average (a real number: the density comes out exact). */
+  private hasFiller(height: number): boolean {
+    return Math.floor(height / this.fillerEvery) !== Math.floor((height - 1) / this.fillerEvery);
+  }
+
+  /** The block's transactions pretty-printed `depth` levels deep. */
+  private prettyTransactions(height: number, depth: 1 | 2): string {
+    return this.updatePretty(height, depth) ?? (this.hasFiller(height) ? this.fillerPretty[depth - 1]! : '[]');
   }
 
   /** The pieces of the block at `height`, pretty-printed as an element of `/blocks`' array. */
@@ -110,14 +148,12 @@ export class MainnetChain {
     const frame = prettyAt(blockFrame(height, GENESIS_TIME + Math.floor(height * 2.9), 4_000_000 + 2 * height), 1);
     const [head, rest] = frame.split(`"${AUTHORITY_MARK}"`) as [string, string];
     const [middle, tail] = rest.split(`"${TRANSACTIONS_MARK}"`) as [string, string];
-    const txs = this.transactionsAt(height);
-    return [`  ${head}`, this.authorities[height % this.authorities.length]!, middle, txs.length === 0 ? '[]' : prettyAt(txs, 2), tail];
+    return [`  ${head}`, this.authorities[height % this.authorities.length]!, middle, this.prettyTransactions(height, 2), tail];
   }
 
   /** The transactions of `height` as an element of `/blocks/transactions`' array. */
   transactionsPiece(height: number): string {
-    const txs = this.transactionsAt(height);
-    return `  ${txs.length === 0 ? '[]' : prettyAt(txs, 1)}`;
+    return `  ${this.prettyTransactions(height, 1)}`;
   }
 
   /** The mapping writes of every update placed at or below the latest height (what the chain holds). */
