@@ -3,8 +3,8 @@
  * (test/support/mainnet-node.ts).
  *
  * Taken from a real mainnet block in public sources: height 1,203,288 (network 0, round 2,414,062,
- * 2024-10-16), kept whole as a JSON test input of an Aleo Name Service indexer (`src/indexer.rs`,
- * `test_parse`). Its fields, in order, are what snarkVM serializes (ledger/narwhal/batch-header,
+ * 2024-10-16), kept whole as the JSON input of the test `test_parse` of a public Aleo Name Service
+ * block indexer (Rust, snarkVM MainnetV0). Its fields, in order, are what snarkVM serializes (ledger/narwhal/batch-header,
  * batch-certificate, subdag, transmission-id serialize.rs): `authority: { type: "quorum", subdag:
  * { subdag: { "<round>": [ { batch_header: { batch_id, author, round, timestamp, committee_id,
  * transmission_ids, previous_certificate_ids, signature }, signatures: [...] } ] } } }`. That
