@@ -11,6 +11,7 @@ import { VerifierError } from '../../errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './client.js';
 import { RateLimiter } from '../../rateLimit.js';
 import type { LedgerNodeCode } from './errors.js';
+import { blocksReader, type BlockRecord } from './blocksBody.js';
 
 export const MAX_BLOCKS_PER_CALL = 50;
 
@@ -20,14 +21,32 @@ const fail = (code: LedgerNodeCode, message: string): never => {
   throw new VerifierError<LedgerNodeCode>(code, message);
 };
 
-/** Height and transactions of one block as served by `/blocks`. */
-export function blockOf(b: unknown): { height: number; transactions: unknown[] } {
-  if (!isObj(b) || !isObj(b.header) || !isObj(b.header.metadata) || typeof b.header.metadata.height !== 'number') {
-    return fail('LEDGER_NODE_BAD_BLOCKS', 'ledger node: a block lacks header.metadata.height');
+/**
+ * Checks that `heights` are exactly start..end−1 in order; LEDGER_NODE_BAD_BLOCKS naming the first
+ * that is not (missing, duplicated, out of order, outside the range, or a count that differs).
+ */
+export function checkHeights(heights: readonly number[], start: number, end: number, what: string): void {
+  const expected = end - start;
+  for (let i = 0; i < Math.min(heights.length, expected); i++) {
+    const h = heights[i]!;
+    if (h === start + i) continue;
+    const why =
+      h < start || h >= end
+        ? `height ${h}, outside the range,`
+        : heights.indexOf(h) < i
+          ? `height ${h} a second time`
+          : h > start + i
+            ? `height ${h} where ${start + i} belongs (block ${start + i} missing or out of order)`
+            : `height ${h} out of order`;
+    fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: ${what} answered ${why} at position ${i}, where height ${start + i} was expected (heights ${shownHeights(heights)}, expected ${start}..${end - 1})`);
   }
-  const txs = b.transactions;
-  return { height: b.header.metadata.height, transactions: Array.isArray(txs) ? txs : [] };
+  if (heights.length !== expected) {
+    const why = heights.length < expected ? `block ${start + heights.length} missing` : `${heights.length - expected} block(s) more than asked`;
+    fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: ${what} answered ${heights.length} blocks, ${why} (heights ${shownHeights(heights)}, expected ${start}..${end - 1})`);
+  }
 }
+
+const shownHeights = (h: readonly number[]): string => (h.length > 12 ? `[${h.slice(0, 6).join(', ')}, …, ${h.slice(-3).join(', ')}]` : `[${h.join(', ')}]`);
 
 export interface NodeScanOptions {
   baseUrl: string;
@@ -45,12 +64,13 @@ export interface NodeScanOptions {
 export interface BlockScanner {
   client: LedgerNodeClient;
   /** Blocks [start, end) (end − start ≤ 50), checked to be exactly those heights in order. */
-  fetchRange(start: number, end: number): Promise<{ height: number; transactions: unknown[] }[]>;
+  fetchRange(start: number, end: number): Promise<BlockRecord[]>;
   latestHeight(): Promise<number>;
 }
 
 export function createBlockScanner(o: NodeScanOptions): BlockScanner {
   const limiter = new RateLimiter(o.rps);
+  const readBlocks = blocksReader();
   // Every HTTP attempt, retries included, takes a rate-limit slot; its timeout starts once it has one.
   const client = createLedgerNodeClient({
     baseUrl: o.baseUrl,
@@ -66,12 +86,9 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
     client,
     async fetchRange(start, end) {
       if (end - start > MAX_BLOCKS_PER_CALL || end <= start) throw new Error(`bad block range ${start}..${end}`);
-      const v = await client.getJson(`/blocks?start=${start}&end=${end}`);
-      if (!Array.isArray(v)) fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: /blocks?start=${start}&end=${end} did not answer a JSON array`);
-      const blocks = (v as unknown[]).map(blockOf);
-      if (blocks.length !== end - start || blocks.some((b, i) => b.height !== start + i)) {
-        fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: /blocks?start=${start}&end=${end} answered heights [${blocks.map((b) => b.height).join(', ')}], expected ${start}..${end - 1}`);
-      }
+      const path = `/blocks?start=${start}&end=${end}`;
+      const blocks = readBlocks(await client.getBytes(path), start);
+      checkHeights(blocks.map((b) => b.height), start, end, path);
       return blocks;
     },
     async latestHeight() {
