@@ -107,7 +107,10 @@ class Scanner {
   constructor(
     readonly b: Buffer,
     readonly start: number,
-  ) {}
+  ) {
+    this.words = new Uint32Array(b.buffer, 0, b.buffer.byteLength >>> 2);
+    this.offset = b.byteOffset;
+  }
 
   fail(what: string): never {
     const at = this.p >= this.b.length ? 'the end of the body (truncated?)' : `byte ${this.p} (${JSON.stringify(String.fromCharCode(this.b[this.p]!))})`;
@@ -119,10 +122,29 @@ class Scanner {
     let p = this.p;
     for (;;) {
       const c = b[p];
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) p++;
+      if (c === 0x20 || c === 0x0d || c === 0x09) p++;
+      else if (c === 0x0a) p = this.indentation(p + 1);
       else break;
     }
     this.p = p;
+  }
+
+  /** The body as 32-bit words (over its whole ArrayBuffer) and its offset there, for runs of spaces. */
+  private readonly words: Uint32Array;
+  private readonly offset: number;
+
+  /** After a newline: skips a run of spaces (pretty-printed indentation) four at a time. */
+  private indentation(p: number): number {
+    const b = this.b;
+    const off = this.offset;
+    while (((p + off) & 3) !== 0) {
+      if (b[p] !== 0x20) return p;
+      p++;
+    }
+    const last = b.length - 4;
+    const w = this.words;
+    while (p <= last && w[(p + off) >>> 2] === 0x20202020) p += 4;
+    return p;
   }
 
   expect(c: number, what: string): void {
