@@ -139,6 +139,8 @@ describe('transition extraction', () => {
 describe('block source', () => {
   const fakeScanner = (log: number[]): BlockScanner => ({
     client: { baseUrl: 'x', getJson: async () => null, getBytes: async () => Buffer.alloc(0) },
+    blockSource: async () => 'blocks',
+    knownBlockSource: 'blocks',
     latestHeight: async () => 0,
     async fetchRange(s, e) {
       log.push(s);
