@@ -88,6 +88,8 @@ export class LedgerChain {
     readonly first: number,
     /** Latest height (inclusive). */
     readonly latest: number,
+    /** Prefixes the seed of every id, so that chains built apart (one per block) share no id. */
+    private readonly idPrefix = '',
   ) {}
 
   private transition(spec: TransitionSpec, seed: string): ChainTransition {
@@ -114,7 +116,7 @@ export class LedgerChain {
   /** Adds an execute transaction with these transitions at `height`; returns its id and transition ids. */
   add(height: number, transitions: TransitionSpec[], opts: { rejected?: boolean } = {}): { transactionId: string; transitionIds: string[] } {
     if (height < this.first || height > this.latest) throw new Error(`height ${height} outside the chain`);
-    const seed = `tx${this.seq++}`;
+    const seed = `${this.idPrefix}tx${this.seq++}`;
     const ts = transitions.map((s, i) => this.transition(s, `${seed}/${i}`));
     const id = fakeId('at', seed);
     const execution = { transitions: ts, global_state_root: 'sr1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq', proof: 'proof1qqqq' };
@@ -134,6 +136,11 @@ export class LedgerChain {
     this.blocks.set(height, list);
     ts.forEach((x) => this.added.push({ height, transactionId: id, transitionId: x.id, program: x.program, function: x.function, accepted: !opts.rejected }));
     return { transactionId: id, transitionIds: ts.map((x) => x.id) };
+  }
+
+  /** The confirmed transactions at `height` (what a block's `transactions` holds). */
+  transactionsAt(height: number): ConfirmedTx[] {
+    return this.blocks.get(height) ?? [];
   }
 
   block(height: number): Record<string, unknown> {
