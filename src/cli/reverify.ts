@@ -23,6 +23,15 @@ import { Semaphore } from '../rateLimit.js';
 import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.js';
 import { storedUpdates, UPDATE_BATCH, updateRecordsInRuns, type VerifyMany } from '../ledger/watch/verifyUpdates.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
+import { RequestBudget, type BudgetState } from '../requestBudget.js';
+import { planScan } from './plan.js';
+import { pinnedEnd } from './pinnedEnd.js';
+
+/**
+ * Test only: the length of a budget "day" in ms (default: a UTC day), so that tests need not wait
+ * for midnight. Not an option: a real budget's day is the API's UTC day.
+ */
+const TEST_DAY_MS_ENV = 'ORACLE_VERIFIER_TEST_DAY_MS';
 
 const SOURCES = 'sources (one)';
 const SCAN = 'ledger scan';
@@ -36,6 +45,12 @@ export const REVERIFY = {
     node: { kind: 'string', arg: 'URL', group: SOURCES, help: 'scan blocks [from, to) of a ledger node' },
     from: { kind: 'int', arg: 'H', min: 0, max: Number.MAX_SAFE_INTEGER, default: "with --store, the store's scanned height + 1", group: SOURCES, help: 'with --node: the first height' },
     to: { kind: 'int', arg: 'H', min: 0, max: Number.MAX_SAFE_INTEGER, default: 'latest + 1', group: SOURCES, help: 'with --node: the end height, not scanned' },
+    'to-file': {
+      kind: 'string',
+      arg: 'FILE',
+      group: SOURCES,
+      help: "with --node, instead of --to: the end height written in FILE; when FILE does not exist, the node's latest height + 1, written there first (the first writer wins), so that the shards of one audit and their resumes share one end",
+    },
     jsonl: { kind: 'string', arg: 'FILE', group: SOURCES, help: 'lines of { "userData", "report", "id"? }' },
     'tx-dir': { kind: 'string', arg: 'DIR', group: SOURCES, help: 'saved transaction JSON files (*.json)' },
     program: {
@@ -45,6 +60,19 @@ export const REVERIFY = {
       help: `oracle programs to follow in blocks / transactions (repeatable; else the config's ledgerPrograms; else every known program: ${KNOWN_PROGRAM_IDS.join(', ')})`,
     },
     rps: { kind: 'number', arg: 'N', above: 0, default: 5, group: SCAN, help: 'requests per second to the node' },
+    'requests-per-day': {
+      kind: 'int',
+      arg: 'N',
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+      group: SCAN,
+      help: "requests per UTC day to the node (a public API's budget, e.g. 100000), every attempt counted, retries included; the checkpoint records each day's count and --resume continues it; when the day's budget is spent, the run waits for the next UTC day (saying until when)",
+    },
+    'stop-when-budget-spent': {
+      kind: 'flag',
+      group: SCAN,
+      help: "with --requests-per-day: stop instead (exit 2, CLI_REQUEST_BUDGET_SPENT, the checkpoint kept: --resume the next UTC day)",
+    },
     concurrency: { kind: 'int', arg: 'N', min: 1, max: 64, default: 4, group: SCAN, help: 'batches fetched at once' },
     retries: { kind: 'int', arg: 'N', min: 0, max: 100, default: 5, group: SCAN, help: 'retries of a failed request' },
     'timeout-ms': { kind: 'int', arg: 'MS', min: 100, max: 600_000, default: 30_000, group: SCAN, help: 'timeout of a request' },
@@ -91,6 +119,8 @@ export interface Checkpoint {
   cursor: number;
   nextHeight?: number;
   outputOffset: number;
+  /** With --requests-per-day: the requests spent (sent or reserved) per day. */
+  requests?: BudgetState;
   done: boolean;
   updatedAt: string;
 }
@@ -126,6 +156,12 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   if (shard && node === undefined) throw cliError('CLI_USAGE', 'reverify: --shard applies to --node scans');
   const storeFile = a.string('store');
   if (storeFile !== undefined && jsonl !== undefined) throw cliError('CLI_USAGE', 'reverify: --store needs ledger updates (--node or --tx-dir); JSONL lines carry no transition ids');
+  const perDay = a.int('requests-per-day');
+  const stopWhenSpent = a.flag('stop-when-budget-spent');
+  if (perDay !== undefined && node === undefined) throw cliError('CLI_USAGE', 'reverify: --requests-per-day applies to --node scans');
+  if (stopWhenSpent && perDay === undefined) throw cliError('CLI_USAGE', 'reverify: --stop-when-budget-spent needs --requests-per-day');
+  const toFile = a.string('to-file');
+  if (toFile !== undefined && (node === undefined || a.int('to') !== undefined)) throw cliError('CLI_USAGE', 'reverify: --to-file applies to --node scans, instead of --to');
 
   // The verifier (pool or in-process) is built before the source so that config errors come first.
   const workersFlag = a.int('workers');
@@ -151,6 +187,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       ? programsToFollow(programList, 'reverify --program', registry)
       : programsToFollow(verifier.config.ledgerPrograms, `config ${verifier.config.file}: ledgerPrograms`, registry);
     let source: Source;
+    let budget: RequestBudget | undefined;
+    let plan: ((blocks: number) => string) | undefined;
     if (node !== undefined) {
       // Without --from: where the store's coverage of every followed program ends (a program it
       // never scanned for needs an explicit start).
@@ -161,9 +199,25 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       if (from === undefined) {
         throw cliError('CLI_USAGE', `reverify: --node needs --from HEIGHT${store ? ` (the store has not scanned ${unscanned.length ? unscanned.join(', ') : 'anything'} yet)` : ''}`);
       }
+      const rps = a.number('rps');
+      if (perDay !== undefined) {
+        // The saved count of the day (a resumed run), so that the budget holds across restarts.
+        const saved = resume && checkpointFile !== undefined && existsSync(resolve(checkpointFile)) ? readCheckpoint(resolve(checkpointFile)).requests : undefined;
+        const testDayMs = Number(process.env[TEST_DAY_MS_ENV]);
+        budget = new RequestBudget({
+          perDay,
+          ...(Number.isInteger(testDayMs) && testDayMs > 0 ? { dayMs: testDayMs } : {}),
+          // Saved ahead by about a second of requests: at most one checkpoint write a second.
+          reserveAhead: Math.ceil(rps),
+          ...(saved ? { saved } : {}),
+          ...(stopWhenSpent ? { stop: (message: string) => cliError('CLI_REQUEST_BUDGET_SPENT', message) } : {}),
+          onWait: (message) => io.stderr(message),
+        });
+      }
       const scanner = createBlockScanner({
         baseUrl: node,
-        rps: a.number('rps'),
+        rps,
+        ...(budget ? { budget } : {}),
         timeoutMs: a.int('timeout-ms')!,
         retries: a.int('retries')!,
         backoffMs: a.int('backoff-ms')!,
@@ -171,8 +225,21 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         headers: ledgerNodeHeaders(verifier.config.liveCheck.apiKeyHeader),
       });
       let to = a.int('to');
-      if (to === undefined) to = (await scanner.latestHeight()) + 1;
+      if (to === undefined) to = toFile !== undefined ? await pinnedEnd(resolve(toFile), async () => (await scanner.latestHeight()) + 1) : (await scanner.latestHeight()) + 1;
       if (to <= from) throw cliError('CLI_USAGE', `reverify: --to ${to} must be greater than --from ${from}`);
+      const batchSize = a.int('batch')!;
+      // The block source and the blocks one request brings (today /blocks, ≤ 50 a call).
+      const scanSource = { name: '/blocks', blocksPerRequest: batchSize };
+      const dayBudget = budget;
+      plan = (blocks) =>
+        planScan({
+          blocks,
+          blocksPerRequest: scanSource.blocksPerRequest,
+          source: scanSource.name,
+          rps,
+          now: Date.now(),
+          ...(dayBudget ? { requestsPerDay: dayBudget.perDay, spentToday: dayBudget.spent(), dayMs: dayBudget.dayMs } : {}),
+        }).line;
       source = blockSource({
         scanner,
         node: scanner.client.baseUrl,
@@ -180,7 +247,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         registry,
         from,
         to,
-        batchSize: a.int('batch')!,
+        batchSize,
         concurrency: a.int('concurrency')!,
         ...(shard ? { shard } : {}),
       });
@@ -204,6 +271,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       ...(checkpointFile ? { checkpointFile: resolve(checkpointFile) } : {}),
       resume,
       ...(store ? { store } : {}),
+      ...(budget ? { budget } : {}),
+      ...(plan ? { plan } : {}),
       progressIntervalMs: Math.round(a.number('progress-interval') * 1000),
       io,
     });
@@ -242,6 +311,10 @@ export interface RunOptions {
   store?: UpdateStore;
   progressIntervalMs: number;
   io: ReverifyIo;
+  /** The daily request budget of a --node scan: its count is saved in the checkpoint before each reservation is used. */
+  budget?: RequestBudget;
+  /** The plan line for the units still to do (printed before the first batch). */
+  plan?: (remaining: number) => string;
 }
 
 function readCheckpoint(file: string): Checkpoint {
@@ -284,6 +357,8 @@ export async function runReverify(o: RunOptions): Promise<number> {
     }
   }
   const sink: Sink = o.outFile ? new FileSink(o.outFile, startOffset) : new StdoutSink();
+  // The output offset that goes with `cursor` (both advance together, once a batch is written).
+  let committedOffset = startOffset;
   const saveCheckpoint = (done: boolean) => {
     if (!o.checkpointFile) return;
     const c: Checkpoint = {
@@ -292,13 +367,21 @@ export async function runReverify(o: RunOptions): Promise<number> {
       output: o.outFile!,
       cursor,
       ...(source.unit === 'blocks' ? { nextHeight: cursor } : {}),
-      outputOffset: sink.offset,
+      outputOffset: committedOffset,
       done,
+      ...(o.budget ? { requests: o.budget.state() } : {}),
       updatedAt: new Date().toISOString(),
     };
     writeJsonAtomic(o.checkpointFile, c);
   };
   const remaining = source.remaining(cursor);
+  if (o.budget) {
+    // From now on every reservation of the budget is saved before it is used (the tip read
+    // before this point is in this first save).
+    o.budget.setPersist(() => saveCheckpoint(false));
+    saveCheckpoint(false);
+  }
+  if (o.plan && remaining !== undefined) io.stderr(o.plan(remaining));
   const progress = new Progress({ ...(remaining !== undefined ? { total: remaining } : {}), unit: source.unit, tty: io.tty, intervalMs: o.progressIntervalMs, ...(io.tty ? {} : { write: io.stderr }) });
   const sem = new Semaphore(o.maxInFlight);
   const stop = () => io.stopRequested?.() ?? false;
@@ -334,6 +417,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
     sink.sync();
     o.store?.commit(storedUpdates(recs), source.unit === 'blocks' ? { start: p.batch.cursor - p.batch.units, end: p.batch.cursor - 1 } : undefined, undefined, o.programs);
     cursor = p.batch.cursor;
+    committedOffset = sink.offset;
     saveCheckpoint(false);
     progress.add(p.batch.units, updates);
   };
@@ -362,6 +446,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
   if (complete) saveCheckpoint(true);
   await sink.close();
   io.stderr(summary.table());
+  if (o.budget) io.stderr(`requests to the node: ${o.budget.spent()} of ${o.budget.perDay} on the day from ${o.budget.dayStart()} (UTC)\n`);
   if (failure !== undefined) {
     io.stderr(`reverify stopped: ${(failure as Error).message}${o.checkpointFile ? ` (continue with --resume; checkpoint at ${source.unit === 'blocks' ? 'height' : source.unit} ${cursor})` : ''}\n`);
     return EXIT.INCOMPLETE;
