@@ -207,8 +207,9 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         budget = new RequestBudget({
           perDay,
           ...(Number.isInteger(testDayMs) && testDayMs > 0 ? { dayMs: testDayMs } : {}),
-          // Saved ahead by about a second of requests: at most one checkpoint write a second.
-          reserveAhead: Math.ceil(rps),
+          // Saved ahead by about a second of requests (at most one checkpoint write a second), and
+          // by at most 0.1 % of the day's budget (what a killed run may have counted but not sent).
+          reserveAhead: Math.max(1, Math.min(Math.ceil(rps), Math.floor(perDay / 1000))),
           ...(saved ? { saved } : {}),
           ...(stopWhenSpent ? { stop: (message: string) => cliError('CLI_REQUEST_BUDGET_SPENT', message) } : {}),
           onWait: (message) => io.stderr(message),

@@ -1,0 +1,112 @@
+/**
+ * `reverify --node --requests-per-day` as a real process against the ledger-node simulator, the
+ * requests counted where they arrive: a run killed with SIGKILL in the middle of its day and
+ * resumed from its checkpoint never sends more than the day's budget in all (failed and
+ * rate-limited attempts included), and stops (exit 2, the time to resume) when it is spent
+ * (--stop-when-budget-spent). The budget's day is made very long for the test (the test-only
+ * ORACLE_VERIFIER_TEST_DAY_MS), so that no day boundary falls inside it; the wait for the next day
+ * is tested with an injected clock in test/unit/reverify-budget.test.ts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
+import { LedgerChain, t } from '../support/ledger-chain.js';
+
+const CLI = resolve(process.cwd(), 'src/cli/main.ts');
+const MRENCLAVE = '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df';
+/** Days of ≈ 31.7 years (boundaries in 2001 and 2033): the whole test is inside one. */
+const LONG_DAY_MS = String(1e12);
+
+function cli(args: string[], onStart?: (c: ChildProcess) => void): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, NODE_NO_WARNINGS: '1', ORACLE_VERIFIER_TEST_DAY_MS: LONG_DAY_MS } });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      rej(new Error(`CLI did not exit within 150 s\n${stderr}`));
+    }, 150_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      res({ code, stderr });
+    });
+    onStart?.(child);
+  });
+}
+
+let dir: string;
+let node: LedgerNode;
+let config: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cli-budget-'));
+  node = await startLedgerNode();
+  config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ uniqueIdTarget: MRENCLAVE, pcrValuesTarget: ['11'.repeat(48), '22'.repeat(48), '33'.repeat(48)] }));
+  const chain = new LedgerChain(3000, 3999);
+  for (let h = 3000; h < 4000; h += 37) chain.add(h, [t.transfer()]);
+  chain.install(node);
+});
+
+afterAll(async () => {
+  await node?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('reverify --requests-per-day', () => {
+  it('a budget is never exceeded across a kill -9 and --resume; a spent budget stops the run with its code and the time to resume', async () => {
+    const BUDGET = 40;
+    const out = join(dir, 'scan.jsonl');
+    const ckpt = join(dir, 'scan.ckpt');
+    // 100 batches of 10 blocks: far more than the day's 40 requests.
+    const args = ['reverify', '--node', node.url, '--from', '3000', '--to', '4000', '--batch', '10', '--rps', '50', '--concurrency', '2', '--requests-per-day', String(BUDGET),
+      '--retries', '5', '--backoff-ms', '1', '--config', config, '--workers', '0', '--out', out, '--checkpoint', ckpt, '--progress-interval', '0'];
+    node.reset();
+    // Failed and rate-limited attempts are requests too: the first three answers.
+    node.script('/blocks', [reply.serverError(), reply.tooManyRequests('0'), reply.v1RateLimit(0)]);
+    let killedAfter = -1;
+    const first = await cli(args, (child) => {
+      // Killed as its 15th request arrives (before the node answers it).
+      const off = node.onRequest(() => {
+        if (node.requests.length === 15 && killedAfter < 0) {
+          killedAfter = node.requests.length;
+          child.kill('SIGKILL');
+          off();
+        }
+      });
+    });
+    expect(first.code, first.stderr).toBeNull(); // killed
+    expect(killedAfter).toBe(15);
+    expect(first.stderr).toMatch(/^plan: 1,000 blocks from \/blocks \(10 blocks a request\) = 100 requests; under 50 requests\/s and 40 requests\/day \(0 spent today\): ≈ .* over 3 days/m);
+    // The checkpoint counts at least what reached the node (a request is saved before it is sent).
+    const saved = JSON.parse(readFileSync(ckpt, 'utf8'));
+    const [day, counted] = Object.entries(saved.requests.days)[0] as [string, number];
+    expect(Object.keys(saved.requests.days)).toHaveLength(1);
+    expect(counted).toBeGreaterThanOrEqual(node.requests.length);
+    expect(counted).toBeLessThanOrEqual(BUDGET);
+
+    // Resumed: it continues the day's count, spends the rest of the budget and stops.
+    const second = await cli([...args, '--resume', '--stop-when-budget-spent']);
+    expect(second.code, second.stderr).toBe(2);
+    expect(second.stderr).toMatch(/resuming at height \d+/);
+    expect(second.stderr).toMatch(new RegExp(`\\(${counted} spent today\\)`));
+    expect(second.stderr).toContain(`reverify stopped: request budget spent: ${BUDGET} of ${BUDGET} requests on the day from ${day} (UTC); continue with --resume from `);
+    // At the node: never more than the day's budget, over both runs and every attempt.
+    expect(node.requests.length).toBeLessThanOrEqual(BUDGET);
+    expect(node.requests.length).toBeGreaterThan(killedAfter);
+    const after = JSON.parse(readFileSync(ckpt, 'utf8'));
+    expect(after.requests.days[day]).toBe(BUDGET);
+    expect(after.done).toBe(false);
+
+    // Resumed again the same day: not one request.
+    const before = node.requests.length;
+    const third = await cli([...args, '--resume', '--stop-when-budget-spent']);
+    expect(third.code, third.stderr).toBe(2);
+    expect(third.stderr).toMatch(/\(40 spent today\)/);
+    expect(node.requests.length).toBe(before);
+    expect(existsSync(out)).toBe(true);
+  }, 300_000);
+});
