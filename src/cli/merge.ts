@@ -20,6 +20,13 @@ export const MERGE = {
   synopsis: 'OUT IN [IN…]',
   options: {
     config: { kind: 'string', arg: 'PATH', help: "config file whose ledgerPrograms define programs beside the built-in ones (else ./config.json, else the bundled one)" },
+    shards: {
+      kind: 'int',
+      arg: 'N',
+      min: 1,
+      max: 100_000,
+      help: 'an IN holding {i} stands for N files, {i} = 0 … N-1 (e.g. shard-{i}.jsonl: the outputs of reverify --shard i/N; the Kubernetes merge Job)',
+    },
   },
   arguments: [
     ['OUT', 'the merged JSONL file to write (not one of the inputs)'],
@@ -63,7 +70,11 @@ export async function mergeCommand(argv: readonly string[], io: { stderr: (s: st
     io.stderr(`${MERGE_USAGE}\n`);
     return 0;
   }
-  const [out, ...ins] = a.positionals;
+  const [out, ...given] = a.positionals;
+  const shards = a.int('shards');
+  if (shards !== undefined && !given.some((i) => i.includes('{i}'))) throw cliError('CLI_USAGE', 'merge: --shards N expands an IN holding {i}, and none does');
+  if (shards === undefined && given.some((i) => i.includes('{i}'))) throw cliError('CLI_USAGE', 'merge: an IN holding {i} needs --shards N');
+  const ins = given.flatMap((i) => (shards !== undefined && i.includes('{i}') ? Array.from({ length: shards }, (_, k) => i.split('{i}').join(String(k))) : [i]));
   if (!out || ins.length === 0) throw cliError('CLI_USAGE', MERGE_USAGE);
   const outPath = resolve(out);
   if (ins.some((i) => resolve(i) === outPath)) throw cliError('CLI_USAGE', 'merge: OUT must not be one of the inputs');
