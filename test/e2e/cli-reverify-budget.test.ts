@@ -3,9 +3,10 @@
  * requests counted where they arrive: a run killed with SIGKILL in the middle of its day and
  * resumed from its checkpoint never sends more than the day's budget in all (failed and
  * rate-limited attempts included), and stops (exit 2, the time to resume) when it is spent
- * (--stop-when-budget-spent). The budget's day is made very long for the test (the test-only
- * ORACLE_VERIFIER_TEST_DAY_MS), so that no day boundary falls inside it; the wait for the next day
- * is tested with an injected clock in test/unit/reverify-budget.test.ts.
+ * (--stop-when-budget-spent). The budget's day is made very long for that test (the test-only
+ * ORACLE_VERIFIER_TEST_DAY_MS), so that no day boundary falls inside it; with short days, a run
+ * waits for each next day and finishes. The wait itself is tested with an injected clock in
+ * test/unit/reverify-budget.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,9 +21,9 @@ const MRENCLAVE = '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a3
 /** Days of ≈ 31.7 years (boundaries in 2001 and 2033): the whole test is inside one. */
 const LONG_DAY_MS = String(1e12);
 
-function cli(args: string[], onStart?: (c: ChildProcess) => void): Promise<{ code: number | null; stderr: string }> {
+function cli(args: string[], onStart?: (c: ChildProcess) => void, dayMs = LONG_DAY_MS): Promise<{ code: number | null; stderr: string }> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, NODE_NO_WARNINGS: '1', ORACLE_VERIFIER_TEST_DAY_MS: LONG_DAY_MS } });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, NODE_NO_WARNINGS: '1', ORACLE_VERIFIER_TEST_DAY_MS: dayMs } });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
@@ -108,5 +109,23 @@ describe('reverify --requests-per-day', () => {
     expect(third.stderr).toMatch(/\(40 spent today\)/);
     expect(node.requests.length).toBe(before);
     expect(existsSync(out)).toBe(true);
+  }, 300_000);
+
+  it('with short (test) days, a run waits for each next day, saying so, and finishes within the budget of each day', async () => {
+    const DAY_MS = 1500;
+    const out = join(dir, 'days.jsonl');
+    const ckpt = join(dir, 'days.ckpt');
+    node.reset();
+    const r = await cli(['reverify', '--node', node.url, '--from', '3000', '--to', '3300', '--batch', '10', '--rps', '100', '--concurrency', '2', '--requests-per-day', '8',
+      '--config', config, '--workers', '0', '--out', out, '--checkpoint', ckpt, '--progress-interval', '0'], undefined, String(DAY_MS));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/request budget spent: 8 of 8 requests on the day from \S+ \(UTC\); waiting until \S+/);
+    expect(node.requestsTo('/blocks')).toHaveLength(30);
+    // Each day's count in the checkpoint is within the budget; the requests span enough days.
+    const c = JSON.parse(readFileSync(ckpt, 'utf8'));
+    expect(c.done).toBe(true);
+    for (const n of Object.values(c.requests.days) as number[]) expect(n).toBeLessThanOrEqual(8);
+    const days = node.requests.map((q) => Math.floor(q.at / DAY_MS));
+    expect(node.requests.length).toBeLessThanOrEqual(8 * (Math.max(...days) - Math.min(...days) + 1));
   }, 300_000);
 });
