@@ -38,11 +38,17 @@ export interface RequestBudgetOptions {
   persist?: (s: BudgetState) => void;
   /** Told once per day when the budget is spent and the run waits. */
   onWait?: (message: string) => void;
+  /**
+   * Asked every second of a wait for the next day: an error ends the wait (the run was asked to
+   * stop), thrown by `acquire`.
+   */
+  interrupted?: () => Error | undefined;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
 
 const KEPT_DAYS = 8;
+const WAIT_SLICE_MS = 1000;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 
 export class RequestBudget {
@@ -127,7 +133,12 @@ export class RequestBudget {
         this.waitedFor = day;
         this.o.onWait?.(`${message}; waiting until ${iso(next)}\n`);
       }
-      await this.sleep(Math.max(1, next - this.now()));
+      // In slices, so that a request to stop is heard during a wait of hours.
+      for (let left = next - this.now(); left > 0; left = next - this.now()) {
+        const stop = this.o.interrupted?.();
+        if (stop) throw stop;
+        await this.sleep(Math.min(left, WAIT_SLICE_MS));
+      }
     }
   }
 }

@@ -213,6 +213,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
           ...(saved ? { saved } : {}),
           ...(stopWhenSpent ? { stop: (message: string) => cliError('CLI_REQUEST_BUDGET_SPENT', message) } : {}),
           onWait: (message) => io.stderr(message),
+          // Ctrl-C during the wait for the next day stops the run (the checkpoint keeps the count).
+          interrupted: () => (io.stopRequested?.() ? cliError('CLI_REQUEST_BUDGET_SPENT', "stopped while waiting for the next day's request budget") : undefined),
         });
       }
       const scanner = createBlockScanner({

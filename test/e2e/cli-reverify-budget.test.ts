@@ -128,4 +128,27 @@ describe('reverify --requests-per-day', () => {
     const days = node.requests.map((q) => Math.floor(q.at / DAY_MS));
     expect(node.requests.length).toBeLessThanOrEqual(8 * (Math.max(...days) - Math.min(...days) + 1));
   }, 300_000);
+
+  it('Ctrl-C during the wait for the next day stops the run at once, the count kept for --resume', async () => {
+    const out = join(dir, 'int.jsonl');
+    const ckpt = join(dir, 'int.ckpt');
+    node.reset();
+    let said = '';
+    const r = await cli(['reverify', '--node', node.url, '--from', '3000', '--to', '3100', '--batch', '10', '--rps', '100', '--concurrency', '1', '--requests-per-day', '3',
+      '--config', config, '--workers', '0', '--out', out, '--checkpoint', ckpt, '--progress-interval', '0'], (child) => {
+      // SIGINT once the run says it waits (a day of ≈ 31.7 years here).
+      let sent = false;
+      child.stderr!.on('data', (d) => {
+        said += d;
+        if (!sent && /waiting until/.test(said)) {
+          sent = true; // once: a second SIGINT quits at once
+          child.kill('SIGINT');
+        }
+      });
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/stopped while waiting for the next day's request budget/);
+    expect(node.requests.length).toBe(3);
+    expect(Object.values(JSON.parse(readFileSync(ckpt, 'utf8')).requests.days)).toEqual([3]);
+  }, 300_000);
 });

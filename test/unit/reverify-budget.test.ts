@@ -83,11 +83,20 @@ describe('RequestBudget', () => {
     const b = new RequestBudget({ perDay: 3, now, sleep, onWait: (m) => said.push(m) });
     for (let i = 0; i < 3; i++) await b.acquire();
     await b.acquire();
-    expect(c.slept).toEqual([2 * 3_600_000]);
+    expect(c.slept).toEqual(Array(2 * 3600).fill(1000)); // in 1 s slices, to hear a stop
     expect(said).toEqual(['request budget spent: 3 of 3 requests on the day from 2026-11-28T00:00:00Z (UTC); waiting until 2026-11-29T00:00:00Z\n']);
     expect(b.spent()).toBe(1);
     expect(b.state().days).toEqual({ '2026-11-28T00:00:00Z': 3, '2026-11-29T00:00:00Z': 1 });
     expect(b.dayMs).toBe(DAY_MS);
+  });
+
+  it('a stop requested during the wait ends it with the error the caller gives', async () => {
+    const { c, now, sleep } = clock(DAY0 + 23 * 3_600_000);
+    const stopAt = DAY0 + 23 * 3_600_000 + 5_500;
+    const b = new RequestBudget({ perDay: 1, now, sleep, interrupted: () => (c.t >= stopAt ? new Error('stopped while waiting') : undefined) });
+    await b.acquire();
+    await expect(b.acquire()).rejects.toThrow('stopped while waiting');
+    expect(c.t).toBe(DAY0 + 23 * 3_600_000 + 6_000);
   });
 
   it('a shorter test day (dayMs) cuts days at its multiples', async () => {
