@@ -134,6 +134,7 @@ describe.skipIf(unavailable !== undefined)('the Indexed reverify Job and the mer
     const merged = await runMain(args, { entry, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
     expect(merged.code, merged.stderr).toBe(1);
     expect(merged.stderr).toMatch(/updates 5: valid 4, invalid 1, unverifiable 0/);
+    expect(merged.stderr).toContain(`shards: ${n} of one scan of [${FROM}, ${TO}) of ${node.url}, each complete`);
 
     // The unsharded run of the same range, same config.
     const whole = join(dir, 'whole.jsonl');

@@ -52,4 +52,30 @@ describe('merge --shards N', () => {
     await expect(mergeCommand([join(dir, 'x.jsonl'), join(dir, 'shard-{i}.jsonl')], { stderr: () => undefined })).rejects.toThrow(/needs --shards N/);
     await expect(mergeCommand([join(dir, 'x.jsonl'), join(dir, 'shard-0.jsonl'), '--shards', '2'], { stderr: () => undefined })).rejects.toThrow(/none does/);
   });
+
+  it('--checkpoints: merges only when every shard i/N of one scan is done and wrote its IN', async () => {
+    const out = (i: number) => join(dir, `c-shard-${i}.jsonl`);
+    const ckpt = (i: number) => join(dir, `c-shard-${i}.ckpt`);
+    const scan = { kind: 'blocks', node: 'http://node/v1/mainnet', programs: ['official_oracle.aleo'], from: 0, to: 300, batchSize: 50 };
+    const write = (i: number, over: Record<string, unknown> = {}, source: Record<string, unknown> = {}) =>
+      writeFileSync(ckpt(i), JSON.stringify({ format: 'oracle-verifier-checkpoint/1', source: { ...scan, shard: `${i}/3`, ...source }, output: out(i), cursor: 300, outputOffset: 0, done: true, ...over }));
+    for (let i = 0; i < 3; i++) {
+      writeFileSync(out(i), rec(10 + i));
+      write(i);
+    }
+    const args = [join(dir, 'c-all.jsonl'), join(dir, 'c-shard-{i}.jsonl'), '--shards', '3', '--checkpoints', join(dir, 'c-shard-{i}.ckpt')];
+    let err = '';
+    expect(await mergeCommand(args, { stderr: (s) => void (err += s) })).toBe(0);
+    expect(err).toContain('shards: 3 of one scan of [0, 300) of http://node/v1/mainnet, each complete');
+    // A shard still under way, a shard of another range, a missing checkpoint: refused, named.
+    write(1, { done: false, cursor: 150 });
+    await expect(mergeCommand(args, { stderr: () => undefined })).rejects.toThrow(/shard 1\/3 is not done \(its checkpoint is at height 150/);
+    write(1);
+    write(2, {}, { to: 250 });
+    await expect(mergeCommand(args, { stderr: () => undefined })).rejects.toThrow(/shard 2\/3 scanned .*"to":250/);
+    rmSync(ckpt(2));
+    await expect(mergeCommand(args, { stderr: () => undefined })).rejects.toThrow(/shard 2\/3: no readable checkpoint/);
+    write(2, { output: out(0) });
+    await expect(mergeCommand(args, { stderr: () => undefined })).rejects.toThrow(/not the IN of shard 2/);
+  });
 });

@@ -314,6 +314,8 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
       expect(merge.command).toEqual(['oracle-verifier']);
       expect(merge.args.slice(0, 3)).toEqual(['merge', merge.args[1], out.replace('$(JOB_COMPLETION_INDEX)', '{i}')]);
       expect(merge.args[merge.args.indexOf('--shards') + 1]).toBe('$(SHARDS)');
+      // Only complete shards of one scan are merged: their checkpoints, as the shards write them.
+      expect(merge.args[merge.args.indexOf('--checkpoints') + 1]).toBe((c.args[c.args.indexOf('--checkpoint') + 1] as string).replace('$(JOB_COMPLETION_INDEX)', '{i}'));
       expect(merge.envFrom.map((e: any) => e.configMapRef.name)).toEqual([range.metadata.name]);
       // Step 3: the completeness check of the merged records over the audit's range.
       const checkObjs = rendered[checkDir]!;
