@@ -23,10 +23,11 @@ describe('planScan', () => {
     );
   });
 
-  it('with /blocks/transactions (160 blocks a request): 138,125 requests, 1 d 2 h 6 min 15 s', () => {
+  it('with /blocks/transactions (160 blocks a request): 138,125 requests, 1 d 2 h 7 min 5 s', () => {
     const p = planScan({ blocks: 22_100_000, blocksPerRequest: 160, source: '/blocks/transactions', rps: 5, requestsPerDay: 100_000, now: DAY0 });
     expect(p.requests).toBe(138_125);
     expect(p.seconds).toBe(86_400 + 38_125 / 5);
+    expect(duration(p.seconds)).toBe('1 d 2 h 7 min');
     expect(p.line).toContain('from /blocks/transactions (160 blocks a request) = 138,125 requests');
   });
 
