@@ -328,7 +328,12 @@ export const ERROR_TRAITS = {
     LEDGER_NODE_RATE_LIMITED: NODE_DOWN,
     LEDGER_NODE_HTTP_ERROR: NODE_DOWN,
     LEDGER_NODE_BAD_RESPONSE: NODE_WRONG,
+    /** A block answer holds other heights than the range asked for: wrong, missing, duplicated or out of order (the message names the heights). */
     LEDGER_NODE_BAD_BLOCKS: NODE_WRONG,
+    /** A block answer's body is not JSON of the blocks shape (truncated, malformed, a block without its height); the message names the block and byte offset. */
+    LEDGER_NODE_MALFORMED_BLOCKS: NODE_WRONG,
+    /** A `/blocks/transactions` answer holds another number of blocks than the range asked for. */
+    LEDGER_NODE_BLOCK_COUNT: NODE_WRONG,
     LEDGER_NODE_BAD_TRANSACTION: NODE_WRONG,
     /** A mapping value the node answered is neither JSON null nor a string holding the expected Leo value (the mapping cross-check). */
     LEDGER_NODE_BAD_MAPPING_VALUE: NODE_WRONG,

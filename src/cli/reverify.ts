@@ -12,7 +12,7 @@ import { createCliVerifier, type CliVerifier } from './context.js';
 import { cliError, EXIT } from './errors.js';
 import { KNOWN_PROGRAM_IDS, ProgramRegistry } from '../ledger/programs.js';
 import { programsToFollow } from '../ledger/records/transitions.js';
-import { createBlockScanner, MAX_BLOCKS_PER_CALL } from '../ledger/node/blockScanner.js';
+import { BLOCK_SOURCE_CHOICES, blockSourceRoute, blocksPerCall, createBlockScanner, MAX_TRANSACTION_BLOCKS_PER_CALL, type BlockSourceChoice } from '../ledger/node/blockScanner.js';
 import { ledgerNodeHeaders } from '../credentials.js';
 import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from './output.js';
 import { Progress } from './progress.js';
@@ -77,7 +77,21 @@ export const REVERIFY = {
     retries: { kind: 'int', arg: 'N', min: 0, max: 100, default: 5, group: SCAN, help: 'retries of a failed request' },
     'timeout-ms': { kind: 'int', arg: 'MS', min: 100, max: 600_000, default: 30_000, group: SCAN, help: 'timeout of a request' },
     'backoff-ms': { kind: 'int', arg: 'MS', min: 0, max: 600_000, default: 500, group: SCAN, help: 'first delay before a retry' },
-    batch: { kind: 'int', arg: 'N', min: 1, max: MAX_BLOCKS_PER_CALL, default: MAX_BLOCKS_PER_CALL, group: SCAN, help: 'blocks per request' },
+    batch: {
+      kind: 'int',
+      arg: 'N',
+      min: 1,
+      max: MAX_TRANSACTION_BLOCKS_PER_CALL,
+      default: "checkpoint's, else per request",
+      group: SCAN,
+      help: 'blocks per batch (shards, checkpoints)',
+    },
+    'block-source': {
+      kind: 'string',
+      arg: 'KIND',
+      group: SCAN,
+      help: 'transactions (/blocks/transactions, 160 a request), blocks (/blocks, 50) or auto (default): the first if served',
+    },
     shard: { kind: 'string', arg: 'i/n', group: SCAN, help: 'only the batches whose index mod n = i (merge the shards with merge)' },
     config: { kind: 'string', arg: 'PATH', group: VERIFICATION, help: 'config file (else ./config.json, else the bundled one)' },
     at: { kind: 'time', arg: 'ISO-TIME', group: VERIFICATION, help: "typeA verification time (else the config's verificationTime, else now)" },
@@ -134,6 +148,17 @@ export interface ReverifyIo {
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The batch size of a block scan's checkpoint, when it has one (anything else is runReverify's to refuse). */
+function checkpointBatchSize(file: string): number | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const b = (JSON.parse(readFileSync(file, 'utf8')) as { source?: { batchSize?: unknown } }).source?.batchSize;
+    return typeof b === 'number' && Number.isInteger(b) && b >= 1 && b <= MAX_TRANSACTION_BLOCKS_PER_CALL ? b : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): Promise<number> {
   const a = parseOptions(argv, REVERIFY);
@@ -217,7 +242,10 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
           interrupted: () => (io.stopRequested?.() ? cliError('CLI_REQUEST_BUDGET_SPENT', "stopped while waiting for the next day's request budget") : undefined),
         });
       }
+      const choice = a.string('block-source') ?? 'auto';
+      if (!(BLOCK_SOURCE_CHOICES as readonly string[]).includes(choice)) throw cliError('CLI_USAGE', `reverify: --block-source ${JSON.stringify(choice)}: expected ${BLOCK_SOURCE_CHOICES.join(', ')}`);
       const scanner = createBlockScanner({
+        blockSource: choice as BlockSourceChoice,
         baseUrl: node,
         rps,
         ...(budget ? { budget } : {}),
@@ -230,9 +258,13 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       let to = a.int('to');
       if (to === undefined) to = toFile !== undefined ? await pinnedEnd(resolve(toFile), async () => (await scanner.latestHeight()) + 1) : (await scanner.latestHeight()) + 1;
       if (to <= from) throw cliError('CLI_USAGE', `reverify: --to ${to} must be greater than --from ${from}`);
-      const batchSize = a.int('batch')!;
-      // The block source and the blocks one request brings (today /blocks, ≤ 50 a call).
-      const scanSource = { name: '/blocks', blocksPerRequest: batchSize };
+      const kind = await scanner.blockSource();
+      // Heights are heights: a checkpoint resumes on either route, with the batches (and so the shards) it was cut in.
+      const batchSize = a.int('batch') ?? (resume && checkpointFile ? checkpointBatchSize(resolve(checkpointFile)) : undefined) ?? blocksPerCall(kind);
+      const note = `block source: ${blockSourceRoute(kind)} (${choice === 'auto' ? 'detected' : '--block-source'}; ${blocksPerCall(kind)} blocks per request, batches of ${batchSize})`;
+      io.stderr(`${note}\n`);
+      // The plan: the block source in use and the blocks one request brings (the batch).
+      const scanSource = { name: blockSourceRoute(kind), blocksPerRequest: batchSize };
       const dayBudget = budget;
       plan = (blocks) =>
         planScan({
@@ -244,6 +276,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
           ...(dayBudget ? { requestsPerDay: dayBudget.perDay, spentToday: dayBudget.spent(), dayMs: dayBudget.dayMs } : {}),
         }).line;
       source = blockSource({
+        note,
         scanner,
         node: scanner.client.baseUrl,
         programs,
@@ -449,6 +482,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
   if (complete) saveCheckpoint(true);
   await sink.close();
   io.stderr(summary.table());
+  if (source.note) io.stderr(`${source.note}\n`);
   if (o.budget) io.stderr(`requests to the node: ${o.budget.spent()} of ${o.budget.perDay} on the day from ${o.budget.dayStart()} (UTC)\n`);
   if (failure !== undefined) {
     io.stderr(`reverify stopped: ${(failure as Error).message}${o.checkpointFile ? ` (continue with --resume; checkpoint at ${source.unit === 'blocks' ? 'height' : source.unit} ${cursor})` : ''}\n`);

@@ -1,8 +1,11 @@
 /**
  * Inputs of `reverify`, each a sequence of batches with a resumable cursor:
- * - blocks of a ledger node, [from, to) cut into batches of ≤ 50 heights (one `/blocks` call each),
+ * - blocks of a ledger node, [from, to) cut into batches of `batchSize` heights (each read through
+ *   the scanner's block source, `/blocks/transactions` or `/blocks`, in requests of its size),
  *   optionally only the batches of one shard (batch index mod n = i), fetched `concurrency` at a time
- *   and handed on in height order; cursor = next block height;
+ *   and handed on in height order; cursor = next block height. The identity leaves the block
+ *   source out: the same heights give the same records on either route, so a run resumes on
+ *   either;
  * - a JSONL file of `{ userData, report, id? }` lines; cursor = next line number (0-based);
  * - a directory of saved transaction JSON files (sorted by name); cursor = next file index.
  */
@@ -27,6 +30,8 @@ export interface Source {
   /** What a checkpoint must match to be resumed with this source. */
   identity: Record<string, unknown>;
   unit: string;
+  /** A line said after the summary (the block source in use). */
+  note?: string;
   /** Units still to do from `cursor` (for the ETA), when known. */
   remaining(cursor: number): number | undefined;
   initialCursor: number;
@@ -46,7 +51,7 @@ export function parseShard(s: string): Shard {
   return { index, count };
 }
 
-export function blockSource(o: { scanner: BlockScanner; programs: readonly string[]; registry?: ProgramRegistry; from: number; to: number; batchSize: number; concurrency: number; shard?: Shard; node: string }): Source {
+export function blockSource(o: { note?: string; scanner: BlockScanner; programs: readonly string[]; registry?: ProgramRegistry; from: number; to: number; batchSize: number; concurrency: number; shard?: Shard; node: string }): Source {
   const { from, to, batchSize } = o;
   const shard = o.shard ?? { index: 0, count: 1 };
   /** Start heights of this shard's batches at or after `cursor` (cursors are batch boundaries). */
@@ -59,6 +64,7 @@ export function blockSource(o: { scanner: BlockScanner; programs: readonly strin
   return {
     identity: { kind: 'blocks', node: o.node, programs: o.programs, from, to, batchSize, shard: `${shard.index}/${shard.count}` },
     unit: 'blocks',
+    ...(o.note !== undefined ? { note: o.note } : {}),
     initialCursor: from,
     remaining: (cursor) => starts(cursor).reduce((n, s) => n + endOf(s) - s, 0),
     async *batches(cursor, stop) {

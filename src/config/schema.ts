@@ -120,7 +120,18 @@ export const configSchema = {
         fromHeight: { type: 'integer', minimum: 0, default: 0 },
         pollIntervalMs: { type: 'integer', minimum: 100, maximum: 3600000, default: 10000 },
         database: { type: 'string', minLength: 1 },
-        batchBlocks: { type: 'integer', minimum: 1, maximum: 50, default: 50 },
+        batchBlocks: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 160,
+          description: "Blocks per node request and per stored range, at most the block source's (160 for /blocks/transactions, 50 for /blocks); default: the block source's",
+        },
+        blockSource: {
+          type: 'string',
+          enum: ['auto', 'blocks', 'transactions'],
+          default: 'auto',
+          description: 'Route blocks are read from: transactions (/blocks/transactions, no authority), blocks (/blocks, whole blocks), auto: the first when the node serves it (GET /ledger/status says which)',
+        },
         rps: { type: 'number', exclusiveMinimum: 0, default: 5 },
         retryIntervalMs: {
           type: 'integer',
@@ -228,8 +239,10 @@ export interface WatchSettings {
   fromHeight: number;
   pollIntervalMs: number;
   database?: string;
-  /** Blocks per node request and per stored range (≤ 50, the node's limit). */
-  batchBlocks: number;
+  /** Blocks per node request and per stored range (≤ the block source's size; default that size). */
+  batchBlocks?: number;
+  /** Route blocks are read from (auto: /blocks/transactions when served). */
+  blockSource: 'auto' | 'blocks' | 'transactions';
   /** Node requests per second (retries included). */
   rps: number;
   /** Delay before an unverifiable update is re-verified (doubling per attempt, at most 64 ×). */

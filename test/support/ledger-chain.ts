@@ -168,9 +168,33 @@ export class LedgerChain {
     };
   }
 
-  /** Serves the chain from the simulator. */
-  install(node: LedgerNode): void {
+  /**
+   * Serves the chain from the simulator, bodies pretty-printed as snarkOS prints them
+   * (ErasedJson::pretty). `transactionsRoute` also serves `/blocks/transactions` as newer snarkOS
+   * does (node/rest/src/routes.rs get_block_transactions_range: ≤ 160 blocks, one array of
+   * confirmed transactions per block; start > end a 400, over 160 a 400, a missing height a 404;
+   * on the v1 and bare prefixes, v1_error_middleware answers each error as a 500 with its text).
+   * Without it, that path is unknown (404), as on older nodes.
+   */
+  install(node: LedgerNode, opts: { transactionsRoute?: boolean } = {}): void {
     const text = (status: number, body: string) => ({ status, body, headers: { 'content-type': 'text/plain' } });
+    const pretty = (value: unknown) => ({ status: 200, body: JSON.stringify(value, null, 2), headers: { 'content-type': 'application/json' } });
+    const v2 = new URL(node.url).pathname.startsWith('/v2/');
+    // A RestError: its status on /v2; on /v1 and the bare prefix a 500 with the message.
+    const restError = (status: number, message: string) => (v2 ? text(status, JSON.stringify({ message, chain: [] })) : text(500, message));
+    if (opts.transactionsRoute) {
+      node.addRoute('GET', /^\/blocks\/transactions$/, ({ query }) => {
+        const s = Number(query.get('start'));
+        const e = Number(query.get('end'));
+        if (!/^\d+$/.test(query.get('start') ?? '') || !/^\d+$/.test(query.get('end') ?? '')) return text(400, 'Failed to deserialize query string');
+        if (s > e) return restError(400, 'Invalid block range');
+        if (e - s > 160) return restError(400, `Cannot request more than 160 blocks' transactions per call (requested ${e - s})`);
+        for (let h = s; h < e; h++) if (h < this.first || h > this.latest) return restError(404, `Failed to get transactions for blocks '${s}..${e}' — Missing block hash for block ${h}`);
+        const out = [];
+        for (let h = s; h < e; h++) out.push(this.blocks.get(h) ?? []);
+        return pretty(out);
+      });
+    }
     node.addRoute('GET', /^\/blocks$/, ({ query }) => {
       const s = Number(query.get('start'));
       const e = Number(query.get('end'));
@@ -179,7 +203,7 @@ export class LedgerChain {
       if (s < this.first || e - 1 > this.latest) return text(500, `Missing blocks in range ${s}..${e}`);
       const out = [];
       for (let h = s; h < e; h++) out.push(this.block(h));
-      return jsonAnswer(out);
+      return pretty(out);
     });
     node.addRoute('GET', /^\/block\/height\/latest$/, () => jsonAnswer(this.latest));
     node.addRoute('GET', /^\/block\/(\d+)\/transactions$/, ({ params: [h = ''] }) => jsonAnswer(this.blocks.get(Number(h)) ?? []));

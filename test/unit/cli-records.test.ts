@@ -138,12 +138,14 @@ describe('transition extraction', () => {
 
 describe('block source', () => {
   const fakeScanner = (log: number[]): BlockScanner => ({
-    client: { baseUrl: 'x', getJson: async () => null },
+    client: { baseUrl: 'x', getJson: async () => null, getBytes: async () => Buffer.alloc(0) },
+    blockSource: async () => 'blocks',
+    knownBlockSource: 'blocks',
     latestHeight: async () => 0,
     async fetchRange(s, e) {
       log.push(s);
       await new Promise((r) => setTimeout(r, (s * 7919) % 13)); // out-of-order completion
-      return Array.from({ length: e - s }, (_, i) => ({ height: s + i, transactions: [] }));
+      return Array.from({ length: e - s }, (_, i) => ({ height: s + i, timestamp: 0, transactions: [] }));
     },
   });
   const collect = async (shard: { index: number; count: number } | undefined, cursor = 100) => {

@@ -17,15 +17,15 @@ const problems = (raw: Record<string, unknown>) => {
 describe('config watch', () => {
   it('applies defaults and resolves the database against the config directory', () => {
     const c = resolveConfig({ ...base, watch: { enabled: true, database: 'data/ledger.db' } }, '/etc/verifier');
-    expect(c.watch).toEqual({ enabled: true, database: '/etc/verifier/data/ledger.db', fromHeight: 0, pollIntervalMs: 10000, batchBlocks: 50, rps: 5, retryIntervalMs: 300000, leaseTtlMs: 30000, mappingKeysPerPoll: 20 });
+    expect(c.watch).toEqual({ enabled: true, database: '/etc/verifier/data/ledger.db', fromHeight: 0, pollIntervalMs: 10000, blockSource: 'auto', rps: 5, retryIntervalMs: 300000, leaseTtlMs: 30000, mappingKeysPerPoll: 20 });
     expect(resolveConfig({ ...base, watch: { enabled: false } }, '/x').watch).toBeUndefined();
     expect(resolveConfig(base, '/x').watch).toBeUndefined();
   });
 
   it('names each invalid value', () => {
     expect(problems({ watch: { enabled: true } })).toEqual(['config: watch.database = (absent): missing required key']);
-    expect(problems({ watch: { enabled: true, database: 'x.db', batchBlocks: 51, fromHeight: -1, every: 1, retryIntervalMs: 50 } }).sort()).toEqual([
-      'config: watch.batchBlocks = 51: expected a number ≤ 50',
+    expect(problems({ watch: { enabled: true, database: 'x.db', batchBlocks: 161, fromHeight: -1, every: 1, retryIntervalMs: 50 } }).sort()).toEqual([
+      'config: watch.batchBlocks = 161: expected a number ≤ 160',
       'config: watch.every = 1: unknown key (not part of the configuration schema; check its spelling)',
       'config: watch.fromHeight = -1: expected a number ≥ 0',
       'config: watch.retryIntervalMs = 50: expected a number ≥ 100',

@@ -91,7 +91,7 @@ describe('ledger watcher lastError', () => {
       db.pragma('max_page_count = 1073741823');
       await waitFor((l) => l.msg === 'ledger range stored');
       const recovered = await status();
-      expect(recovered.watcher).toEqual({ running: true });
+      expect(recovered.watcher).toEqual({ running: true, blockSource: '/blocks' });
       expect(recovered.scannedHeight).toBeGreaterThanOrEqual(19);
     } finally {
       await w.stop();

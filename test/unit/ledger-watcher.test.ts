@@ -84,7 +84,7 @@ describe('ledger watcher', () => {
     expect(calls.filter((c) => c === 'ud14')).toHaveLength(2);
     expect(store.list({}, 10).records.map((r) => r.transitionId)).toEqual([ids[2], ids[1], ids[0]]);
     expect(store.counts()).toEqual({ valid: 3, invalid: 0, unverifiable: 0, unattested: 0 });
-    expect(w.status()).toEqual({ running: false });
+    expect(w.status()).toEqual({ running: false, blockSource: '/blocks' });
     store.close();
   });
 

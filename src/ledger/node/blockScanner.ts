@@ -1,8 +1,19 @@
 /**
  * Reading a snarkOS ledger node, shared by `oracle-verifier reverify` and the server's ledger
- * watcher: blocks [start, end) (`GET {base}/blocks?start&end`, end exclusive, ≤ 50 per call, each
- * answer checked to hold exactly those heights in order, so a node answering another range is
- * caught), the latest height, and one transaction by id. Every HTTP attempt, retries included,
+ * watcher: the transactions of blocks [start, end), the latest height, and one transaction by id.
+ *
+ * Blocks come from one of two routes (the block source), chosen once per scanner:
+ * - `GET {base}/blocks/transactions?start&end` (newer snarkOS, ≤ 160 blocks per call): one array of
+ *   confirmed transactions per block, in block order, without the authority. It carries no
+ *   heights: element i is the node's answer for height start + i, so the count is checked
+ *   (LEDGER_NODE_BLOCK_COUNT) and the heights are the positions. No block timestamp either.
+ * - `GET {base}/blocks?start&end` (every snarkOS, ≤ 50 per call): whole blocks, read by the
+ *   structural reader (./blocksBody.ts) without building the authority; each answer is checked to
+ *   hold exactly the heights asked for, in order (LEDGER_NODE_BAD_BLOCKS naming the height).
+ * `auto` (the default) asks `/blocks/transactions?start=0&end=0` once: `[]` means served; 404 or
+ * 405 (a v1 prefix turns them into a 500 "… (HTTP 404)", or on older nodes the bare
+ * "Failed to convert error") means not served; anything else is an error of the call, not an
+ * answer, and detection is tried again by the next call. Every HTTP attempt, retries included,
  * takes a slot of the rate limiter (the wait for it is not part of the attempt's timeout);
  * retries, timeouts and 429 Retry-After are the client's (src/ledger/node/client.ts).
  */
@@ -11,8 +22,30 @@ import { VerifierError } from '../../errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './client.js';
 import { RateLimiter } from '../../rateLimit.js';
 import type { LedgerNodeCode } from './errors.js';
+import { blocksReader } from './blocksBody.js';
 
 export const MAX_BLOCKS_PER_CALL = 50;
+/** snarkOS's MAX_BLOCK_TRANSACTIONS_RANGE: blocks per `/blocks/transactions` call. */
+export const MAX_TRANSACTION_BLOCKS_PER_CALL = 160;
+
+export const BLOCK_SOURCE_KINDS = ['blocks', 'transactions'] as const;
+/** Which route blocks are read from. */
+export type BlockSourceKind = (typeof BLOCK_SOURCE_KINDS)[number];
+/** The choice: a route, or `auto` (the transactions route when the node serves it). */
+export type BlockSourceChoice = BlockSourceKind | 'auto';
+export const BLOCK_SOURCE_CHOICES = ['auto', ...BLOCK_SOURCE_KINDS] as const;
+
+/** Blocks one call of the route serves. */
+export const blocksPerCall = (kind: BlockSourceKind): number => (kind === 'transactions' ? MAX_TRANSACTION_BLOCKS_PER_CALL : MAX_BLOCKS_PER_CALL);
+/** The route as shown (summary, status). */
+export const blockSourceRoute = (kind: BlockSourceKind): string => (kind === 'transactions' ? '/blocks/transactions' : '/blocks');
+
+/** One block as the scan reads it; `timestamp` only from `/blocks` (the transactions route has none). */
+export interface ScannedBlock {
+  height: number;
+  timestamp?: number;
+  transactions: unknown[];
+}
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -20,14 +53,32 @@ const fail = (code: LedgerNodeCode, message: string): never => {
   throw new VerifierError<LedgerNodeCode>(code, message);
 };
 
-/** Height and transactions of one block as served by `/blocks`. */
-export function blockOf(b: unknown): { height: number; transactions: unknown[] } {
-  if (!isObj(b) || !isObj(b.header) || !isObj(b.header.metadata) || typeof b.header.metadata.height !== 'number') {
-    return fail('LEDGER_NODE_BAD_BLOCKS', 'ledger node: a block lacks header.metadata.height');
+/**
+ * Checks that `heights` are exactly start..end−1 in order; LEDGER_NODE_BAD_BLOCKS naming the first
+ * that is not (missing, duplicated, out of order, outside the range, or a count that differs).
+ */
+export function checkHeights(heights: readonly number[], start: number, end: number, what: string): void {
+  const expected = end - start;
+  for (let i = 0; i < Math.min(heights.length, expected); i++) {
+    const h = heights[i]!;
+    if (h === start + i) continue;
+    const why =
+      h < start || h >= end
+        ? `height ${h}, outside the range,`
+        : heights.indexOf(h) < i
+          ? `height ${h} a second time`
+          : h > start + i
+            ? `height ${h} where ${start + i} belongs (block ${start + i} missing or out of order)`
+            : `height ${h} out of order`;
+    fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: ${what} answered ${why} at position ${i}, where height ${start + i} was expected (heights ${shownHeights(heights)}, expected ${start}..${end - 1})`);
   }
-  const txs = b.transactions;
-  return { height: b.header.metadata.height, transactions: Array.isArray(txs) ? txs : [] };
+  if (heights.length !== expected) {
+    const why = heights.length < expected ? `block ${start + heights.length} missing` : `${heights.length - expected} block(s) more than asked`;
+    fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: ${what} answered ${heights.length} blocks, ${why} (heights ${shownHeights(heights)}, expected ${start}..${end - 1})`);
+  }
 }
+
+const shownHeights = (h: readonly number[]): string => (h.length > 12 ? `[${h.slice(0, 6).join(', ')}, …, ${h.slice(-3).join(', ')}]` : `[${h.join(', ')}]`);
 
 export interface NodeScanOptions {
   baseUrl: string;
@@ -45,18 +96,32 @@ export interface NodeScanOptions {
   /** Abandons every request (the server is shutting down). */
   signal?: AbortSignal;
   fetchImpl?: typeof fetch;
+  /** The block source: a route, or `auto` (default) to detect whether the node serves `/blocks/transactions`. */
+  blockSource?: BlockSourceChoice;
 }
 
 export interface BlockScanner {
   client: LedgerNodeClient;
-  /** Blocks [start, end) (end − start ≤ 50), checked to be exactly those heights in order. */
-  fetchRange(start: number, end: number): Promise<{ height: number; transactions: unknown[] }[]>;
+  /**
+   * Blocks [start, end), any length: cut into calls of the block source's size, fetched one after
+   * the other, each checked to be exactly its heights in order.
+   */
+  fetchRange(start: number, end: number): Promise<ScannedBlock[]>;
   latestHeight(): Promise<number>;
+  /** The route blocks are read from (detected by the first call under `auto`, then kept). */
+  blockSource(): Promise<BlockSourceKind>;
+  /** The block source once known (undefined before the detection). */
+  readonly knownBlockSource: BlockSourceKind | undefined;
 }
+
+/** A probe answer meaning "no such route": 404/405, or their v1 form (a 500 naming them, or old nodes' bare text). */
+export const isRouteAbsent = (status: number, body: string): boolean =>
+  status === 404 || status === 405 || (status === 500 && /(\(HTTP 40[45]\)|^Failed to convert error)\s*$/.test(body.trim()));
 
 export function createBlockScanner(o: NodeScanOptions): BlockScanner {
   const limiter = new RateLimiter(o.rps);
   const budget = o.budget;
+  const readBlocks = blocksReader();
   // Every HTTP attempt, retries included, takes a rate-limit slot; its timeout starts once it has one.
   const client = createLedgerNodeClient({
     baseUrl: o.baseUrl,
@@ -73,17 +138,57 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
     ...(o.headers ? { headers: o.headers } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
   });
+  const choice = o.blockSource ?? 'auto';
+  let known: BlockSourceKind | undefined = choice === 'auto' ? undefined : choice;
+  let detecting: Promise<BlockSourceKind> | undefined;
+  const detect = async (): Promise<BlockSourceKind> => {
+    const v = await client.getJson('/blocks/transactions?start=0&end=0', { absentWhen: isRouteAbsent });
+    if (v === undefined) return 'blocks';
+    if (Array.isArray(v) && v.length === 0) return 'transactions';
+    return fail('LEDGER_NODE_MALFORMED_BLOCKS', `ledger node: /blocks/transactions?start=0&end=0 answered ${JSON.stringify(v)?.slice(0, 100)}, not [] (served) nor a 404 (not served)`);
+  };
+  const blockSource = (): Promise<BlockSourceKind> => {
+    if (known) return Promise.resolve(known);
+    // One detection at a time; a failed one is tried again by the next caller.
+    detecting ??= detect().then(
+      (k) => (known = k),
+      (e: unknown) => {
+        detecting = undefined;
+        throw e;
+      },
+    );
+    return detecting;
+  };
+  const oneCall = async (kind: BlockSourceKind, start: number, end: number): Promise<ScannedBlock[]> => {
+    if (kind === 'blocks') {
+      const path = `/blocks?start=${start}&end=${end}`;
+      const blocks = readBlocks(await client.getBytes(path), start);
+      checkHeights(blocks.map((b) => b.height), start, end, path);
+      return blocks;
+    }
+    const path = `/blocks/transactions?start=${start}&end=${end}`;
+    const body = await client.getBytes(path);
+    let v: unknown;
+    try {
+      v = JSON.parse(body.toString('utf8'));
+    } catch (e) {
+      return fail('LEDGER_NODE_MALFORMED_BLOCKS', `ledger node: ${path} answered a body that is not JSON (${(e as Error).message}; ${body.length} bytes), heights ${start}..${end - 1}`);
+    }
+    return transactionsOfBlocks(v, start, end, path);
+  };
   return {
     client,
+    blockSource,
+    get knownBlockSource() {
+      return known;
+    },
     async fetchRange(start, end) {
-      if (end - start > MAX_BLOCKS_PER_CALL || end <= start) throw new Error(`bad block range ${start}..${end}`);
-      const v = await client.getJson(`/blocks?start=${start}&end=${end}`);
-      if (!Array.isArray(v)) fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: /blocks?start=${start}&end=${end} did not answer a JSON array`);
-      const blocks = (v as unknown[]).map(blockOf);
-      if (blocks.length !== end - start || blocks.some((b, i) => b.height !== start + i)) {
-        fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: /blocks?start=${start}&end=${end} answered heights [${blocks.map((b) => b.height).join(', ')}], expected ${start}..${end - 1}`);
-      }
-      return blocks;
+      if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end <= start) throw new Error(`bad block range ${start}..${end}`);
+      const kind = await blockSource();
+      const per = blocksPerCall(kind);
+      const out: ScannedBlock[] = [];
+      for (let s = start; s < end; s += per) out.push(...(await oneCall(kind, s, Math.min(end, s + per))));
+      return out;
     },
     async latestHeight() {
       const v = await client.getJson('/block/height/latest');
@@ -91,6 +196,24 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
       return v as number;
     },
   };
+}
+
+/**
+ * The blocks of a `/blocks/transactions` answer: an array of one array of confirmed transactions
+ * per block, in block order (snarkOS get_block_transactions_range); element i is height start + i.
+ */
+export function transactionsOfBlocks(v: unknown, start: number, end: number, what: string): ScannedBlock[] {
+  if (!Array.isArray(v)) return fail('LEDGER_NODE_MALFORMED_BLOCKS', `ledger node: ${what} did not answer a JSON array`);
+  if (v.length !== end - start) {
+    return fail(
+      'LEDGER_NODE_BLOCK_COUNT',
+      `ledger node: ${what} answered the transactions of ${v.length} blocks for the ${end - start} heights ${start}..${end - 1} (${v.length < end - start ? `height ${start + v.length} and after missing` : 'more blocks than asked'}); its elements carry no height, so none of them can be placed`,
+    );
+  }
+  return v.map((txs, i) => {
+    if (!Array.isArray(txs)) return fail('LEDGER_NODE_MALFORMED_BLOCKS', `ledger node: ${what}: the element for height ${start + i} is not an array of transactions`);
+    return { height: start + i, transactions: txs };
+  });
 }
 
 /** How snarkOS answers for an unknown transaction: 404, or (older nodes) 500 naming it missing. */

@@ -62,6 +62,11 @@ export interface LedgerNodeClient {
    * retrying) when `absentWhen` says an error answer means "no such thing".
    */
   getJson(pathAndQuery: string, opts?: GetOptions): Promise<unknown>;
+  /**
+   * GETs `{baseUrl}{pathAndQuery}` like `getJson` (same retries, rate limits and cap) and returns
+   * the raw body of a 200 answer, for a reader that does not build all of it (the `/blocks` reader).
+   */
+  getBytes(pathAndQuery: string): Promise<Buffer>;
 }
 
 export interface GetOptions {
@@ -102,6 +107,8 @@ interface Failure {
 }
 
 type Attempt = { ok: true; value: unknown } | { ok: false; failure: Failure };
+/** What a 200 answer is returned as: decoded JSON, or the raw bytes. */
+type BodyAs = 'json' | 'bytes';
 
 function excerpt(text: string): string {
   const t = text.trim();
@@ -118,9 +125,15 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** Reads at most `limit` bytes of the body; `truncated` tells whether more was there. */
+/** Reads at most `limit` bytes of the body as text; `truncated` tells whether more was there. */
 async function readBody(res: Response, limit: number): Promise<{ text: string; truncated: boolean }> {
-  if (!res.body) return { text: '', truncated: false };
+  const { bytes, truncated } = await readBytes(res, limit);
+  return { text: bytes.toString('utf8'), truncated };
+}
+
+/** Reads at most `limit` bytes of the body; `truncated` tells whether more was there. */
+async function readBytes(res: Response, limit: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  if (!res.body) return { bytes: Buffer.alloc(0), truncated: false };
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -138,7 +151,7 @@ async function readBody(res: Response, limit: number): Promise<{ text: string; t
     chunks.push(value);
     size += value.length;
   }
-  return { text: Buffer.concat(chunks, size).toString('utf8'), truncated };
+  return { bytes: Buffer.concat(chunks, size), truncated };
 }
 
 /** Why a request was abandoned through the caller's signal. */
@@ -192,7 +205,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
   const rateLimitPatienceMs = Math.max(0, opts.rateLimitPatienceMs ?? DEFAULT_RATE_LIMIT_PATIENCE_MS);
 
-  async function attempt(url: string, timeoutMs: number, absentWhen?: GetOptions['absentWhen']): Promise<Attempt> {
+  async function attempt(url: string, timeoutMs: number, absentWhen?: GetOptions['absentWhen'], as: BodyAs = 'json'): Promise<Attempt> {
     const fail = (code: LedgerNodeCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
       ok: false,
       failure: {
@@ -226,13 +239,17 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
         return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text)}`, res.status >= 500);
       }
-      const { text, truncated } = await readBody(res, maxBodyBytes);
+      const { bytes, truncated } = await readBytes(res, maxBodyBytes);
       if (truncated) {
         return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBodyBytes} bytes`, false);
       }
+      const text = as === 'json' || bytes.length <= ERROR_BODY_BYTES ? bytes.toString('utf8') : '';
       try {
-        return { ok: true, value: JSON.parse(text) as unknown };
+        const value = JSON.parse(text) as unknown;
+        return { ok: true, value: as === 'json' ? value : bytes };
       } catch {
+        // Raw bytes are the caller's to read, unless they are an old node's short rate-limit text.
+        if (as === 'bytes' && !RATE_LIMIT_TEXT.test(text)) return { ok: true, value: bytes };
         if (RATE_LIMIT_TEXT.test(text)) {
           return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text)}`, true, waitHint(text));
         }
@@ -250,7 +267,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   /** A wait between attempts, cut short by the caller's signal (the next attempt then fails at once). */
   const pause = (ms: number): Promise<unknown> => sleep(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
 
-  async function getJson(pathAndQuery: string, getOpts: GetOptions = {}): Promise<unknown> {
+  async function get(pathAndQuery: string, getOpts: GetOptions, as: BodyAs): Promise<unknown> {
     const url = requestUrl(pathAndQuery);
     // what messages show: the configured base without its query, then our own path and query
     const shown = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
@@ -270,7 +287,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         deadline += Date.now() - waitedFrom;
       }
       const remaining = deadline - Date.now();
-      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts.absentWhen);
+      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts.absentWhen, as);
       if (result.ok) return result.value;
       const f = result.failure;
       if (f.rateLimited) {
@@ -297,5 +314,9 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     }
   }
 
-  return { baseUrl, getJson };
+  return {
+    baseUrl,
+    getJson: (pathAndQuery, getOpts = {}) => get(pathAndQuery, getOpts, 'json'),
+    getBytes: async (pathAndQuery) => (await get(pathAndQuery, {}, 'bytes')) as Buffer,
+  };
 }

@@ -22,7 +22,7 @@ import { Semaphore } from '../../rateLimit.js';
 import { itemsOfTransaction, type LedgerItem } from '../records/transitions.js';
 import type { ProgramRegistry } from '../programs.js';
 import type { OutputRecord } from '../records/updateRecord.js';
-import type { BlockScanner } from '../node/blockScanner.js';
+import { blockSourceRoute, blocksPerCall, type BlockScanner } from '../node/blockScanner.js';
 import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.js';
 import { storedUpdates, verifyUpdates, type Verify, type VerifyMany } from './verifyUpdates.js';
 import { traitsOf, type ErrorCode } from '../../errorCodes.js';
@@ -44,7 +44,8 @@ export interface WatcherOptions {
   verifyMany?: VerifyMany;
   fromHeight: number;
   pollIntervalMs: number;
-  batchBlocks: number;
+  /** Blocks per range (one request), at most the block source's size (default). */
+  batchBlocks?: number;
   concurrency: number;
   log: WatcherLog;
   /** Called after each stored range with the updates that were new. */
@@ -73,6 +74,8 @@ const MAX_DOUBLINGS = 6;
 
 export interface WatcherStatus {
   running: boolean;
+  /** The route blocks are read from (`/blocks/transactions` or `/blocks`), once detected. */
+  blockSource?: string;
   lastError?: { errorCode: ErrorCode; errorString: string; at: string };
 }
 
@@ -135,7 +138,8 @@ export class LedgerWatcher {
   }
 
   status(): WatcherStatus {
-    return { running: this.loop !== undefined && !this.stopped, ...(this.lastError ? { lastError: this.lastError } : {}) };
+    const kind = this.o.scanner.knownBlockSource;
+    return { running: this.loop !== undefined && !this.stopped, ...(kind ? { blockSource: blockSourceRoute(kind) } : {}), ...(this.lastError ? { lastError: this.lastError } : {}) };
   }
 
   /** `p`, or STOPPED as soon as stop() is called. */
@@ -161,12 +165,16 @@ export class LedgerWatcher {
         const tip = await this.race(scanner.latestHeight());
         if (tip === STOPPED) break;
         store.setTip(tip);
+        // The block source (detected once) sets the blocks per request.
+        const kind = await this.race(scanner.blockSource());
+        if (kind === STOPPED) break;
+        const perRange = Math.min(this.o.batchBlocks ?? blocksPerCall(kind), blocksPerCall(kind));
         for (;;) {
           // Every followed program's own coverage: a program scanned less far (or not yet) is caught up.
           const scanned = store.state({ programs: this.o.programs, from: this.o.fromHeight }).scannedHeight;
           const start = scanned === null ? this.o.fromHeight : scanned + 1;
           if (this.stopped || start > tip) break;
-          const end = Math.min(tip, start + this.o.batchBlocks - 1);
+          const end = Math.min(tip, start + perRange - 1);
           if (!(await this.scanRange(start, end, tip))) break;
         }
         if (!this.stopped) await this.retryDue();

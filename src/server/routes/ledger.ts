@@ -273,7 +273,11 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
               watcher: {
                 type: 'object',
                 required: ['running'],
-                properties: { running: { type: 'boolean' }, lastError: { type: 'object', properties: { errorCode: str, errorString: str, at: str } } },
+                properties: {
+                  running: { type: 'boolean' },
+                  blockSource: { type: 'string', enum: ['/blocks/transactions', '/blocks'], description: 'The route blocks are read from (config watch.blockSource; auto: /blocks/transactions when the node serves it); absent until detected' },
+                  lastError: { type: 'object', properties: { errorCode: str, errorString: str, at: str } },
+                },
               },
             },
           },

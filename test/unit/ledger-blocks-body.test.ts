@@ -1,0 +1,173 @@
+/**
+ * The structural `/blocks` reader (src/ledger/node/blocksBody.ts) against its reference, JSON.parse
+ * of the whole body: the same {height, timestamp, transactions} for every body, pretty or compact,
+ * odd spacing, escapes in strings and member names, brackets inside strings, members in any
+ * order, duplicated members; and the same named error (LEDGER_NODE_MALFORMED_BLOCKS) for every
+ * truncated or corrupted body.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { readBlocksJson, readBlocksStructural, blocksReader, type BlockRecord } from '../../src/ledger/node/blocksBody.js';
+
+type Out = { ok: true; blocks: BlockRecord[] } | { ok: false; code: string; message: string };
+const run = (reader: typeof readBlocksJson, body: Buffer, start: number): Out => {
+  try {
+    return { ok: true, blocks: reader(body, start) };
+  } catch (e) {
+    return { ok: false, code: (e as { code?: string }).code ?? 'THROWN', message: (e as Error).message };
+  }
+};
+
+/** A JSON tree whose objects are member lists, so a member may be written twice. */
+type Tree = null | boolean | number | string | Tree[] | { members: [string, Tree][] };
+
+const toTree = (v: unknown): Tree => {
+  if (Array.isArray(v)) return v.map(toTree);
+  if (v !== null && typeof v === 'object') return { members: Object.entries(v).map(([k, x]) => [k, toTree(x)]) };
+  return v as Tree;
+};
+
+interface Style {
+  /** Whitespace put between tokens, picked by a counter. */
+  spaces: string[];
+  /** Write every n-th character of strings and names as \uXXXX (0: never). */
+  escapeEvery: number;
+  pretty: boolean;
+}
+
+function writeString(s: string, st: Style, counter: { n: number }): string {
+  if (st.escapeEvery === 0) return JSON.stringify(s);
+  let out = '"';
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!;
+    if (code <= 0xffff && counter.n++ % st.escapeEvery === 0) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += JSON.stringify(ch).slice(1, -1);
+  }
+  return `${out}"`;
+}
+
+function write(t: Tree, st: Style, depth = 0, counter = { n: 0 }): string {
+  const sp = () => st.spaces[counter.n++ % st.spaces.length]!;
+  const nl = (d: number) => (st.pretty ? `\n${'  '.repeat(d)}` : sp());
+  if (t === null || typeof t === 'boolean' || typeof t === 'number') return JSON.stringify(t);
+  if (typeof t === 'string') return writeString(t, st, counter);
+  if (Array.isArray(t)) {
+    if (t.length === 0) return `[${sp()}]`;
+    return `[${t.map((x) => `${nl(depth + 1)}${write(x, st, depth + 1, counter)}${sp()}`).join(',')}${nl(depth)}]`;
+  }
+  if (t.members.length === 0) return `{${sp()}}`;
+  const sep = st.pretty ? ': ' : `${sp()}:${sp()}`;
+  return `{${t.members.map(([k, x]) => `${nl(depth + 1)}${writeString(k, st, counter)}${sep}${write(x, st, depth + 1, counter)}${sp()}`).join(',')}${nl(depth)}}`;
+}
+
+const style: fc.Arbitrary<Style> = fc.record({
+  spaces: fc.array(fc.constantFrom('', ' ', '\n', '\t', '\r\n', '   '), { minLength: 1, maxLength: 4 }),
+  escapeEvery: fc.constantFrom(0, 0, 1, 3, 7),
+  pretty: fc.boolean(),
+});
+
+/** Strings full of what trips a naive skip: quotes, backslashes, brackets, escapes. */
+const nasty = fc.string({ unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', ',', ':', 'a', 'é', '😀', '\n', '\u0000', '/', ' ') });
+const value: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    nasty,
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.array(tie('v'), { maxLength: 3 }),
+    fc.dictionary(nasty, tie('v'), { maxKeys: 3 }),
+  ),
+})).v;
+
+/** One block: header, transactions, a fake authority and other members, in any order, some twice. */
+const block = (height: number): fc.Arbitrary<Tree> =>
+  fc
+    .record({
+      timestamp: fc.integer({ min: 0, max: 2 ** 40 }),
+      txs: fc.array(value, { maxLength: 3 }),
+      authority: value,
+      extra: fc.dictionary(fc.constantFrom('block_hash', 'ratifications', 'solutions', 'aborted_transaction_ids', 'x'), value, { maxKeys: 4 }),
+      order: fc.integer({ min: 0, max: 1000 }),
+      dupHeader: fc.boolean(),
+      dupTxs: fc.option(fc.array(value, { maxLength: 2 })),
+      metaExtra: fc.dictionary(fc.constantFrom('network', 'round', 'cumulative_weight'), fc.jsonValue({ maxDepth: 1 })),
+    })
+    .map((r) => {
+      const header = toTree({ previous_state_root: 'sr1"[{', metadata: { ...r.metaExtra, height, timestamp: r.timestamp } });
+      const members: [string, Tree][] = [
+        ['header', header],
+        ['authority', toTree(r.authority)],
+        ['transactions', toTree(r.txs)],
+        ...Object.entries(r.extra).map(([k, x]): [string, Tree] => [k, toTree(x)]),
+      ];
+      // a rotation puts the members in another order
+      const k = r.order % members.length;
+      const ordered = [...members.slice(k), ...members.slice(0, k)];
+      // a duplicate written before the real one: JSON.parse keeps the last
+      if (r.dupHeader) ordered.unshift(['header', toTree({ metadata: { height: height + 1000, timestamp: 1 } })]);
+      if (r.dupTxs) ordered.unshift(['transactions', toTree(r.dupTxs)]);
+      return { members: ordered };
+    });
+
+const body = fc
+  .record({ start: fc.integer({ min: 0, max: 30_000_000 }), n: fc.integer({ min: 0, max: 4 }), style })
+  .chain(({ start, n, style: st }) => fc.tuple(fc.constant(start), fc.constant(st), fc.tuple(...Array.from({ length: n }, (_, i) => block(start + i)))));
+
+describe('structural /blocks reader', () => {
+  it('reads what JSON.parse reads, for every shape of body', () => {
+    fc.assert(
+      fc.property(body, ([start, st, blocks]) => {
+        const text = write(blocks as Tree[], st);
+        const buf = Buffer.from(text, 'utf8');
+        const ref = run(readBlocksJson, buf, start);
+        expect(ref.ok).toBe(true);
+        expect(run(readBlocksStructural, buf, start)).toEqual(ref);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('fails with the same named error wherever the body is cut or corrupted', () => {
+    const corrupt = fc.constantFrom(...'{}[],:"\\ 0a-e.tn'.split('').map((c) => c.charCodeAt(0)));
+    fc.assert(
+      fc.property(body, fc.nat(), fc.option(corrupt), ([start, st, blocks], at, flip) => {
+        // Whitespace without control characters: the structural reader does not look for them inside skipped strings.
+        const buf = Buffer.from(write(blocks as Tree[], { ...st, pretty: false, spaces: st.spaces.map((x) => x.replace(/[^ ]/g, ' ')) }), 'utf8');
+        const p = at % (buf.length + 1);
+        const bad = flip === null ? buf.subarray(0, p) : Buffer.concat([buf.subarray(0, p), Buffer.from([flip]), buf.subarray(p + 1)]);
+        const ref = run(readBlocksJson, bad, start);
+        const got = run(readBlocksStructural, bad, start);
+        if (ref.ok) expect(got).toEqual(ref);
+        else expect(got).toMatchObject({ ok: false, code: 'LEDGER_NODE_MALFORMED_BLOCKS' });
+        expect(ref.ok || ref.code === 'LEDGER_NODE_MALFORMED_BLOCKS').toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  const good = (h: number) => ({ header: { metadata: { height: h, timestamp: 1700000000 + h } }, authority: { a: ['[{"'] }, transactions: [{ id: `at${h}` }] });
+
+  it.each([
+    ['truncated', JSON.stringify([good(5), good(6)], null, 2).slice(0, -40), 'end of the body'],
+    ['not JSON', '<html>502 Bad Gateway</html>', 'expected a value'],
+    ['an object, not an array', JSON.stringify({ blocks: [good(5)] }), 'not a JSON array'],
+    ['trailing data', `${JSON.stringify([good(5)])}]`, 'unexpected data'],
+    ['a block without height', JSON.stringify([{ header: { metadata: { timestamp: 1 } }, transactions: [] }]), 'header.metadata.height'],
+    ['a block without timestamp', JSON.stringify([{ header: { metadata: { height: 5 } }, transactions: [] }]), 'header.metadata.timestamp'],
+    ['transactions not an array', JSON.stringify([{ ...good(5), transactions: {} }]), 'no transactions array'],
+    ['a block that is a string', JSON.stringify(['block']), 'not a JSON object'],
+    ['a bad escape in the authority', JSON.stringify([good(5)]).replace('"[{', '"\\q'), 'bad escape'],
+    ['an unclosed authority', '[{"header":{"metadata":{"height":5,"timestamp":1}},"authority":{"a":[1,2}', 'expected "," or "]"'],
+  ])('names a body that is %s (LEDGER_NODE_MALFORMED_BLOCKS)', (_name, text, why) => {
+    for (const reader of [readBlocksStructural, readBlocksJson]) {
+      const out = run(reader, Buffer.from(text), 5);
+      expect(out).toMatchObject({ ok: false, code: 'LEDGER_NODE_MALFORMED_BLOCKS' });
+      expect((out as { message: string }).message).toMatch(/height 5/);
+    }
+    expect((run(readBlocksStructural, Buffer.from(text), 5) as { message: string }).message).toContain(why);
+  });
+
+  it('is the reader in use unless VERIFIER_BLOCKS_READER=json selects the reference', () => {
+    expect(blocksReader({})).toBe(readBlocksStructural);
+    expect(blocksReader({ VERIFIER_BLOCKS_READER: 'json' })).toBe(readBlocksJson);
+  });
+});
