@@ -323,6 +323,10 @@ export const ERROR_TRAITS = {
     CLI_CHECKPOINT_MISMATCH: SETUP,
     CLI_CHECKPOINT_INVALID: SETUP,
     CLI_COLLATERAL_DIR_INVALID: SETUP,
+    /** reverify --stop-when-budget-spent: the day's request budget (--requests-per-day) is spent; --resume continues the next day. */
+    CLI_REQUEST_BUDGET_SPENT: { ...SETUP, retryable: true },
+    /** merge --checkpoints: a shard of the scan is not done, or not of the same scan: nothing merged. */
+    CLI_SHARDS_INCOMPLETE: SETUP,
   },
   /** The ledger node: its REST client (src/ledger/node/client.ts) and its answers as read by the block scanner. */
   ledgerNode: {

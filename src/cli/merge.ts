@@ -5,6 +5,7 @@
  * owner records in ledger order (programs as the built-in registry and config.json's ledgerPrograms
  * define them: which program holds each owner transition's mappings), summary recomputed.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseOptions, usage, type CommandSpec } from './args.js';
 import { cliError } from './errors.js';
@@ -20,6 +21,18 @@ export const MERGE = {
   synopsis: 'OUT IN [IN…]',
   options: {
     config: { kind: 'string', arg: 'PATH', help: "config file whose ledgerPrograms define programs beside the built-in ones (else ./config.json, else the bundled one)" },
+    shards: {
+      kind: 'int',
+      arg: 'N',
+      min: 1,
+      max: 100_000,
+      help: 'an IN holding {i} stands for N files, {i} = 0 … N-1 (e.g. shard-{i}.jsonl: the outputs of reverify --shard i/N; the Kubernetes merge Job)',
+    },
+    checkpoints: {
+      kind: 'string',
+      arg: 'PATTERN',
+      help: "with --shards: the reverify checkpoint of shard {i} (e.g. shard-{i}.ckpt); the merge refuses (exit 2, CLI_SHARDS_INCOMPLETE) unless every shard i/N is done, of one scan (same node, programs, range and batch) and wrote its IN: a partial audit is never merged as a whole one",
+    },
   },
   arguments: [
     ['OUT', 'the merged JSONL file to write (not one of the inputs)'],
@@ -64,10 +77,22 @@ export async function mergeCommand(argv: readonly string[], io: { stderr: (s: st
     io.stderr(`${MERGE_USAGE}\n`);
     return 0;
   }
-  const [out, ...ins] = a.positionals;
+  const [out, ...given] = a.positionals;
+  const shards = a.int('shards');
+  if (shards !== undefined && !given.some((i) => i.includes('{i}'))) throw cliError('CLI_USAGE', 'merge: --shards N expands an IN holding {i}, and none does');
+  if (shards === undefined && given.some((i) => i.includes('{i}'))) throw cliError('CLI_USAGE', 'merge: an IN holding {i} needs --shards N');
+  const ins = given.flatMap((i) => (shards !== undefined && i.includes('{i}') ? Array.from({ length: shards }, (_, k) => i.split('{i}').join(String(k))) : [i]));
   if (!out || ins.length === 0) throw cliError('CLI_USAGE', MERGE_USAGE);
   const outPath = resolve(out);
   if (ins.some((i) => resolve(i) === outPath)) throw cliError('CLI_USAGE', 'merge: OUT must not be one of the inputs');
+  const checkpoints = a.string('checkpoints');
+  if (checkpoints !== undefined) {
+    if (shards === undefined || !checkpoints.includes('{i}')) throw cliError('CLI_USAGE', 'merge: --checkpoints PATTERN needs --shards N and {i} in PATTERN');
+    const outputs = given.filter((i) => i.includes('{i}'));
+    if (outputs.length !== 1) throw cliError('CLI_USAGE', 'merge: --checkpoints needs exactly one IN holding {i} (the shard outputs)');
+    const scan = checkShards(checkpoints, outputs[0]!, shards);
+    io.stderr(`shards: ${shards} of one scan of ${scan}, each complete\n`);
+  }
   const registry = new ProgramRegistry(loadCliConfig(a.string('config')).definedPrograms);
   const merged = mergeRecords(ins.map((f) => readRecords(resolve(f))), registry);
   const summary = new Summary();
@@ -78,4 +103,30 @@ export async function mergeCommand(argv: readonly string[], io: { stderr: (s: st
   await sink.close();
   io.stderr(summary.table());
   return summary.exitCode();
+}
+
+/**
+ * Every shard i/N of one block scan is done and wrote its output: its checkpoint (PATTERN with {i})
+ * says `done`, shard `i/N`, output = the IN of shard i, and the same node, programs, range and batch
+ * as shard 0. Returns the scan as shown; throws CLI_SHARDS_INCOMPLETE naming the first shard that is not.
+ */
+function checkShards(pattern: string, outputPattern: string, n: number): string {
+  const fail = (msg: string) => cliError('CLI_SHARDS_INCOMPLETE', `merge: ${msg}; not merged (a partial audit is not a whole one)`);
+  let first: Record<string, unknown> | undefined;
+  for (let i = 0; i < n; i++) {
+    const file = resolve(pattern.split('{i}').join(String(i)));
+    let c: { source?: Record<string, unknown>; output?: string; done?: boolean; cursor?: number };
+    try {
+      c = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw fail(`shard ${i}/${n}: no readable checkpoint ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    const { shard, ...scan } = c.source ?? {};
+    if (scan.kind !== 'blocks' || shard !== `${i}/${n}`) throw fail(`${file} is of ${JSON.stringify(c.source)}, not shard ${i}/${n} of a block scan`);
+    if (c.output !== resolve(outputPattern.split('{i}').join(String(i)))) throw fail(`${file} wrote ${c.output}, not the IN of shard ${i}`);
+    if (c.done !== true) throw fail(`shard ${i}/${n} is not done (its checkpoint is at height ${c.cursor}; resume it)`);
+    first ??= scan;
+    if (JSON.stringify(scan) !== JSON.stringify(first)) throw fail(`shard ${i}/${n} scanned ${JSON.stringify(scan)}, shard 0 ${JSON.stringify(first)}`);
+  }
+  return `[${String(first!.from)}, ${String(first!.to)}) of ${String(first!.node)}`;
 }

@@ -26,6 +26,15 @@ import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Sou
 import { completenessExit, completenessLines, runCompleteness, storeOfRecords } from './completeness.js';
 import { COMPLETENESS_DEFAULTS } from '../ledger/watch/completeness.js';
 import type { BlockScanner } from '../ledger/node/blockScanner.js';
+import { RequestBudget, type BudgetState } from '../requestBudget.js';
+import { planScan } from './plan.js';
+import { pinnedEnd } from './pinnedEnd.js';
+
+/**
+ * Test only: the length of a budget "day" in ms (default: a UTC day), so that tests need not wait
+ * for midnight. Not an option: a real budget's day is the API's UTC day.
+ */
+const TEST_DAY_MS_ENV = 'ORACLE_VERIFIER_TEST_DAY_MS';
 
 const SOURCES = 'sources (one)';
 const SCAN = 'ledger scan';
@@ -39,6 +48,12 @@ export const REVERIFY = {
     node: { kind: 'string', arg: 'URL', group: SOURCES, help: 'scan blocks [from, to) of a ledger node' },
     from: { kind: 'int', arg: 'H', min: 0, max: Number.MAX_SAFE_INTEGER, default: "with --store, the store's scanned height + 1", group: SOURCES, help: 'with --node: the first height' },
     to: { kind: 'int', arg: 'H', min: 0, max: Number.MAX_SAFE_INTEGER, default: 'latest + 1', group: SOURCES, help: 'with --node: the end height, not scanned' },
+    'to-file': {
+      kind: 'string',
+      arg: 'FILE',
+      group: SOURCES,
+      help: "with --node, instead of --to: the end height written in FILE; when FILE does not exist, the node's latest height + 1, written there first (the first writer wins), so that the shards of one audit and their resumes share one end",
+    },
     jsonl: { kind: 'string', arg: 'FILE', group: SOURCES, help: 'lines of { "userData", "report", "id"? }' },
     'tx-dir': { kind: 'string', arg: 'DIR', group: SOURCES, help: 'saved transaction JSON files (*.json)' },
     program: {
@@ -48,6 +63,19 @@ export const REVERIFY = {
       help: `oracle programs to follow in blocks / transactions (repeatable; else the config's ledgerPrograms; else every known program: ${KNOWN_PROGRAM_IDS.join(', ')})`,
     },
     rps: { kind: 'number', arg: 'N', above: 0, default: 5, group: SCAN, help: 'requests per second to the node' },
+    'requests-per-day': {
+      kind: 'int',
+      arg: 'N',
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+      group: SCAN,
+      help: "requests per UTC day to the node (a public API's budget, e.g. 100000), every attempt counted, retries included; the checkpoint records each day's count and --resume continues it; when the day's budget is spent, the run waits for the next UTC day (saying until when)",
+    },
+    'stop-when-budget-spent': {
+      kind: 'flag',
+      group: SCAN,
+      help: "with --requests-per-day: stop instead (exit 2, CLI_REQUEST_BUDGET_SPENT, the checkpoint kept: --resume the next UTC day)",
+    },
     concurrency: { kind: 'int', arg: 'N', min: 1, max: 64, default: 4, group: SCAN, help: 'batches fetched at once' },
     retries: { kind: 'int', arg: 'N', min: 0, max: 100, default: 5, group: SCAN, help: 'retries of a failed request' },
     'timeout-ms': { kind: 'int', arg: 'MS', min: 100, max: 600_000, default: 30_000, group: SCAN, help: 'timeout of a request' },
@@ -123,6 +151,8 @@ export interface Checkpoint {
   cursor: number;
   nextHeight?: number;
   outputOffset: number;
+  /** With --requests-per-day: the requests spent (sent or reserved) per day. */
+  requests?: BudgetState;
   done: boolean;
   updatedAt: string;
 }
@@ -172,6 +202,12 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   if (completeness && (node === undefined || shard !== undefined)) throw cliError('CLI_USAGE', 'reverify: --completeness checks a whole --node scan (no --shard: run `completeness` after `merge` of the shards)');
   if (completeness && storeFile === undefined && outFile === undefined) throw cliError('CLI_USAGE', 'reverify: --completeness needs the scanned writes: --store FILE or --out FILE');
   if (storeFile !== undefined && jsonl !== undefined) throw cliError('CLI_USAGE', 'reverify: --store needs ledger updates (--node or --tx-dir); JSONL lines carry no transition ids');
+  const perDay = a.int('requests-per-day');
+  const stopWhenSpent = a.flag('stop-when-budget-spent');
+  if (perDay !== undefined && node === undefined) throw cliError('CLI_USAGE', 'reverify: --requests-per-day applies to --node scans');
+  if (stopWhenSpent && perDay === undefined) throw cliError('CLI_USAGE', 'reverify: --stop-when-budget-spent needs --requests-per-day');
+  const toFile = a.string('to-file');
+  if (toFile !== undefined && (node === undefined || a.int('to') !== undefined)) throw cliError('CLI_USAGE', 'reverify: --to-file applies to --node scans, instead of --to');
 
   // The verifier (pool or in-process) is built before the source so that config errors come first.
   const workersFlag = a.int('workers');
@@ -198,6 +234,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       : programsToFollow(verifier.config.ledgerPrograms, `config ${verifier.config.file}: ledgerPrograms`, registry);
     let source: Source;
     let scan: { scanner: BlockScanner; from: number; to: number } | undefined;
+    let budget: RequestBudget | undefined;
+    let plan: ((blocks: number) => string) | undefined;
     if (node !== undefined) {
       // Without --from: where the store's coverage of every followed program ends (a program it
       // never scanned for needs an explicit start).
@@ -208,12 +246,31 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       if (from === undefined) {
         throw cliError('CLI_USAGE', `reverify: --node needs --from HEIGHT${store ? ` (the store has not scanned ${unscanned.length ? unscanned.join(', ') : 'anything'} yet)` : ''}`);
       }
+      const rps = a.number('rps');
+      if (perDay !== undefined) {
+        // The saved count of the day (a resumed run), so that the budget holds across restarts.
+        const saved = resume && checkpointFile !== undefined && existsSync(resolve(checkpointFile)) ? readCheckpoint(resolve(checkpointFile)).requests : undefined;
+        const testDayMs = Number(process.env[TEST_DAY_MS_ENV]);
+        budget = new RequestBudget({
+          perDay,
+          ...(Number.isInteger(testDayMs) && testDayMs > 0 ? { dayMs: testDayMs } : {}),
+          // Saved ahead by about a second of requests (at most one checkpoint write a second), and
+          // by at most 0.1 % of the day's budget (what a killed run may have counted but not sent).
+          reserveAhead: Math.max(1, Math.min(Math.ceil(rps), Math.floor(perDay / 1000))),
+          ...(saved ? { saved } : {}),
+          ...(stopWhenSpent ? { stop: (message: string) => cliError('CLI_REQUEST_BUDGET_SPENT', message) } : {}),
+          onWait: (message) => io.stderr(message),
+          // Ctrl-C during the wait for the next day stops the run (the checkpoint keeps the count).
+          interrupted: () => (io.stopRequested?.() ? cliError('CLI_REQUEST_BUDGET_SPENT', "stopped while waiting for the next day's request budget") : undefined),
+        });
+      }
       const choice = a.string('block-source') ?? 'auto';
       if (!(BLOCK_SOURCE_CHOICES as readonly string[]).includes(choice)) throw cliError('CLI_USAGE', `reverify: --block-source ${JSON.stringify(choice)}: expected ${BLOCK_SOURCE_CHOICES.join(', ')}`);
       const scanner = createBlockScanner({
         blockSource: choice as BlockSourceChoice,
         baseUrl: node,
-        rps: a.number('rps'),
+        rps,
+        ...(budget ? { budget } : {}),
         timeoutMs: a.int('timeout-ms')!,
         retries: a.int('retries')!,
         backoffMs: a.int('backoff-ms')!,
@@ -221,13 +278,25 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         headers: ledgerNodeHeaders(verifier.config.liveCheck.apiKeyHeader),
       });
       let to = a.int('to');
-      if (to === undefined) to = (await scanner.latestHeight()) + 1;
+      if (to === undefined) to = toFile !== undefined ? await pinnedEnd(resolve(toFile), async () => (await scanner.latestHeight()) + 1) : (await scanner.latestHeight()) + 1;
       if (to <= from) throw cliError('CLI_USAGE', `reverify: --to ${to} must be greater than --from ${from}`);
       const kind = await scanner.blockSource();
       // Heights are heights: a checkpoint resumes on either route, with the batches (and so the shards) it was cut in.
       const batchSize = a.int('batch') ?? (resume && checkpointFile ? checkpointBatchSize(resolve(checkpointFile)) : undefined) ?? blocksPerCall(kind);
       const note = `block source: ${blockSourceRoute(kind)} (${choice === 'auto' ? 'detected' : '--block-source'}; ${blocksPerCall(kind)} blocks per request, batches of ${batchSize})`;
       io.stderr(`${note}\n`);
+      // The plan: the block source in use and the blocks one request brings (the batch).
+      const scanSource = { name: blockSourceRoute(kind), blocksPerRequest: batchSize };
+      const dayBudget = budget;
+      plan = (blocks) =>
+        planScan({
+          blocks,
+          blocksPerRequest: scanSource.blocksPerRequest,
+          source: scanSource.name,
+          rps,
+          now: Date.now(),
+          ...(dayBudget ? { requestsPerDay: dayBudget.perDay, spentToday: dayBudget.spent(), dayMs: dayBudget.dayMs } : {}),
+        }).line;
       source = blockSource({
         note,
         scanner,
@@ -263,6 +332,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       ...(checkpointFile ? { checkpointFile: resolve(checkpointFile) } : {}),
       resume,
       ...(store ? { store } : {}),
+      ...(budget ? { budget } : {}),
+      ...(plan ? { plan } : {}),
       progressIntervalMs: Math.round(a.number('progress-interval') * 1000),
       io,
     });
@@ -329,6 +400,10 @@ export interface RunOptions {
   io: ReverifyIo;
   /** Called when the whole source was processed (not on a failure or an interruption). */
   onComplete?: () => void;
+  /** The daily request budget of a --node scan: its count is saved in the checkpoint before each reservation is used. */
+  budget?: RequestBudget;
+  /** The plan line for the units still to do (printed before the first batch). */
+  plan?: (remaining: number) => string;
 }
 
 function readCheckpoint(file: string): Checkpoint {
@@ -371,6 +446,8 @@ export async function runReverify(o: RunOptions): Promise<number> {
     }
   }
   const sink: Sink = o.outFile ? new FileSink(o.outFile, startOffset) : new StdoutSink();
+  // The output offset that goes with `cursor` (both advance together, once a batch is written).
+  let committedOffset = startOffset;
   const saveCheckpoint = (done: boolean) => {
     if (!o.checkpointFile) return;
     const c: Checkpoint = {
@@ -379,13 +456,21 @@ export async function runReverify(o: RunOptions): Promise<number> {
       output: o.outFile!,
       cursor,
       ...(source.unit === 'blocks' ? { nextHeight: cursor } : {}),
-      outputOffset: sink.offset,
+      outputOffset: committedOffset,
       done,
+      ...(o.budget ? { requests: o.budget.state() } : {}),
       updatedAt: new Date().toISOString(),
     };
     writeJsonAtomic(o.checkpointFile, c);
   };
   const remaining = source.remaining(cursor);
+  if (o.budget) {
+    // From now on every reservation of the budget is saved before it is used (the tip read
+    // before this point is in this first save).
+    o.budget.setPersist(() => saveCheckpoint(false));
+    saveCheckpoint(false);
+  }
+  if (o.plan && remaining !== undefined) io.stderr(o.plan(remaining));
   const progress = new Progress({ ...(remaining !== undefined ? { total: remaining } : {}), unit: source.unit, tty: io.tty, intervalMs: o.progressIntervalMs, ...(io.tty ? {} : { write: io.stderr }) });
   const sem = new Semaphore(o.maxInFlight);
   const stop = () => io.stopRequested?.() ?? false;
@@ -421,6 +506,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
     sink.sync();
     o.store?.commit(storedUpdates(recs), source.unit === 'blocks' ? { start: p.batch.cursor - p.batch.units, end: p.batch.cursor - 1 } : undefined, undefined, o.programs);
     cursor = p.batch.cursor;
+    committedOffset = sink.offset;
     saveCheckpoint(false);
     progress.add(p.batch.units, updates);
   };
@@ -453,6 +539,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
   await sink.close();
   io.stderr(summary.table());
   if (source.note) io.stderr(`${source.note}\n`);
+  if (o.budget) io.stderr(`requests to the node: ${o.budget.spent()} of ${o.budget.perDay} on the day from ${o.budget.dayStart()} (UTC)\n`);
   if (failure !== undefined) {
     io.stderr(`reverify stopped: ${(failure as Error).message}${o.checkpointFile ? ` (continue with --resume; checkpoint at ${source.unit === 'blocks' ? 'height' : source.unit} ${cursor})` : ''}\n`);
     return EXIT.INCOMPLETE;

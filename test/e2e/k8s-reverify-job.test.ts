@@ -2,7 +2,8 @@
  * The Indexed Job of deploy/k8s/audit, run here as the Job controller and kubelet would run it:
  * N real CLI processes, each with JOB_COMPLETION_INDEX set and the container's command line from
  * the rendered manifest ($(VAR) expanded from the pod's environment: the reverify-range ConfigMap
- * pointed at the ledger-node simulator, JOB_COMPLETION_INDEX), the mounts mapped to directories
+ * pointed at the ledger-node simulator, JOB_COMPLETION_INDEX; the end height the node's tip, pinned
+ * by the first pod in the results volume), the mounts mapped to directories
  * (config.json = the ConfigMap's config with this test's targets and PCCS, /results = a shared
  * directory); then the merge Job's command line. The merged output equals the unsharded run.
  */
@@ -42,7 +43,7 @@ describe.skipIf(unavailable !== undefined)('the Indexed reverify Job and the mer
   let mergeJob: K8sObject;
   let config: string;
   const FROM = 1000;
-  const TO = 1250; // five batches of 50: 1000-1049 … 1200-1249
+  const TO = 1250; // five batches of 50: 1000-1049 … 1200-1249; the simulator's tip is 1249
 
   beforeAll(async () => {
     audit = render('audit');
@@ -108,8 +109,10 @@ describe.skipIf(unavailable !== undefined)('the Indexed reverify Job and the mer
     expect(job.spec.parallelism).toBe(n);
     // The pod's environment: envFrom the range ConfigMap (as an overlay would set it), then env.
     const range = findGenerated(audit, 'ConfigMap', job.spec.template.spec.containers[0].envFrom[0].configMapRef.name.replace(/-[a-z0-9]{10}$/, ''));
-    expect(Object.keys(range.data).sort()).toEqual(['FROM_HEIGHT', 'LEDGER_NODE', 'RPS', 'TO_HEIGHT']);
-    const podEnv = (i: number): Record<string, string> => ({ ...range.data, LEDGER_NODE: node.url, FROM_HEIGHT: String(FROM), TO_HEIGHT: String(TO), RPS: '50', JOB_COMPLETION_INDEX: String(i) });
+    expect(Object.keys(range.data).sort()).toEqual(['FROM_HEIGHT', 'LEDGER_NODE', 'RPS', 'SHARDS']);
+    expect(Number(range.data.SHARDS)).toBe(n);
+    // No end height: the node's tip (TO - 1 here) + 1, read by the first pod and pinned for all.
+    const podEnv = (i: number): Record<string, string> => ({ ...range.data, LEDGER_NODE: node.url, FROM_HEIGHT: String(FROM), RPS: '50', JOB_COMPLETION_INDEX: String(i) });
     const runPod = (i: number) => {
       const { entry, args } = commandLine(job, podEnv(i));
       return runMain(args, { entry, env: { ...process.env, ...podEnv(i), NODE_NO_WARNINGS: '1' } });
@@ -126,10 +129,12 @@ describe.skipIf(unavailable !== undefined)('the Indexed reverify Job and the mer
     expect([...new Set(starts)].sort()).toEqual([1000, 1050, 1100, 1150, 1200]);
 
     // The merge Job's command line over the shared directory.
-    const { entry, args } = commandLine(mergeJob, {});
+    expect(readFileSync(join(results, 'audit-end-height'), 'utf8')).toBe(`${TO}\n`);
+    const { entry, args } = commandLine(mergeJob, range.data);
     const merged = await runMain(args, { entry, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
     expect(merged.code, merged.stderr).toBe(1);
     expect(merged.stderr).toMatch(/updates 5: valid 4, invalid 1, unverifiable 0/);
+    expect(merged.stderr).toContain(`shards: ${n} of one scan of [${FROM}, ${TO}) of ${node.url}, each complete`);
 
     // The unsharded run of the same range, same config.
     const whole = join(dir, 'whole.jsonl');
@@ -161,6 +166,7 @@ describe.skipIf(unavailable !== undefined)('the Indexed reverify Job and the mer
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/resuming at height/);
     expect(node.requestsTo('/blocks')).toEqual([]);
+    expect(node.requestsTo('/block/height/latest')).toEqual([]); // the pinned end, not a new tip
     expect(readFileSync(join(results, 'shard-0.jsonl'), 'utf8')).toBe(before);
   }, 300_000);
 });

@@ -4,8 +4,11 @@
  * wired together (probes, selectors, mounts, Secrets, HPA target, Service, PCCS URL, sizing).
  * The Indexed Job itself is run in test/e2e/k8s-reverify-job.test.ts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
@@ -30,11 +33,16 @@ const MODELS: Record<string, new (o: any) => { validate(): void }> = {
   'batch/v1/Job': Job,
 };
 
-const DIRS = ['base', 'overlays/example', 'audit', 'audit/merge', 'overlays/example/audit', 'overlays/example/audit-merge'];
+const DIRS = ['base', 'overlays/example', 'audit', 'audit/merge', 'audit/completeness', 'overlays/example/audit', 'overlays/example/audit-merge', 'overlays/example/audit-completeness'];
 /** Where the claims of a kustomization that makes none come from. */
-const CLAIMS_FROM: Record<string, string> = { 'audit/merge': 'audit', 'overlays/example/audit-merge': 'overlays/example/audit' };
+const CLAIMS_FROM: Record<string, string> = {
+  'audit/merge': 'audit',
+  'audit/completeness': 'audit',
+  'overlays/example/audit-merge': 'overlays/example/audit',
+  'overlays/example/audit-completeness': 'overlays/example/audit',
+};
 /** Secrets the operator creates (docs/operations.md "Kubernetes"); every other reference must be rendered. */
-const OPERATOR_SECRETS = ['pccs-api-key', 'pccs-tls', 'verifier-example-tls'];
+const OPERATOR_SECRETS = ['pccs-api-key', 'pccs-tls', 'verifier-example-tls', 'ledger-node-jwt'];
 /** bench/memory.ts (BENCHMARKS.md, "Peak memory"): the highest /decodeReport peak and the highest peak of any scenario, MiB. */
 const MEASURED_LOAD_MIB = 234;
 const MEASURED_PEAK_MIB = 285;
@@ -177,8 +185,8 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
     expect(files).toContain(sizing);
     const elsewhere = files.filter((f) => f !== sizing && /^\s+(memory|cpu):\s*\S/m.test(readFileSync(join(K8S_DIR, f), 'utf8')));
     expect(elsewhere).toEqual([]);
-    // The base and both audit kustomizations take the component.
-    for (const dir of ['base', 'audit', 'audit/merge']) {
+    // The base and the three audit kustomizations take the component.
+    for (const dir of ['base', 'audit', 'audit/merge', 'audit/completeness']) {
       const k = read(`deploy/k8s/${dir}/kustomization.yaml`);
       expect(k, dir).toMatch(/^components:\n  - (\.\.\/)+sizing$/m);
     }
@@ -279,20 +287,74 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
     expect(findGenerated(base, 'ConfigMap', 'pccs-entrypoint').data['entrypoint.sh']).toBe(read('deploy/k8s/base/pccs/entrypoint.sh'));
   });
 
-  it('the Indexed Job: N = completions = parallelism = the shard count; the merge Job reads its N outputs', () => {
-    const job = find(rendered['audit']!, 'Job', 'reverify-shards');
-    const n = job.spec.completions;
-    expect(job.spec.completionMode).toBe('Indexed');
-    expect(job.spec.parallelism).toBe(n);
-    const [c] = job.spec.template.spec.containers;
-    expect(c.command).toEqual(['oracle-verifier']);
-    expect(c.args[0]).toBe('reverify');
-    expect(c.args[c.args.indexOf('--shard') + 1]).toBe(`$(JOB_COMPLETION_INDEX)/${n}`);
-    const out = c.args[c.args.indexOf('--out') + 1] as string;
-    const merge = find(rendered['audit/merge']!, 'Job', 'reverify-merge').spec.template.spec.containers[0];
-    expect(merge.command).toEqual(['oracle-verifier']);
-    expect(merge.args.slice(2)).toEqual(Array.from({ length: n }, (_, i) => out.replace('$(JOB_COMPLETION_INDEX)', String(i))));
-    expect(job.spec.template.spec.restartPolicy).toBe('Never');
+  it('the audit: N written once (SHARDS) = completions = parallelism = the shard count = the merge inputs; from 0 to the tip pinned at start; merge, then completeness, over the same range and records', () => {
+    for (const [auditDir, mergeDir, checkDir] of [['audit', 'audit/merge', 'audit/completeness'], ['overlays/example/audit', 'overlays/example/audit-merge', 'overlays/example/audit-completeness']] as const) {
+      const job = find(rendered[auditDir]!, 'Job', 'reverify-shards');
+      const range = findGenerated(rendered[auditDir]!, 'ConfigMap', 'reverify-range');
+      const n = Number(range.data.SHARDS);
+      expect(n).toBeGreaterThan(1);
+      expect(job.spec.completionMode).toBe('Indexed');
+      expect(job.spec.completions).toBe(n);
+      expect(job.spec.parallelism).toBe(n);
+      // The whole chain: from 0, and no end height written anywhere: the tip, read at start and pinned.
+      expect(range.data.FROM_HEIGHT).toBe('0');
+      expect(Object.keys(range.data).sort()).toEqual(['FROM_HEIGHT', 'LEDGER_NODE', 'RPS', 'SHARDS']);
+      const [c] = job.spec.template.spec.containers;
+      expect(c.command).toEqual(['oracle-verifier']);
+      expect(c.args[0]).toBe('reverify');
+      expect(c.args).not.toContain('--to');
+      const endFile = c.args[c.args.indexOf('--to-file') + 1] as string;
+      expect(endFile).toMatch(/^\/results\//);
+      expect(c.args[c.args.indexOf('--shard') + 1]).toBe('$(JOB_COMPLETION_INDEX)/$(SHARDS)');
+      expect(c.envFrom.map((e: any) => e.configMapRef.name)).toEqual([range.metadata.name]);
+      const out = c.args[c.args.indexOf('--out') + 1] as string;
+      // Step 2: merge the N outputs, with the same ConfigMaps (same content, same generated names).
+      const mergeObjs = rendered[mergeDir]!;
+      expect(findGenerated(mergeObjs, 'ConfigMap', 'reverify-range')).toEqual(range);
+      expect(findGenerated(mergeObjs, 'ConfigMap', 'reverify-config')).toEqual(findGenerated(rendered[auditDir]!, 'ConfigMap', 'reverify-config'));
+      const merge = find(mergeObjs, 'Job', 'reverify-merge').spec.template.spec.containers[0];
+      expect(merge.command).toEqual(['oracle-verifier']);
+      expect(merge.args.slice(0, 3)).toEqual(['merge', merge.args[1], out.replace('$(JOB_COMPLETION_INDEX)', '{i}')]);
+      expect(merge.args[merge.args.indexOf('--shards') + 1]).toBe('$(SHARDS)');
+      // Only complete shards of one scan are merged: their checkpoints, as the shards write them.
+      expect(merge.args[merge.args.indexOf('--checkpoints') + 1]).toBe((c.args[c.args.indexOf('--checkpoint') + 1] as string).replace('$(JOB_COMPLETION_INDEX)', '{i}'));
+      expect(merge.envFrom.map((e: any) => e.configMapRef.name)).toEqual([range.metadata.name]);
+      // Step 3: the completeness check of the merged records over the audit's range.
+      const checkObjs = rendered[checkDir]!;
+      expect(findGenerated(checkObjs, 'ConfigMap', 'reverify-range')).toEqual(range);
+      const check = find(checkObjs, 'Job', 'reverify-completeness').spec.template.spec.containers[0];
+      expect(check.command).toEqual(['sh', '-c']);
+      const script = check.args[0] as string;
+      expect(script).toMatch(/^exec oracle-verifier completeness /);
+      expect(script).toContain(`--records ${merge.args[1]} `);
+      expect(script).toContain('--from "$FROM_HEIGHT" ');
+      expect(script).toContain(`--to "$(cat ${endFile})" `);
+      expect(script).toContain('--node "$LEDGER_NODE" ');
+      expect(check.env.find((e: any) => e.name === 'LEDGER_NODE_JWT').valueFrom.secretKeyRef).toMatchObject({ name: 'ledger-node-jwt', optional: true });
+      expect(job.spec.template.spec.restartPolicy).toBe('Never');
+    }
+    // The inputs component is the one file that writes N: the Job carries a placeholder.
+    const files = readdirSync(join(K8S_DIR, 'audit'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f));
+    expect(files.filter((f) => /SHARDS=\d/.test(readFileSync(join(K8S_DIR, 'audit', f), 'utf8')))).toEqual([join('inputs', 'kustomization.yaml')]);
+  });
+
+  it('changing SHARDS in deploy/k8s/audit/inputs alone changes completions, parallelism and the merge', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'k8s-shards-'));
+    try {
+      cpSync(K8S_DIR, copy, { recursive: true });
+      const inputs = join(copy, 'audit', 'inputs', 'kustomization.yaml');
+      writeFileSync(inputs, readFileSync(inputs, 'utf8').replace(/SHARDS=\d+/, 'SHARDS=7'));
+      const objs = (dir: string) => {
+        const r = spawnSync('kubectl', ['kustomize', join(copy, dir)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+        expect(r.stderr).toBe('');
+        return parseAllDocuments(r.stdout).map((d) => d.toJS() as K8sObject);
+      };
+      const job = find(objs('audit'), 'Job', 'reverify-shards');
+      expect([job.spec.completions, job.spec.parallelism]).toEqual([7, 7]);
+      expect(findGenerated(objs('audit/merge'), 'ConfigMap', 'reverify-range').data.SHARDS).toBe('7');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('the Dockerfile is multi-stage, runs as the non-root node user, and provides the commands the manifests call', () => {
@@ -311,7 +373,8 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
     const ours = (c: any) => /(^|\/)oracle-verifier(:|$)/.test(c.image);
     const containers = DIRS.flatMap((d) => podTemplates(rendered[d]!)).flatMap(({ template }) => template.spec.containers.filter(ours));
     expect(containers.length).toBeGreaterThan(4);
-    const called = new Set(containers.map((c: any) => c.command?.[0]).filter(Boolean));
+    // A shell step (the completeness check reads the pinned end height) execs the command.
+    const called = new Set(containers.map((c: any) => (c.command?.[0] === 'sh' ? /^exec (\S+) /.exec(c.args[0])?.[1] : c.command?.[0])).filter(Boolean));
     expect([...called]).toEqual(['oracle-verifier']);
     for (const cmd of called) {
       expect(links.get(cmd), cmd).toBe(pkg.bin[cmd]);

@@ -88,6 +88,11 @@ export interface NodeScanOptions {
   backoffMs: number;
   /** Headers of every request (the node's API key). */
   headers?: Record<string, string>;
+  /**
+   * A daily request budget (src/requestBudget.ts): every HTTP attempt takes one of it before its
+   * rate-limit slot, retries and rate-limited attempts included.
+   */
+  budget?: { acquire(): Promise<void> };
   /** Abandons every request (the server is shutting down). */
   signal?: AbortSignal;
   fetchImpl?: typeof fetch;
@@ -115,6 +120,7 @@ export const isRouteAbsent = (status: number, body: string): boolean =>
 
 export function createBlockScanner(o: NodeScanOptions): BlockScanner {
   const limiter = new RateLimiter(o.rps);
+  const budget = o.budget;
   const readBlocks = blocksReader();
   // Every HTTP attempt, retries included, takes a rate-limit slot; its timeout starts once it has one.
   const client = createLedgerNodeClient({
@@ -122,7 +128,12 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
     timeoutMs: o.timeoutMs,
     retries: o.retries,
     backoffMs: o.backoffMs,
-    acquire: () => limiter.acquire(),
+    acquire: budget
+      ? async () => {
+          await budget.acquire();
+          await limiter.acquire();
+        }
+      : () => limiter.acquire(),
     ...(o.fetchImpl ? { fetchImpl: o.fetchImpl } : {}),
     ...(o.headers ? { headers: o.headers } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
