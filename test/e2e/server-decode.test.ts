@@ -26,9 +26,11 @@ describe('GET /info', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     const info: any = await r.json();
-    // The spec's record, then the programs the ledger side follows (a ledger node is configured).
-    expect(Object.keys(info)).toEqual(['targetUniqueId', 'targetPcrValues', 'liveCheckProgram', 'startTimeUTC', 'ledgerPrograms']);
+    // The spec's record, then the programs the ledger side follows (a ledger node is configured)
+    // and whether this verifier runs the ledger watcher (the ledger page reads it).
+    expect(Object.keys(info)).toEqual(['targetUniqueId', 'targetPcrValues', 'liveCheckProgram', 'startTimeUTC', 'ledgerPrograms', 'ledgerWatcher']);
     expect(info.ledgerPrograms).toEqual([...KNOWN_PROGRAM_IDS]);
+    expect(info.ledgerWatcher).toBe(false);
     expect(info.targetUniqueId).toEqual({
       hexEncoded: targets.uniqueIdTargetHex,
       base64Encoded: targets.uniqueIdTarget,
