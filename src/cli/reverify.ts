@@ -2,7 +2,7 @@
  * `oracle-verifier reverify`: bulk re-verification of oracle updates from a ledger node's blocks,
  * a JSONL file or saved transactions, through the same verification core and worker pool as the
  * server. Writes one JSONL record per update (see records.ts), a summary on stderr, and, with
- * --checkpoint, a checkpoint after each completed batch so that --resume continues exactly where
+ * --checkpoint, a checkpoint of the written batches (at most every DURABLE_EVERY_MS, and at the end) so that --resume continues exactly where
  * the last durable batch ended (the output is truncated to the checkpointed byte offset).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -35,6 +35,13 @@ import { pinnedEnd } from './pinnedEnd.js';
  * for midnight. Not an option: a real budget's day is the API's UTC day.
  */
 const TEST_DAY_MS_ENV = 'ORACLE_VERIFIER_TEST_DAY_MS';
+
+/**
+ * Written batches are made durable (output synced, checkpoint saved) at most this often, and at the
+ * end: one fdatasync and one atomic checkpoint write per batch were the largest item of the main
+ * thread's profile on a /blocks/transactions scan (BENCHMARKS.md, "Audit at mainnet scale").
+ */
+const DURABLE_EVERY_MS = 1000;
 
 const SOURCES = 'sources (one)';
 const SCAN = 'ledger scan';
@@ -111,7 +118,7 @@ export const REVERIFY = {
     'collateral-dir': { kind: 'string', arg: 'DIR', group: VERIFICATION, help: 'offline typeA collateral (collateral fetch), with --pccs only for what it lacks' },
     pccs: { kind: 'string', arg: 'URL', group: VERIFICATION, help: "PCCS for typeA collateral (else the config's pccsUrl)" },
     out: { kind: 'string', arg: 'FILE', group: OUTPUT, help: 'the JSONL records (else stdout)' },
-    checkpoint: { kind: 'string', arg: 'FILE', group: OUTPUT, help: 'written after each batch (needs --out)' },
+    checkpoint: { kind: 'string', arg: 'FILE', group: OUTPUT, help: 'written (with the output synced) at most every second and at the end (needs --out); --resume redoes what came after it' },
     resume: { kind: 'flag', group: OUTPUT, help: 'continue the run of --checkpoint FILE' },
     'progress-interval': { kind: 'number', arg: 'S', above: -1, default: 10, group: OUTPUT, help: 'seconds between progress lines when stderr is not a terminal; 0: none' },
     completeness: {
@@ -446,8 +453,26 @@ export async function runReverify(o: RunOptions): Promise<number> {
     }
   }
   const sink: Sink = o.outFile ? new FileSink(o.outFile, startOffset) : new StdoutSink();
-  // The output offset that goes with `cursor` (both advance together, once a batch is written).
+  // The output offset that goes with `cursor` (both advance together, once written batches are
+  // made durable: the output synced, then the checkpoint saved, at most every DURABLE_EVERY_MS and
+  // at the end, so that a scan of small batches is not one fdatasync and one atomic write per
+  // request; a crash loses at most that long of work, redone on --resume).
   let committedOffset = startOffset;
+  let written = { cursor, offset: startOffset };
+  let durableAt = Date.now();
+  // Written batches wait at most DURABLE_EVERY_MS, also while the scan waits (a slow node).
+  let durableTimer: NodeJS.Timeout | undefined;
+  let durableFailure: unknown;
+  const makeDurable = () => {
+    clearTimeout(durableTimer);
+    durableTimer = undefined;
+    if (written.cursor === cursor && written.offset === committedOffset) return;
+    sink.sync();
+    cursor = written.cursor;
+    committedOffset = written.offset;
+    durableAt = Date.now();
+    saveCheckpoint(false);
+  };
   const saveCheckpoint = (done: boolean) => {
     if (!o.checkpointFile) return;
     const c: Checkpoint = {
@@ -490,6 +515,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
     return { batch, records };
   };
   const flush = async (p: Pending) => {
+    if (durableFailure !== undefined) throw durableFailure;
     const recs = await p.records;
     let text = '';
     let updates = 0;
@@ -503,11 +529,17 @@ export async function runReverify(o: RunOptions): Promise<number> {
       text += `${JSON.stringify(r)}\n`;
     }
     await sink.write(text);
-    sink.sync();
     o.store?.commit(storedUpdates(recs), source.unit === 'blocks' ? { start: p.batch.cursor - p.batch.units, end: p.batch.cursor - 1 } : undefined, undefined, o.programs);
-    cursor = p.batch.cursor;
-    committedOffset = sink.offset;
-    saveCheckpoint(false);
+    written = { cursor: p.batch.cursor, offset: sink.offset };
+    const due = durableAt + DURABLE_EVERY_MS - Date.now();
+    if (due <= 0) makeDurable();
+    else durableTimer ??= setTimeout(() => {
+      try {
+        makeDurable();
+      } catch (e) {
+        durableFailure ??= e; // thrown by the next batch's flush, or at the end
+      }
+    }, due).unref();
     progress.add(p.batch.units, updates);
   };
 
@@ -527,6 +559,14 @@ export async function runReverify(o: RunOptions): Promise<number> {
   }
   try {
     while (pending.length) await flush(pending.shift()!);
+  } catch (e) {
+    failure ??= e;
+  }
+  // What was written is whole (batches are written in order and completely): durable before the
+  // end, whatever ended the run.
+  try {
+    if (durableFailure !== undefined) throw durableFailure;
+    makeDurable();
   } catch (e) {
     failure ??= e;
   }
