@@ -22,6 +22,30 @@ export class ByteBudget {
 
   give(n: number): void {
     this.used = Math.max(0, this.used - n);
+    if (n > 0 && this.waiters.length > 0) for (const w of this.waiters.splice(0)) w();
+  }
+
+  private readonly waiters: (() => void)[] = [];
+
+  /**
+   * Takes `n` bytes once they fit, waiting for bodies in flight to give theirs back (a bulk reader
+   * whose answer is sure to fit once the others are read); false at once when `n` is over the
+   * limit, or when `signal` aborts first.
+   */
+  async takeWhenFree(n: number, signal?: AbortSignal): Promise<boolean> {
+    if (n > this.limit) return false;
+    while (!this.take(n)) {
+      if (signal?.aborted) return false;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        this.waiters.push(done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+    return true;
   }
 
   /** Bytes taken now. */
@@ -154,12 +178,28 @@ export async function readCapped(res: Response, limit: number, budget?: ByteBudg
  * larger than `limit` or to have no room in `budget`, or when `signal` aborts (the promise then
  * rejects with the signal's reason). A connection closed before the body's end rejects.
  */
-export function readCappedMessage(msg: IncomingMessage, limit: number, budget?: ByteBudget, signal?: AbortSignal): Promise<CappedBody> {
-  const into = start(msg.headers['content-length'], limit, budget);
+export async function readCappedMessage(msg: IncomingMessage, limit: number, budget?: ByteBudget, signal?: AbortSignal, waitForRoom = false): Promise<CappedBody> {
+  const declaredText = msg.headers['content-length'];
+  // Waiting for room: the declared length is taken once the bodies in flight are read (the
+  // answer's bytes wait in the socket meanwhile, unread), within the attempt's time limit.
+  if (waitForRoom && budget && declaredText !== undefined && /^\d+$/.test(declaredText) && Number(declaredText) <= limit) {
+    const declared = Number(declaredText);
+    if (!(await budget.takeWhenFree(declared, signal))) {
+      msg.destroy();
+      if (signal?.aborted) throw signal.reason;
+      return { ok: false, reason: 'overBudget', budget: budget.limit };
+    }
+    return readInto(msg, new CappedBuffer(limit, declared, budget), signal);
+  }
+  const into = start(declaredText, limit, budget);
   if (!(into instanceof CappedBuffer)) {
     msg.destroy();
-    return Promise.resolve(into);
+    return into;
   }
+  return readInto(msg, into, signal);
+}
+
+function readInto(msg: IncomingMessage, into: CappedBuffer, signal?: AbortSignal): Promise<CappedBody> {
   return new Promise<CappedBody>((resolve, reject) => {
     let settled = false;
     const settle = (then: () => void): void => {
