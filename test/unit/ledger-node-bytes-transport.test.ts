@@ -20,6 +20,15 @@ function serve(onRequest: (url: string) => { status: number; body: string; heade
   return new Promise((r) => server!.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/v2/mainnet`)));
 }
 
+/** The error a call fails with (a call that succeeds fails the test). */
+const failure = (p: Promise<unknown>): Promise<Error & { code: string }> =>
+  p.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e as Error & { code: string },
+  );
+
 describe('ledger node raw bytes over node:http', () => {
   it('returns the exact body, and names status errors, 429s and the cap like the JSON path', async () => {
     const body = JSON.stringify([{ height: 1, pad: 'x'.repeat(300_000) }]);
@@ -36,12 +45,12 @@ describe('ledger node raw bytes over node:http', () => {
     const bytes = await client.getBytes('/blocks?start=1&end=2');
     expect(bytes.toString('utf8')).toBe(body);
     expect(n).toBe(3); // one 429 and one v1 "(HTTP 429)" waited out, then the answer
-    const e404 = await client.getBytes('/blocks?start=9&end=10').catch((e: unknown) => e as Error & { code: string });
+    const e404 = await failure(client.getBytes('/blocks?start=9&end=10'));
     expect(e404.code).toBe('LEDGER_NODE_HTTP_ERROR');
     expect(e404.message).toContain('status 404');
     expect(e404.message).not.toContain('secret-k');
     const small = createLedgerNodeClient({ baseUrl: url, timeoutMs: 30_000, retries: 0, maxBodyBytes: 1000 });
-    const big = await small.getBytes('/big').catch((e: unknown) => e as Error & { code: string });
+    const big = await failure(small.getBytes('/big'));
     expect(big.code).toBe('LEDGER_NODE_BAD_RESPONSE');
     expect(big.message).toContain('larger than 1000 bytes');
   });
@@ -71,7 +80,7 @@ describe('ledger node raw bytes over node:http', () => {
     const url = await serve(() => ({ status: 200, body: JSON.stringify({ pad: 'z'.repeat(580) }) }));
     const client = createLedgerNodeClient({ baseUrl: url, timeoutMs: 300, retries: 0, bodyBudget: budget });
     expect(budget.take(600)).toBe(true); // never given back during the call
-    const e = await client.getBytes('/blocks?start=0&end=1').catch((x: unknown) => x as Error & { code: string });
+    const e = await failure(client.getBytes('/blocks?start=0&end=1'));
     expect(e.code).toBe('LEDGER_NODE_TIMEOUT');
     expect(budget.inUse).toBe(600);
   });
