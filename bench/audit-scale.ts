@@ -42,7 +42,7 @@ interface Row {
   env: NodeJS.ProcessEnv;
 }
 const ROWS: Row[] = [
-  { id: 'a', label: "(a) /blocks, JSON.parse of the whole answer (today's reader)", args: [], env: { VERIFIER_BLOCKS_READER: 'json' } },
+  { id: 'a', label: "(a) /blocks, JSON.parse of the whole answer (today's reader)", args: ['--block-source', 'blocks'], env: { VERIFIER_BLOCKS_READER: 'json' } },
   { id: 'b', label: '(b) /blocks, structural reader', args: ['--block-source', 'blocks'], env: {} },
   { id: 'c', label: '(c) /blocks/transactions', args: ['--block-source', 'transactions'], env: {} },
 ];

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+
 /**
  * The one reader of upstream bodies (the PCCS, the ledger node, notarizers): read as a stream and
  * abandoned at its cap (a body declaring more than the cap in Content-Length is not read at all),
@@ -20,6 +22,30 @@ export class ByteBudget {
 
   give(n: number): void {
     this.used = Math.max(0, this.used - n);
+    if (n > 0 && this.waiters.length > 0) for (const w of this.waiters.splice(0)) w();
+  }
+
+  private readonly waiters: (() => void)[] = [];
+
+  /**
+   * Takes `n` bytes once they fit, waiting for bodies in flight to give theirs back (a bulk reader
+   * whose answer is sure to fit once the others are read); false at once when `n` is over the
+   * limit, or when `signal` aborts first.
+   */
+  async takeWhenFree(n: number, signal?: AbortSignal): Promise<boolean> {
+    if (n > this.limit) return false;
+    while (!this.take(n)) {
+      if (signal?.aborted) return false;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        this.waiters.push(done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+    return true;
   }
 
   /** Bytes taken now. */
@@ -42,74 +68,174 @@ export type CappedBody =
   | { ok: false; reason: 'overBudget'; budget: number };
 
 /**
+ * The body being read into one buffer sized to the declared length (else grown by doubling up to
+ * the limit): the bytes are held once, never as chunks and a copy of them all besides. Shared by
+ * both readers below (a fetch Response's web stream, a node:http IncomingMessage).
+ */
+class CappedBuffer {
+  private held: number;
+  private buf: Buffer;
+  private size = 0;
+  constructor(
+    private readonly limit: number,
+    private readonly declared: number | undefined,
+    private readonly budget: ByteBudget | undefined,
+  ) {
+    this.held = budget && declared !== undefined ? declared : 0;
+    this.buf = Buffer.allocUnsafe(Math.min(limit, declared ?? INITIAL_BYTES));
+  }
+
+  /** Adds a chunk; a failure (nothing more to read: the caller abandons the body) gives the budget back. */
+  push(value: Uint8Array): CappedBody | undefined {
+    const { size, limit } = this;
+    if (size + value.length > limit) {
+      this.giveBack();
+      const excerpt = Buffer.concat([this.buf.subarray(0, Math.min(size, EXCERPT_BYTES)), value.subarray(0, Math.max(0, Math.min(limit, EXCERPT_BYTES) - size))]);
+      return { ok: false, reason: 'tooLarge', bytes: excerpt, ...(this.declared !== undefined ? { declared: this.declared } : {}) };
+    }
+    const more = size + value.length - this.held;
+    if (this.budget && more > 0) {
+      if (!this.budget.take(more)) {
+        this.giveBack();
+        return { ok: false, reason: 'overBudget', budget: this.budget.limit };
+      }
+      this.held += more;
+    }
+    if (size + value.length > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(size + value.length, this.buf.length * 2)));
+      this.buf.copy(grown, 0, 0, size);
+      this.buf = grown;
+    }
+    this.buf.set(value, size);
+    this.size = size + value.length;
+    return undefined;
+  }
+
+  giveBack(): void {
+    this.budget?.give(this.held);
+    this.held = 0;
+  }
+
+  /** The whole body, held against the budget until `release`. */
+  done(): CappedBody {
+    const bytes = this.buf.subarray(0, this.size);
+    let released = false;
+    return {
+      ok: true,
+      bytes,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.giveBack();
+      },
+    };
+  }
+}
+
+/** What a declared length allows before anything is read: a failure, or the buffer to read into. */
+function start(declaredText: string | null | undefined, limit: number, budget?: ByteBudget): CappedBody | CappedBuffer {
+  const declared = declaredText != null && /^\d+$/.test(declaredText) ? Number(declaredText) : undefined;
+  if (declared !== undefined && declared > limit) return { ok: false, reason: 'tooLarge', bytes: Buffer.alloc(0), declared };
+  // A declared length is taken from the budget whole before anything is read: bodies that fit
+  // complete, the others are refused at once (rather than all of them reading part and failing).
+  if (budget && declared !== undefined && !budget.take(declared)) return { ok: false, reason: 'overBudget', budget: budget.limit };
+  return new CappedBuffer(limit, declared, budget);
+}
+
+/**
  * Reads `res`'s body up to `limit` bytes, cancelling the stream (which closes the connection) as
  * soon as it is known to be larger, or as soon as `budget` has no room for a chunk. The bytes read
  * are held against the budget until `release` (or the failure) gives them back.
  */
 export async function readCapped(res: Response, limit: number, budget?: ByteBudget): Promise<CappedBody> {
   if (!res.body) return { ok: true, bytes: Buffer.alloc(0), release: () => undefined };
-  const declaredText = res.headers.get('content-length');
-  const declared = declaredText !== null && /^\d+$/.test(declaredText) ? Number(declaredText) : undefined;
-  if (declared !== undefined && declared > limit) {
+  const into = start(res.headers.get('content-length'), limit, budget);
+  if (!(into instanceof CappedBuffer)) {
     await res.body.cancel().catch(() => undefined);
-    return { ok: false, reason: 'tooLarge', bytes: Buffer.alloc(0), declared };
+    return into;
   }
-  // A declared length is taken from the budget whole before anything is read: bodies that fit
-  // complete, the others are refused at once (rather than all of them reading part and failing).
-  if (budget && declared !== undefined && !budget.take(declared)) {
-    await res.body.cancel().catch(() => undefined);
-    return { ok: false, reason: 'overBudget', budget: budget.limit };
-  }
-  let held = budget && declared !== undefined ? declared : 0;
-  const giveBack = (): void => {
-    budget?.give(held);
-    held = 0;
-  };
   const reader = res.body.getReader();
-  // One buffer, sized to the declared length (else grown by doubling up to the limit): the body's
-  // bytes are held once, never as chunks and a copy of them all besides.
-  let buf = Buffer.allocUnsafe(Math.min(limit, declared ?? INITIAL_BYTES));
-  let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (size + value.length > limit) {
+      const failed = into.push(value);
+      if (failed) {
         await reader.cancel().catch(() => undefined);
-        giveBack();
-        const excerpt = Buffer.concat([buf.subarray(0, Math.min(size, EXCERPT_BYTES)), value.subarray(0, Math.max(0, Math.min(limit, EXCERPT_BYTES) - size))]);
-        return { ok: false, reason: 'tooLarge', bytes: excerpt, ...(declared !== undefined ? { declared } : {}) };
+        return failed;
       }
-      const more = size + value.length - held;
-      if (budget && more > 0) {
-        if (!budget.take(more)) {
-          await reader.cancel().catch(() => undefined);
-          giveBack();
-          return { ok: false, reason: 'overBudget', budget: budget.limit };
-        }
-        held += more;
-      }
-      if (size + value.length > buf.length) {
-        const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(size + value.length, buf.length * 2)));
-        buf.copy(grown, 0, 0, size);
-        buf = grown;
-      }
-      buf.set(value, size);
-      size += value.length;
     }
   } catch (e) {
-    giveBack();
+    into.giveBack();
     throw e;
   }
-  const bytes = buf.subarray(0, size);
-  let released = false;
-  return {
-    ok: true,
-    bytes,
-    release: () => {
-      if (released) return;
-      released = true;
-      giveBack();
-    },
-  };
+  return into.done();
+}
+
+/**
+ * readCapped for a node:http answer, read from its 'data' events straight into the one buffer (no
+ * web stream): the response is destroyed (closing its connection) as soon as it is known to be
+ * larger than `limit` or to have no room in `budget`, or when `signal` aborts (the promise then
+ * rejects with the signal's reason). A connection closed before the body's end rejects.
+ */
+export async function readCappedMessage(msg: IncomingMessage, limit: number, budget?: ByteBudget, signal?: AbortSignal, waitForRoom = false): Promise<CappedBody> {
+  const declaredText = msg.headers['content-length'];
+  // Waiting for room: the declared length is taken once the bodies in flight are read (the
+  // answer's bytes wait in the socket meanwhile, unread), within the attempt's time limit.
+  if (waitForRoom && budget && declaredText !== undefined && /^\d+$/.test(declaredText) && Number(declaredText) <= limit) {
+    const declared = Number(declaredText);
+    if (!(await budget.takeWhenFree(declared, signal))) {
+      msg.destroy();
+      if (signal?.aborted) throw signal.reason;
+      return { ok: false, reason: 'overBudget', budget: budget.limit };
+    }
+    return readInto(msg, new CappedBuffer(limit, declared, budget), signal);
+  }
+  const into = start(declaredText, limit, budget);
+  if (!(into instanceof CappedBuffer)) {
+    msg.destroy();
+    return into;
+  }
+  return readInto(msg, into, signal);
+}
+
+function readInto(msg: IncomingMessage, into: CappedBuffer, signal?: AbortSignal): Promise<CappedBody> {
+  return new Promise<CappedBody>((resolve, reject) => {
+    let settled = false;
+    const settle = (then: () => void): void => {
+      if (settled) return;
+      settled = true;
+      msg.off('data', onData);
+      msg.off('end', onEnd);
+      msg.off('error', onError);
+      msg.off('close', onClose);
+      signal?.removeEventListener('abort', onAbort);
+      then();
+    };
+    const fail = (e: unknown): void =>
+      settle(() => {
+        into.giveBack();
+        msg.destroy();
+        reject(e);
+      });
+    const onData = (chunk: Buffer): void => {
+      const failed = into.push(chunk);
+      if (failed) {
+        settle(() => {
+          msg.destroy();
+          resolve(failed);
+        });
+      }
+    };
+    const onEnd = (): void => settle(() => resolve(into.done()));
+    const onError = (e: Error): void => fail(e);
+    const onClose = (): void => fail(new Error('the connection closed before the end of the body'));
+    const onAbort = (): void => fail(signal?.reason);
+    if (signal?.aborted) return onAbort();
+    msg.on('data', onData);
+    msg.once('end', onEnd);
+    msg.once('error', onError);
+    msg.once('close', onClose);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -2,7 +2,9 @@ import { combinedSignal } from '../../abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
 import { publicUrl, redactorOf, secretsOf } from '../../publicUrl.js';
-import { ByteBudget, readCapped } from '../../upstreamBody.js';
+import http from 'node:http';
+import https from 'node:https';
+import { ByteBudget, readCapped, readCappedMessage, type CappedBody } from '../../upstreamBody.js';
 import type { LedgerNodeCode } from './errors.js';
 
 /**
@@ -147,18 +149,75 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 }
 
 /**
- * Reads at most `limit` bytes of the body as a stream (src/upstreamBody.ts); `truncated` tells
- * whether more was there, `overBudget` that `budget` had no room (nothing usable was read). The
- * bytes stay held against the budget until `release`.
+ * One answer as the status handling sees it, whichever transport brought it: fetch (the JSON
+ * path, and every path when `fetchImpl` is injected) or node:http (raw `/blocks` bytes).
  */
-async function readBody(res: Response, limit: number, budget?: ByteBudget): Promise<{ text: string; truncated: boolean; overBudget: boolean; release: () => void }> {
+interface Answer {
+  status: number;
+  header(name: string): string | null;
+  /** Reads at most `limit` bytes of the body as a stream (src/upstreamBody.ts), held against `budget` until `release`. */
+  read(limit: number, budget?: ByteBudget): Promise<CappedBody>;
+}
+
+/** Sends a GET, aborted (body included) when `signal` aborts. */
+type Send = (url: string, headers: Record<string, string>, signal: AbortSignal) => Promise<Answer>;
+
+function sendWith(fetchImpl: typeof fetch): Send {
+  return async (url, headers, signal) => {
+    const res = await fetchImpl(url, { method: 'GET', headers, signal });
+    return { status: res.status, header: (name) => res.headers.get(name), read: (limit, budget) => readCapped(res, limit, budget) };
+  };
+}
+
+/**
+ * Connections kept open between requests: a scan sends thousands of them to one node. Idle
+ * sockets do not hold the process open (Node unrefs them).
+ */
+const HTTP_AGENT = new http.Agent({ keepAlive: true });
+const HTTPS_AGENT = new https.Agent({ keepAlive: true });
+
+/**
+ * node:http(s) without fetch's web stream: the body is read from the socket's chunks straight into
+ * one buffer sized from Content-Length (src/upstreamBody.ts readCappedMessage). What the `/blocks`
+ * reader's hundreds of KB per block go through. A 200 answer whose declared length fits the
+ * budget waits for room in it (bodies in flight being read) within the attempt's time limit, rather
+ * than being abandoned and sent again: a scan's 17.5 MB ranges at concurrency 4 do not fit the
+ * 32 MiB budget all at once.
+ */
+const sendHttp: Send = (url, headers, signal) =>
+  new Promise<Answer>((resolve, reject) => {
+    const u = new URL(url);
+    const secure = u.protocol === 'https:';
+    const req = (secure ? https : http).request(u, { method: 'GET', headers, agent: secure ? HTTPS_AGENT : HTTP_AGENT, signal }, (msg) => {
+      req.off('error', reject);
+      // An error after the head reaches the body's reader (msg 'error'/'close'); none is unhandled.
+      req.on('error', () => undefined);
+      resolve({
+        status: msg.statusCode ?? 0,
+        header: (name) => {
+          const v = msg.headers[name.toLowerCase()];
+          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+        },
+        read: (limit, budget) => readCappedMessage(msg, limit, budget, signal, msg.statusCode === 200),
+      });
+    });
+    req.once('error', (e: Error) => reject(signal.aborted ? signal.reason : e));
+    req.end();
+  });
+
+/**
+ * Reads at most `limit` bytes of the body; `truncated` tells whether more was there, `overBudget`
+ * that `budget` had no room (nothing usable was read). The bytes stay held against the budget
+ * until `release`.
+ */
+async function readBody(res: Answer, limit: number, budget?: ByteBudget): Promise<{ text: string; truncated: boolean; overBudget: boolean; release: () => void }> {
   const { bytes, ...rest } = await readBodyBytes(res, limit, budget);
   return { text: bytes.toString('utf8'), ...rest };
 }
 
 /** readBody's bytes, undecoded (what the `/blocks` reader walks). */
-async function readBodyBytes(res: Response, limit: number, budget?: ByteBudget): Promise<{ bytes: Buffer; truncated: boolean; overBudget: boolean; release: () => void }> {
-  const body = await readCapped(res, limit, budget);
+async function readBodyBytes(res: Answer, limit: number, budget?: ByteBudget): Promise<{ bytes: Buffer; truncated: boolean; overBudget: boolean; release: () => void }> {
+  const body = await res.read(limit, budget);
   if (body.ok) return { bytes: body.bytes, truncated: false, overBudget: false, release: body.release };
   const bytes = body.reason === 'tooLarge' ? body.bytes : Buffer.alloc(0);
   return { bytes, truncated: body.reason === 'tooLarge', overBudget: body.reason === 'overBudget', release: () => undefined };
@@ -215,7 +274,9 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const maxBackoffMs = Math.max(0, opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const bodyBudget = opts.bodyBudget ?? LEDGER_NODE_BODY_BUDGET;
-  const fetchImpl = opts.fetchImpl ?? fetch;
+  const sendFetch = sendWith(opts.fetchImpl ?? fetch);
+  // Raw bytes (the /blocks reader) over node:http unless a fetch is injected (tests, a proxy).
+  const sendBytes = opts.fetchImpl ? sendFetch : sendHttp;
   const backoff = (retry: number): number => Math.min(backoffMs * 2 ** retry, maxBackoffMs);
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
   const rateLimitPatienceMs = Math.max(0, opts.rateLimitPatienceMs ?? DEFAULT_RATE_LIMIT_PATIENCE_MS);
@@ -237,14 +298,10 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     // The time limit and the shutdown signal, both held until the answer is read.
     const limit = combinedSignal(signal ? [AbortSignal.timeout(timeoutMs), signal] : [AbortSignal.timeout(timeoutMs)]);
     try {
-      const res = await fetchImpl(url, {
-        method: 'GET',
-        headers,
-        signal: limit.signal,
-      });
+      const res = await (as === 'bytes' ? sendBytes : sendFetch)(url, headers, limit.signal);
       if (res.status === 429) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
-        const after = parseRetryAfter(res.headers.get('retry-after')) ?? waitHint(text);
+        const after = parseRetryAfter(res.header('retry-after')) ?? waitHint(text);
         const hint = after === undefined ? '' : ` (wait ${after} ms)`;
         return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 429${hint}, body ${excerpt(text, redact)}`, true, after);
       }

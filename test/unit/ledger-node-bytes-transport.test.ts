@@ -1,0 +1,95 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
+import { ByteBudget } from '../../src/upstreamBody.js';
+
+/** The raw-bytes path (node:http, one buffer from Content-Length) against a loopback node. */
+let server: Server | undefined;
+afterEach(async () => {
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = undefined;
+});
+
+function serve(onRequest: (url: string) => { status: number; body: string; headers?: Record<string, string> }): Promise<string> {
+  server = createServer((req, res) => {
+    const a = onRequest(req.url ?? '');
+    res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(a.body)), ...a.headers });
+    res.end(a.body);
+  });
+  return new Promise((r) => server!.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/v2/mainnet`)));
+}
+
+/** The error a call fails with (a call that succeeds fails the test). */
+const failure = (p: Promise<unknown>): Promise<Error & { code: string }> =>
+  p.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e as Error & { code: string },
+  );
+
+describe('ledger node raw bytes over node:http', () => {
+  it('returns the exact body, and names status errors, 429s and the cap like the JSON path', async () => {
+    const body = JSON.stringify([{ height: 1, pad: 'x'.repeat(300_000) }]);
+    let n = 0;
+    const url = await serve((u) => {
+      n++;
+      if (u.includes('start=9')) return { status: 404, body: 'Not found: secret-k' };
+      if (n === 1) return { status: 429, body: 'slow down', headers: { 'retry-after': '0' } };
+      if (n === 2) return { status: 500, body: 'Too Many Requests! Wait for 0s (HTTP 429)' };
+      if (u.includes('big')) return { status: 200, body: 'y'.repeat(5000) };
+      return { status: 200, body };
+    });
+    const client = createLedgerNodeClient({ baseUrl: `${url}?key=secret-k`, timeoutMs: 30_000, retries: 0, maxBodyBytes: 400_000 });
+    const bytes = await client.getBytes('/blocks?start=1&end=2');
+    expect(bytes.toString('utf8')).toBe(body);
+    expect(n).toBe(3); // one 429 and one v1 "(HTTP 429)" waited out, then the answer
+    const e404 = await failure(client.getBytes('/blocks?start=9&end=10'));
+    expect(e404.code).toBe('LEDGER_NODE_HTTP_ERROR');
+    expect(e404.message).toContain('status 404');
+    expect(e404.message).not.toContain('secret-k');
+    const small = createLedgerNodeClient({ baseUrl: url, timeoutMs: 30_000, retries: 0, maxBodyBytes: 1000 });
+    const big = await failure(small.getBytes('/big'));
+    expect(big.code).toBe('LEDGER_NODE_BAD_RESPONSE');
+    expect(big.message).toContain('larger than 1000 bytes');
+  });
+
+  it('waits for room in the body budget instead of abandoning a 200 answer that fits it, and gives the bytes back', async () => {
+    // Another body in flight holds 600 of 1000 bytes; it is read (given back) right after this
+    // answer first finds no room for its ≈ 590 bytes.
+    class Budget extends ByteBudget {
+      refused = 0;
+      override take(n: number): boolean {
+        const ok = super.take(n);
+        if (!ok && this.refused++ === 0) setImmediate(() => this.give(600));
+        return ok;
+      }
+    }
+    const budget = new Budget(1000);
+    const url = await serve(() => ({ status: 200, body: JSON.stringify({ pad: 'z'.repeat(580) }) }));
+    const client = createLedgerNodeClient({ baseUrl: url, timeoutMs: 30_000, retries: 0, bodyBudget: budget });
+    expect(budget.take(600)).toBe(true);
+    expect((await client.getBytes('/blocks?start=0&end=1')).length).toBeGreaterThan(580);
+    expect(budget.refused).toBe(1);
+    expect(budget.inUse).toBe(0);
+  });
+
+  it('an answer still waiting for room when the attempt times out fails LEDGER_NODE_TIMEOUT and holds nothing', async () => {
+    const budget = new ByteBudget(1000);
+    const url = await serve(() => ({ status: 200, body: JSON.stringify({ pad: 'z'.repeat(580) }) }));
+    const client = createLedgerNodeClient({ baseUrl: url, timeoutMs: 300, retries: 0, bodyBudget: budget });
+    expect(budget.take(600)).toBe(true); // never given back during the call
+    const e = await failure(client.getBytes('/blocks?start=0&end=1'));
+    expect(e.code).toBe('LEDGER_NODE_TIMEOUT');
+    expect(budget.inUse).toBe(600);
+  });
+
+  it('keeps fetch as the path when fetchImpl is injected', async () => {
+    const url = await serve(() => ({ status: 200, body: '[]' }));
+    const seen: string[] = [];
+    const client = createLedgerNodeClient({ baseUrl: url, timeoutMs: 30_000, fetchImpl: (u, i) => (seen.push(String(u)), fetch(u, i)) });
+    expect((await client.getBytes('/blocks?start=0&end=0')).toString()).toBe('[]');
+    expect(seen).toEqual([`${url}/blocks?start=0&end=0`]);
+  });
+});
