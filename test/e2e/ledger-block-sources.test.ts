@@ -2,7 +2,7 @@
  * The two block sources on the ledger-node simulator (test/support/ledger-chain.ts): the
  * `/blocks/transactions` route of newer snarkOS and `/blocks` read by the structural reader give
  * the same records for the same range (updates of every era, calls through an interface program,
- * rejected transactions, writes of other programs); the source is detected once (404, 405 and
+ * rejected and aborted transactions, writes of other programs); the source is detected once (404, 405 and
  * their v1 500 text mean "not served"; a 5xx is an error, asked again); each lie of a node is a
  * named error with the height; reverify (resume across sources included) and the watcher both go
  * through it.
@@ -34,6 +34,8 @@ let withRoute: LedgerNode;
 let v2: LedgerNode;
 /** An older node: /blocks only. */
 let old: LedgerNode;
+/** Transactions that wrote nothing: a rejected execution and an aborted one. */
+let notWritten: string[];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'block-sources-'));
@@ -44,7 +46,9 @@ beforeAll(async () => {
     chain.add(h + 1, [t.setDataNitro(P, r.userData, 'report')]);
     h += 37; // spread over the range, across call boundaries of both routes
   }
-  chain.add(1159, [t.setDataSgx(P, examples.sgx.request.userData, examples.sgx.request.report)], { rejected: true });
+  const rejected = chain.add(1159, [t.setDataSgx(P, examples.sgx.request.userData, examples.sgx.request.report)], { rejected: true });
+  const aborted = chain.add(1162, [t.setDataNitro(P, examples.nitro.request.userData, examples.nitro.request.report)], { aborted: true });
+  notWritten = [rejected.transactionId, aborted.transactionId];
   chain.add(1160, [t.other('veru_oracle_interface_v5.aleo', 'set_single_data_sgx', ['1u8']), t.setDataNitro(P, examples.nitro.request.userData, examples.nitro.request.report)]);
   chain.add(1161, [t.transfer(), t.other('other_oracle.aleo', 'set_data_sgx', [examples.sgx.request.userData, 'r']), t.setKey(P)]);
   chain.add(1319, [t.setUniqueId(P, '{ a: 1u8 }'), t.setDataSgx(P, 'ud-at-boundary', 'r')]);
@@ -90,6 +94,13 @@ describe('block source', () => {
     const items = (blocks: typeof a) => blocks.flatMap((x) => x.transactions.flatMap((tx) => itemsOfTransaction(tx, [P], x.height)));
     expect(items(a)).toEqual(items(b));
     expect(items(a).length).toBeGreaterThan(20);
+    // Neither a rejected execution nor an aborted transaction wrote anything: no item on either route.
+    const ids = (blocks: typeof a) => new Set(items(blocks).flatMap((it) => (it.type === 'update' ? [it.base.transactionId] : [])));
+    for (const id of notWritten) {
+      expect(ids(a).has(id)).toBe(false);
+      expect(ids(b).has(id)).toBe(false);
+    }
+    expect(JSON.stringify(b.find((x) => x.height === 1162)?.transactions)).not.toContain(notWritten[1]);
     // 3 calls of ≤ 160 blocks on the transactions route, no /blocks call.
     const calls = withRoute.requestsTo('/blocks/transactions').map((r) => new URL(r.path, 'http://x').searchParams);
     expect(calls.map((q) => [q.get('start'), q.get('end')])).toEqual([['1000', '1160'], ['1160', '1320'], ['1320', '1420']]);

@@ -79,6 +79,8 @@ export const t = {
 
 export class LedgerChain {
   private readonly blocks = new Map<number, ConfirmedTx[]>();
+  /** Ids of aborted transactions, by height (a block's aborted_transaction_ids). */
+  private readonly aborted = new Map<number, string[]>();
   private readonly txs = new Map<string, { tx: Record<string, unknown>; height: number }>();
   private seq = 0;
   /** Every oracle transition id added, with its height and function (expected scan results). */
@@ -114,12 +116,19 @@ export class LedgerChain {
   }
 
   /** Adds an execute transaction with these transitions at `height`; returns its id and transition ids. */
-  add(height: number, transitions: TransitionSpec[], opts: { rejected?: boolean } = {}): { transactionId: string; transitionIds: string[] } {
+  add(height: number, transitions: TransitionSpec[], opts: { rejected?: boolean; aborted?: boolean } = {}): { transactionId: string; transitionIds: string[] } {
     if (height < this.first || height > this.latest) throw new Error(`height ${height} outside the chain`);
     const seed = `${this.idPrefix}tx${this.seq++}`;
     const ts = transitions.map((s, i) => this.transition(s, `${seed}/${i}`));
     const id = fakeId('at', seed);
     const execution = { transitions: ts, global_state_root: 'sr1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq', proof: 'proof1qqqq' };
+    if (opts.aborted) {
+      // snarkVM: an aborted transaction is not confirmed; the block keeps only its id in
+      // aborted_transaction_ids (snarkOS serves neither its body on /blocks nor on /blocks/transactions).
+      this.aborted.set(height, [...(this.aborted.get(height) ?? []), id]);
+      ts.forEach((x) => this.added.push({ height, transactionId: id, transitionId: x.id, program: x.program, function: x.function, accepted: false }));
+      return { transactionId: id, transitionIds: ts.map((x) => x.id) };
+    }
     const list = this.blocks.get(height) ?? [];
     let confirmed: ConfirmedTx;
     if (opts.rejected) {
@@ -172,7 +181,7 @@ export class LedgerChain {
       solutions: { version: 1 },
       aborted_solution_ids: [],
       transactions: this.blocks.get(height) ?? [],
-      aborted_transaction_ids: [],
+      aborted_transaction_ids: this.aborted.get(height) ?? [],
     };
   }
 
