@@ -7,7 +7,7 @@
  * that is refused at once (LEDGER_LOOKUP_QUEUE_FULL, 503 with Retry-After: the time the node's
  * rate takes to serve the waiting ones).
  */
-import { publicUrl } from '../publicUrl.js';
+import { publicUrl, redactorOf, secretsOf } from '../publicUrl.js';
 import type { Config } from '../config/load.js';
 import { VerifierError } from '../errors.js';
 import { itemsOfTransaction, programsToFollow } from '../ledger/records/transitions.js';
@@ -178,6 +178,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     ...(w.batchBlocks !== undefined ? { batchBlocks: w.batchBlocks } : {}),
     concurrency: Math.max(1, config.workers),
     log,
+    redact: redactorOf([...secretsOf(baseUrl, node.headers), ...[ledgerNodeJwt()].filter((j): j is string => j !== undefined)]),
     onStored: (added) => {
       for (const u of added) {
         const r = u.record;

@@ -16,6 +16,7 @@ import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
 import { LedgerWatcher } from '../../src/ledger/watch/watcher.js';
 import { openUpdateStore } from '../../src/ledger/store/updateStore.js';
 import { ledgerRoutes } from '../../src/server/routes/ledger.js';
+import { redactorOf } from '../../src/publicUrl.js';
 import type { VerifyOutcome } from '../../src/verify/types.js';
 
 // Every better-sqlite3 connection the store opens, so that the test can limit the store's own.
@@ -96,6 +97,42 @@ describe('ledger watcher lastError', () => {
     } finally {
       await w.stop();
       await app.close();
+      store.close();
+    }
+  });
+
+  it('an unexpected error shows no configured secret, in any encoding, before or across the 300-character cut', async () => {
+    const store = openUpdateStore(join(dir, 'secret.db'));
+    const secret = 'k3y/with+odd&chars';
+    let seen: () => void;
+    const failed = new Promise<void>((r) => (seen = r));
+    const push = (obj: object) => {
+      if ((obj as { code?: string }).code === 'INTERNAL_ERROR') seen();
+    };
+    // An error of no verifier code, naming the key raw, percent-encoded and across the cut.
+    const message = `bad header ${secret} / ${encodeURIComponent(secret)} ${'x'.repeat(280)}${secret}`;
+    const w = new LedgerWatcher({
+      scanner: createBlockScanner({ baseUrl: node.url, rps: 0, timeoutMs: 30_000, retries: 0, backoffMs: 0 }),
+      store,
+      programs: [P],
+      verify: async () => {
+        throw new RangeError(message);
+      },
+      redact: redactorOf([secret]),
+      fromHeight: 10,
+      pollIntervalMs: 60_000,
+      batchBlocks: 10,
+      concurrency: 1,
+      log: { info: push, warn: push },
+    });
+    try {
+      w.start();
+      await failed;
+      const shown = w.status().lastError!.errorString;
+      expect(shown).toMatch(/^ledger watcher: RangeError: bad header /);
+      for (const piece of [secret, encodeURIComponent(secret), secret.slice(0, 8), encodeURIComponent(secret).slice(0, 8)]) expect(shown).not.toContain(piece);
+    } finally {
+      await w.stop();
       store.close();
     }
   });

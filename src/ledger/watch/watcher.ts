@@ -43,6 +43,11 @@ export interface WatcherOptions {
   /** The program registry the followed programs' roles come from (default: the built-in one). */
   registry?: ProgramRegistry;
   verify: Verify;
+  /**
+   * Hides the configured secrets (the node's API key and JWT, in any encoding: src/publicUrl.ts
+   * redactorOf) in the text of an unexpected error before lastError shows it to anyone.
+   */
+  redact?: (text: string) => string;
   /** Several updates at once (the pool's batch task); absent: `verify` one by one. */
   verifyMany?: VerifyMany;
   fromHeight: number;
@@ -95,14 +100,15 @@ const STOPPED = Symbol('stopped');
  * What a failed step shows in lastError (GET /ledger/status, anyone can read it): its real cause.
  * The verifier's own errors carry their code and message (the store's name SQLite's code, e.g.
  * STORE_WRITE_FAILED "… SQLITE_FULL: database or disk is full"); anything else is INTERNAL_ERROR
- * with its name and message, URLs in it shown without credentials and query.
+ * with its name and message, URLs in it shown without credentials and query, and the configured
+ * secrets hidden by `redact` (before the 300-character cut, so that no part of one survives it).
  */
-function stepFailure(e: unknown): { code: ErrorCode; message: string } {
+function stepFailure(e: unknown, redact: (text: string) => string = (t) => t): { code: ErrorCode; message: string } {
   if (isVerifierError(e)) return { code: e.code, message: e.message };
   const err = e as { name?: unknown; code?: unknown; message?: unknown };
   const name = typeof err?.name === 'string' ? err.name : 'Error';
   const code = typeof err?.code === 'string' ? ` ${err.code}` : '';
-  const text = publicText(typeof err?.message === 'string' ? err.message : String(e));
+  const text = redact(publicText(typeof err?.message === 'string' ? err.message : String(e)));
   return { code: 'INTERNAL_ERROR', message: `ledger watcher: ${name}${code}: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}` };
 }
 
@@ -199,7 +205,7 @@ export class LedgerWatcher {
           this.halt(e);
           break;
         }
-        const f = stepFailure(e);
+        const f = stepFailure(e, this.o.redact);
         this.lastError = { errorCode: f.code, errorString: f.message, at: new Date().toISOString() };
         this.o.log.warn({ code: f.code, err: f.message }, 'ledger watcher: step failed, retrying after the poll interval');
       }
