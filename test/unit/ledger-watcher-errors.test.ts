@@ -101,24 +101,22 @@ describe('ledger watcher lastError', () => {
     }
   });
 
-  it('an unexpected error shows no configured secret, in any encoding, before or across the 300-character cut', async () => {
-    const store = openUpdateStore(join(dir, 'secret.db'));
-    const secret = 'k3y/with+odd&chars';
+  /** The lastError a watcher shows once `verify` threw `error` (a failure of no verifier code). */
+  async function lastErrorAfter(file: string, error: Error, redact?: (text: string) => string) {
+    const store = openUpdateStore(join(dir, file));
     let seen: () => void;
     const failed = new Promise<void>((r) => (seen = r));
     const push = (obj: object) => {
       if ((obj as { code?: string }).code === 'INTERNAL_ERROR') seen();
     };
-    // An error of no verifier code, naming the key raw, percent-encoded and across the cut.
-    const message = `bad header ${secret} / ${encodeURIComponent(secret)} ${'x'.repeat(280)}${secret}`;
     const w = new LedgerWatcher({
       scanner: createBlockScanner({ baseUrl: node.url, rps: 0, timeoutMs: 30_000, retries: 0, backoffMs: 0 }),
       store,
       programs: [P],
       verify: async () => {
-        throw new RangeError(message);
+        throw error;
       },
-      redact: redactorOf([secret]),
+      ...(redact ? { redact } : {}),
       fromHeight: 10,
       pollIntervalMs: 60_000,
       batchBlocks: 10,
@@ -128,47 +126,27 @@ describe('ledger watcher lastError', () => {
     try {
       w.start();
       await failed;
-      const shown = w.status().lastError!.errorString;
-      expect(shown).toMatch(/^ledger watcher: RangeError: bad header /);
-      for (const piece of [secret, encodeURIComponent(secret), secret.slice(0, 8), encodeURIComponent(secret).slice(0, 8)]) expect(shown).not.toContain(piece);
+      return w.status().lastError!;
     } finally {
       await w.stop();
       store.close();
     }
+  }
+
+  it('an unexpected error shows no configured secret, in any encoding, before or across the 300-character cut', async () => {
+    const secret = 'k3y/with+odd&chars';
+    // An error of no verifier code, naming the key raw, percent-encoded and across the cut.
+    const message = `bad header ${secret} / ${encodeURIComponent(secret)} ${'x'.repeat(280)}${secret}`;
+    const shown = (await lastErrorAfter('secret.db', new RangeError(message), redactorOf([secret]))).errorString;
+    expect(shown).toMatch(/^ledger watcher: RangeError: bad header /);
+    for (const piece of [secret, encodeURIComponent(secret), secret.slice(0, 8), encodeURIComponent(secret).slice(0, 8)]) expect(shown).not.toContain(piece);
   });
 
   it('an unexpected error shows its name, code and message, URLs without their query', async () => {
-    const store = openUpdateStore(join(dir, 'odd.db'));
-    const lines: { msg: string; obj: any }[] = [];
-    let seen: () => void;
-    const failed = new Promise<void>((r) => (seen = r));
-    const push = (obj: object, msg: string) => {
-      lines.push({ msg, obj });
-      if ((obj as { code?: string }).code === 'INTERNAL_ERROR') seen();
-    };
-    const w = new LedgerWatcher({
-      scanner: createBlockScanner({ baseUrl: node.url, rps: 0, timeoutMs: 30_000, retries: 0, backoffMs: 0 }),
-      store,
-      programs: [P],
-      verify: async () => {
-        throw Object.assign(new TypeError('fetch of https://pccs.example/v4/tcb?key=s3cr3t-XYZ failed'), { code: 'ERR_ODD' });
-      },
-      fromHeight: 10,
-      pollIntervalMs: 60_000,
-      batchBlocks: 10,
-      concurrency: 1,
-      log: { info: push, warn: push },
+    const error = Object.assign(new TypeError('fetch of https://pccs.example/v4/tcb?key=s3cr3t-XYZ failed'), { code: 'ERR_ODD' });
+    expect(await lastErrorAfter('odd.db', error)).toMatchObject({
+      errorCode: 'INTERNAL_ERROR',
+      errorString: 'ledger watcher: TypeError ERR_ODD: fetch of https://pccs.example/v4/tcb failed',
     });
-    try {
-      w.start();
-      await failed;
-      expect(w.status().lastError).toMatchObject({
-        errorCode: 'INTERNAL_ERROR',
-        errorString: 'ledger watcher: TypeError ERR_ODD: fetch of https://pccs.example/v4/tcb failed',
-      });
-    } finally {
-      await w.stop();
-      store.close();
-    }
   });
 });
