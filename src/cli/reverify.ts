@@ -16,12 +16,12 @@ import { BLOCK_SOURCE_CHOICES, blockSourceRoute, blocksPerCall, createBlockScann
 import { ledgerNodeHeaders } from '../credentials.js';
 import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from './output.js';
 import { Progress } from './progress.js';
-import { updateRecord, type OutputRecord } from '../ledger/records/updateRecord.js';
+import type { OutputRecord } from '../ledger/records/updateRecord.js';
 import { MeasurementState } from '../ledger/records/measurementState.js';
 import { Summary } from './summary.js';
 import { Semaphore } from '../rateLimit.js';
 import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.js';
-import { storedUpdates, UPDATE_BATCH, updateRecordsInRuns, type VerifyMany } from '../ledger/watch/verifyUpdates.js';
+import { storedUpdates, UPDATE_BATCH, updateRecordOf, updateRecordsInRuns, type VerifyMany } from '../ledger/watch/verifyUpdates.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
 import { completenessExit, completenessLines, runCompleteness, storeOfRecords } from './completeness.js';
 import { COMPLETENESS_DEFAULTS } from '../ledger/watch/completeness.js';
@@ -507,7 +507,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
       perCall <= 1
         ? Promise.all(
             batch.items.map((it) =>
-              it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report)).then((out) => updateRecord(it.base, out, it.writes)) : Promise.resolve(it.record),
+              it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report)).then((out) => updateRecordOf(it, out)) : Promise.resolve(it.record),
             ),
           )
         : verifyInRuns(batch.items, perCall, (pairs) => sem.run(() => o.verifier.verifyMany(pairs)));

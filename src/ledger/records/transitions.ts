@@ -14,7 +14,7 @@
 import { parseChunkedStruct, REPORT_CHUNKS } from '../../aleo/struct.js';
 import { USER_DATA_CHUNK_COUNTS } from '../../encoding/eras/index.js';
 import { normaliseProgramId, PROGRAMS, type FunctionRole, type OracleProgram, type ProgramRegistry } from '../programs.js';
-import { unattestedWrite, updateWrites, type MappingWrite } from './mappingWrites.js';
+import { unattestedWrite, updateWriteSpec, writesOfText, type MappingWrite, type UpdateWriteSpec } from './mappingWrites.js';
 import { toFailure } from '../../verify/failure.js';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode } from '../../errorCodes.js';
@@ -24,10 +24,28 @@ import { kindOfMeasurement } from '../../verify/kinds/index.js';
 
 /** One thing found on the ledger: an update to verify, or a record ready to write. */
 export type LedgerItem =
-  | { type: 'update'; base: UpdateBase; userData: string; report: string; writes?: MappingWrite[] }
+  | UpdateItem
   | { type: 'update-malformed'; record: OutputRecord }
   | { type: 'owner'; record: OutputRecord }
   | { type: 'unattested'; record: OutputRecord };
+
+/**
+ * An update to verify. `writeSpec`: where its program stores its requests (absent: nothing
+ * tracked); the writes themselves are computed from the userData where it is parsed anyway (a
+ * verification worker: VerifyOutcome.requestKeys), else by writesOfUpdate.
+ */
+export interface UpdateItem {
+  type: 'update';
+  base: UpdateBase;
+  userData: string;
+  report: string;
+  writeSpec?: UpdateWriteSpec;
+}
+
+/** What an update item writes into the data mapping, computed on this thread from its userData text. */
+export function writesOfUpdate(it: UpdateItem): MappingWrite[] {
+  return it.writeSpec ? writesOfText(it.writeSpec, it.userData) : [];
+}
 
 export type UpdateBase = Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function' | 'unrecognized'>;
 
@@ -120,8 +138,8 @@ function itemOf(t: Json, program: OracleProgram | undefined, base: UpdateBase, p
     if (userData === undefined || report === undefined) {
       return malformed(base, role.kind, `${where}: inputs ${role.userData} and ${role.report} must be public values (report_data, report)`);
     }
-    const writes = updateWrites(program?.attestedData, role.kind, base.function!, userData);
-    return { type: 'update', base, userData, report, ...(writes.length ? { writes } : {}) };
+    const writeSpec = updateWriteSpec(program?.attestedData, role.kind, base.function!);
+    return { type: 'update', base, userData, report, ...(writeSpec ? { writeSpec } : {}) };
   }
   if (role?.role === 'measurement') {
     const value = publicValue(t.inputs, role.input);
