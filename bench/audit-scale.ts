@@ -9,7 +9,7 @@
  * wait4's rusage via /usr/bin/time, not wall time), peak RSS (maxrss = VmHWM) and the projection
  * to 22.1 M blocks. The stand-in's rate limit is set high (--rps) so that it never paces the run.
  *
- *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--rows a,b,c] [--rps R]
+ *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,c] [--rps R] [--profile DIR]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,7 @@ const { values } = parseArgs({
   options: {
     blocks: { type: 'string', default: '200000' },
     concurrency: { type: 'string' },
+    batch: { type: 'string' },
     rows: { type: 'string', default: 'a,b,c' },
     rps: { type: 'string', default: '100000' },
     prefix: { type: 'string', default: '/v2/mainnet' },
@@ -78,6 +79,7 @@ try {
     const timeFile = join(dir, `${row.id}.time`);
     const args = ['reverify', '--node', `${node.origin}${values.prefix}`, '--from', '0', '--to', String(N), '--config', env.configFile, '--at', env.at, '--out', out, '--rps', String(spec.rps), '--progress-interval', '0', ...row.args];
     if (values.concurrency) args.push('--concurrency', values.concurrency);
+    if (values.batch) args.push('--batch', values.batch);
     const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.id)] : [];
     const t0 = process.hrtime.bigint();
     const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, CLI, ...args], { env: { ...process.env, ...row.env }, stdio: ['ignore', 'ignore', 'pipe'] });

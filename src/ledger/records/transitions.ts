@@ -129,7 +129,7 @@ function malformed(base: UpdateBase, kind: string, message: string): LedgerItem 
 }
 
 /** What one transition is, by its role in `program` (undefined: nothing to account for). */
-function itemOf(t: Json, program: OracleProgram | undefined, base: UpdateBase, present: ReadonlySet<string>): LedgerItem | undefined {
+function itemOf(t: Json, program: OracleProgram | undefined, base: UpdateBase, present: () => ReadonlySet<string>): LedgerItem | undefined {
   const role = program && base.function !== undefined && Object.hasOwn(program.functions, base.function) ? program.functions[base.function] : undefined;
   const where = `${base.program}/${base.function}`;
   if (role?.role === 'update') {
@@ -176,11 +176,19 @@ function itemOf(t: Json, program: OracleProgram | undefined, base: UpdateBase, p
     return { type: 'unattested', record: canonical(rec) };
   }
   if (role?.role === 'ignored') return undefined;
-  if (role?.role === 'callee' && present.has(normaliseProgramId(role.caller))) return undefined;
+  if (role?.role === 'callee' && present().has(normaliseProgramId(role.caller))) return undefined;
   // No role (or a callee without its caller): an update whenever the inputs have its shape.
   const shaped = updateShapedInputs(t.inputs);
   if (!shaped) return undefined;
   return { type: 'update', base: { ...base, unrecognized: true }, userData: publicValue(t.inputs, shaped.userData)!, report: publicValue(t.inputs, shaped.report)! };
+}
+
+/** The followed programs as a set, built once per list (a scan passes the same list for every transaction). */
+const followedSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+function followedSetOf(programs: readonly string[]): ReadonlySet<string> {
+  let set = followedSets.get(programs);
+  if (!set) followedSets.set(programs, (set = new Set(programs)));
+  return set;
 }
 
 /**
@@ -196,11 +204,14 @@ export function itemsOfTransaction(txv: unknown, programs: readonly string[], he
   const transactionId = typeof u.tx.id === 'string' ? u.tx.id : undefined;
   const transitions = (u.tx.execution as Json).transitions;
   if (!Array.isArray(transitions)) return [];
-  const present = new Set(transitions.flatMap((t) => (isObj(t) && typeof t.program === 'string' ? [t.program] : [])));
+  // The programs present in the transaction: needed only for a callee's transition (built once, then).
+  let presentSet: Set<string> | undefined;
+  const present = (): ReadonlySet<string> => (presentSet ??= new Set(transitions.flatMap((t) => (isObj(t) && typeof t.program === 'string' ? [t.program] : []))));
+  const followedSet = followedSetOf(programs);
   const items: LedgerItem[] = [];
   for (const t of transitions) {
     if (!isObj(t) || typeof t.program !== 'string' || typeof t.function !== 'string') continue;
-    const followed = programs.includes(t.program);
+    const followed = followedSet.has(t.program);
     // A known program left out of the followed set (a --program subset) is the caller's choice.
     if (!followed && registry.program(t.program)) continue;
     const base: UpdateBase = {
