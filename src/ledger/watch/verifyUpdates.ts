@@ -61,9 +61,13 @@ export function chunked<T>(list: readonly T[], size: number): T[][] {
 /** The record of each update item, verified with `verifyMany` in runs of `size` updates (one call each, all at once). */
 export async function updateRecordsInRuns(items: readonly LedgerItem[], size: number, verifyMany: VerifyMany): Promise<Map<LedgerItem, OutputRecord>> {
   const updates = items.flatMap((it) => (it.type === 'update' ? [it] : []));
-  const pairs = (run: readonly UpdateItem[]) => run.map((u) => ({ userData: u.userData, report: u.report, ...(u.writeSpec ? { requestKeys: u.writeSpec.requests } : {}) }));
-  const outcomes = (await Promise.all(chunked(updates, size).map((run) => verifyMany(pairs(run))))).flat();
+  const outcomes = (await Promise.all(chunked(updates, size).map((run) => verifyMany(run.map(updatePair))))).flat();
   return new Map(updates.map((u, i) => [u, updateRecordOf(u, outcomes[i]!)]));
+}
+
+/** What verifyMany is given for update `u`: its texts, and the layout of its stored requests (their keys come back with the verdict). */
+export function updatePair(u: UpdateItem): ReportTexts {
+  return { userData: u.userData, report: u.report, ...(u.writeSpec ? { requestKeys: u.writeSpec.requests } : {}) };
 }
 
 /**
