@@ -12,7 +12,7 @@
  *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,c] [--rps R] [--profile DIR]
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -85,7 +85,27 @@ try {
     const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, CLI, ...args], { env: { ...process.env, ...row.env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
+    // The CLI's main thread CPU (its thread id is the process id), sampled until it exits: the
+    // part of the CPU that cannot go to the verification workers.
+    // The other threads' too (the verification workers are the busiest of them).
+    let mainCpuS = 0;
+    const threadCpuS = new Map<string, number>();
+    const sampler = setInterval(() => {
+      try {
+        const pid = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0];
+        if (!pid) return;
+        for (const tid of readdirSync(`/proc/${pid}/task`)) {
+          const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+          const s = (Number(f[11]) + Number(f[12])) / 100;
+          if (tid === pid) mainCpuS = s;
+          else threadCpuS.set(tid, s);
+        }
+      } catch {
+        /* not started yet, or gone */
+      }
+    }, 100);
     const code = await new Promise<number | null>((ok) => child.once('exit', ok));
+    clearInterval(sampler);
     const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
     const after = await served();
     const nodeCpu = nodeCpuS() - nodeBefore;
@@ -103,6 +123,9 @@ try {
       mbRead: Math.round(mb),
       requests: after.requests - before.requests,
       cpuMsPerBlock: +((cpuS * 1000) / N).toFixed(3),
+      mainThreadCpuMsPerBlock: +((mainCpuS * 1000) / N).toFixed(3),
+      /** The two busiest other threads (the verification workers, with 2 of them), CPU ms per block each. */
+      topThreadsCpuMsPerBlock: [...threadCpuS.values()].sort((a, b) => b - a).slice(0, 3).map((t) => +((t * 1000) / N).toFixed(3)),
       peakRssMiB: Math.round(maxKb / 1024),
       projectedWallH: +(MAINNET_BLOCKS / (N / wallS) / 3600).toFixed(2),
       projectedCpuH: +((cpuS / N) * MAINNET_BLOCKS / 3600).toFixed(2),

@@ -103,6 +103,16 @@ function isChunkedStruct(text: string, chunks: readonly number[]): boolean {
   return false;
 }
 
+/** Whether some public input is long enough to be a chunked struct (a cheap first look before updateShapedInputs). */
+function hasStructSizedInput(inputs: unknown): boolean {
+  if (!Array.isArray(inputs)) return false;
+  for (let i = 0; i < inputs.length; i++) {
+    const v = publicValue(inputs, i);
+    if (v !== undefined && v.length >= MIN_STRUCT_TEXT) return true;
+  }
+  return false;
+}
+
 /**
  * Where a transition of no known role carries an update: its first public input of the userData
  * shape and a later one of the report shape. undefined when it carries none.
@@ -214,6 +224,8 @@ export function itemsOfTransaction(txv: unknown, programs: readonly string[], he
     const followed = followedSet.has(t.program);
     // A known program left out of the followed set (a --program subset) is the caller's choice.
     if (!followed && registry.program(t.program)) continue;
+    // Any other program matters only through an update-shaped input (most transitions of a block).
+    if (!followed && !hasStructSizedInput(t.inputs)) continue;
     const base: UpdateBase = {
       ...(transactionId !== undefined ? { transactionId } : {}),
       ...(typeof t.id === 'string' ? { transitionId: t.id } : {}),
