@@ -9,10 +9,10 @@
  * wait4's rusage via /usr/bin/time, not wall time), peak RSS (maxrss = VmHWM) and the projection
  * to 22.1 M blocks. The stand-in's rate limit is set high (--rps) so that it never paces the run.
  *
- *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--rows a,b,c] [--rps R]
+ *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,c] [--rps R] [--profile DIR]
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,7 @@ const { values } = parseArgs({
   options: {
     blocks: { type: 'string', default: '200000' },
     concurrency: { type: 'string' },
+    batch: { type: 'string' },
     rows: { type: 'string', default: 'a,b,c' },
     rps: { type: 'string', default: '100000' },
     prefix: { type: 'string', default: '/v2/mainnet' },
@@ -78,12 +79,33 @@ try {
     const timeFile = join(dir, `${row.id}.time`);
     const args = ['reverify', '--node', `${node.origin}${values.prefix}`, '--from', '0', '--to', String(N), '--config', env.configFile, '--at', env.at, '--out', out, '--rps', String(spec.rps), '--progress-interval', '0', ...row.args];
     if (values.concurrency) args.push('--concurrency', values.concurrency);
+    if (values.batch) args.push('--batch', values.batch);
     const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.id)] : [];
     const t0 = process.hrtime.bigint();
     const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, CLI, ...args], { env: { ...process.env, ...row.env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
+    // The CLI's main thread CPU (its thread id is the process id), sampled until it exits: the
+    // part of the CPU that cannot go to the verification workers.
+    // The other threads' too (the verification workers are the busiest of them).
+    let mainCpuS = 0;
+    const threadCpuS = new Map<string, number>();
+    const sampler = setInterval(() => {
+      try {
+        const pid = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0];
+        if (!pid) return;
+        for (const tid of readdirSync(`/proc/${pid}/task`)) {
+          const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+          const s = (Number(f[11]) + Number(f[12])) / 100;
+          if (tid === pid) mainCpuS = s;
+          else threadCpuS.set(tid, s);
+        }
+      } catch {
+        /* not started yet, or gone */
+      }
+    }, 100);
     const code = await new Promise<number | null>((ok) => child.once('exit', ok));
+    clearInterval(sampler);
     const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
     const after = await served();
     const nodeCpu = nodeCpuS() - nodeBefore;
@@ -101,6 +123,9 @@ try {
       mbRead: Math.round(mb),
       requests: after.requests - before.requests,
       cpuMsPerBlock: +((cpuS * 1000) / N).toFixed(3),
+      mainThreadCpuMsPerBlock: +((mainCpuS * 1000) / N).toFixed(3),
+      /** The two busiest other threads (the verification workers, with 2 of them), CPU ms per block each. */
+      topThreadsCpuMsPerBlock: [...threadCpuS.values()].sort((a, b) => b - a).slice(0, 3).map((t) => +((t * 1000) / N).toFixed(3)),
       peakRssMiB: Math.round(maxKb / 1024),
       projectedWallH: +(MAINNET_BLOCKS / (N / wallS) / 3600).toFixed(2),
       projectedCpuH: +((cpuS / N) * MAINNET_BLOCKS / 3600).toFixed(2),

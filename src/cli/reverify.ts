@@ -16,12 +16,13 @@ import { BLOCK_SOURCE_CHOICES, blockSourceRoute, blocksPerCall, createBlockScann
 import { ledgerNodeHeaders } from '../credentials.js';
 import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from './output.js';
 import { Progress } from './progress.js';
-import { updateRecord, type OutputRecord } from '../ledger/records/updateRecord.js';
+import type { OutputRecord } from '../ledger/records/updateRecord.js';
 import { MeasurementState } from '../ledger/records/measurementState.js';
 import { Summary } from './summary.js';
 import { Semaphore } from '../rateLimit.js';
 import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.js';
-import { storedUpdates, UPDATE_BATCH, updateRecordsInRuns, type VerifyMany } from '../ledger/watch/verifyUpdates.js';
+import { storedUpdates, UPDATE_BATCH, updateRecordOf } from '../ledger/watch/verifyUpdates.js';
+import { UpdateRuns } from './updateRuns.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
 import { completenessExit, completenessLines, runCompleteness, storeOfRecords } from './completeness.js';
 import { COMPLETENESS_DEFAULTS } from '../ledger/watch/completeness.js';
@@ -376,12 +377,6 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   }
 }
 
-/** The batch's records in order, its updates verified in runs of `size` (one verifyMany call each). */
-async function verifyInRuns(items: Batch['items'], size: number, verifyMany: VerifyMany): Promise<OutputRecord[]> {
-  const byItem = await updateRecordsInRuns(items, size, verifyMany);
-  return items.map((it) => (it.type === 'update' ? byItem.get(it)! : it.record));
-}
-
 export interface RunOptions {
   source: Source;
   verifier: Pick<CliVerifier, 'verify' | 'verifyMany'>;
@@ -500,22 +495,27 @@ export async function runReverify(o: RunOptions): Promise<number> {
   const sem = new Semaphore(o.maxInFlight);
   const stop = () => io.stopRequested?.() ?? false;
 
-  type Pending = { batch: Batch; records: Promise<OutputRecord[]> };
+  type Pending = { batch: Batch; records: Promise<OutputRecord[]>; lastSeq: number };
   const perCall = o.updateBatch ?? UPDATE_BATCH;
+  // Runs of perCall updates across consecutive batches (one pool task each).
+  const runs = perCall > 1 ? new UpdateRuns(perCall, (pairs) => sem.run(() => o.verifier.verifyMany(pairs))) : undefined;
   const start = (batch: Batch): Pending => {
-    const records =
-      perCall <= 1
-        ? Promise.all(
+    const ticket = runs
+      ? runs.add(batch.items)
+      : {
+          lastSeq: -1,
+          records: Promise.all(
             batch.items.map((it) =>
-              it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report)).then((out) => updateRecord(it.base, out, it.writes)) : Promise.resolve(it.record),
+              it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report)).then((out) => updateRecordOf(it, out)) : Promise.resolve(it.record),
             ),
-          )
-        : verifyInRuns(batch.items, perCall, (pairs) => sem.run(() => o.verifier.verifyMany(pairs)));
-    records.catch(() => undefined); // awaited in order by flush
-    return { batch, records };
+          ),
+        };
+    ticket.records.catch(() => undefined); // awaited in order by flush
+    return { batch, ...ticket };
   };
   const flush = async (p: Pending) => {
     if (durableFailure !== undefined) throw durableFailure;
+    runs?.needed(p.lastSeq);
     const recs = await p.records;
     let text = '';
     let updates = 0;
@@ -547,7 +547,9 @@ export async function runReverify(o: RunOptions): Promise<number> {
   const pending: Pending[] = [];
   // Verification of later batches overlaps with the writing of earlier ones; the output order is
   // the source order. Batches waiting for their verification are bounded.
-  const maxPending = Math.max(2, Math.ceil(o.maxInFlight / 16) + 1);
+  // Batches waiting for their verification are bounded; with runs across batches, by enough
+  // batches to fill a run at mainnet's density (one or two updates a batch).
+  const maxPending = Math.max(2, Math.ceil(o.maxInFlight / 16) + 1, runs ? perCall : 0);
   try {
     for await (const batch of source.batches(cursor, stop)) {
       pending.push(start(batch));

@@ -21,6 +21,7 @@ import type { AttestationResponse } from '../verify/attestationResponseSchema.js
 import { findReportKind, wireKind } from '../verify/kinds/index.js';
 import type { PoolCode } from './errors.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
+import type { RequestLayout } from '../encoding/eras/index.js';
 import { CollateralDesk, type CollateralFetcher } from './collateralPort.js';
 import { Deadlines, type Deadline } from './deadlines.js';
 import { epochMs, stagesOf, type StampedResult, type TaskStages } from './stages.js';
@@ -108,9 +109,12 @@ export class VerifierPool implements VerifierService {
    * arrays are transferred). One task for the queue bound and the time limit: callers keep batches
    * small (the CLI and the watcher send at most UPDATE_BATCH).
    */
-  async verifyBytesMany(items: readonly { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }[]): Promise<VerifyOutcome[]> {
+  async verifyBytesMany(items: readonly { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array; requestKeys?: RequestLayout }[]): Promise<VerifyOutcome[]> {
     if (items.length === 0) return [];
-    const task: VerifyTask = { op: 'bytesMany', items: items.map((t) => ({ userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}) })) };
+    const task: VerifyTask = {
+      op: 'bytesMany',
+      items: items.map((t) => ({ userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}), ...(t.requestKeys !== undefined ? { requestKeys: t.requestKeys } : {}) })),
+    };
     const buffers = items.flatMap((t) => [t.userData.buffer, t.report.buffer]);
     const transfer = buffers.filter((b, i) => buffers.indexOf(b) === i) as ArrayBuffer[];
     const mayNeedCollateral = items.some((t) => findReportKind(t.report)?.collateral !== undefined);
@@ -119,7 +123,10 @@ export class VerifierPool implements VerifierService {
 
   /** decodeReport of each pair: the pairs that parse are verified in one verifyBytesMany task. */
   async decodeReports(pairs: readonly ReportTexts[]): Promise<VerifyOutcome[]> {
-    const parsed = pairs.map((p) => parseReportTexts(p.userData, p.report));
+    const parsed = pairs.map((p) => {
+      const t = parseReportTexts(p.userData, p.report);
+      return 'error' in t || p.requestKeys === undefined ? t : { ...t, requestKeys: p.requestKeys };
+    });
     const ok = parsed.filter((t): t is Exclude<typeof t, { error: unknown }> => !('error' in t));
     const verified = await this.verifyBytesMany(ok);
     let next = 0;

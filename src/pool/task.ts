@@ -1,6 +1,7 @@
 /** Messages between the main thread and the verification workers (structured-clone safe). */
 import type { Policy, ReportType } from '../verify/types.js';
 import type { AttestationResponse } from '../verify/attestationResponseSchema.js';
+import type { RequestLayout } from '../encoding/eras/index.js';
 
 export interface WorkerSetup {
   /** The oracle policy (verify/policy.ts), structured-cloned into each worker. */
@@ -37,11 +38,12 @@ export interface ResponseTask extends TaskBase {
 /**
  * Several recovered reports in one task (the CLI's and the watcher's updates of a block range):
  * the worker hashes their userData in one call (hashReportDataMany), then verifies them in order.
- * One collateral port serves all of them.
+ * One collateral port serves all of them. An item with `requestKeys` also gets the keys of its
+ * stored requests (VerifyOutcome.requestKeys), hashed in the worker rather than the main thread.
  */
 export interface BytesBatchTask extends TaskBase {
   op: 'bytesMany';
-  items: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }[];
+  items: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array; requestKeys?: RequestLayout }[];
 }
 
 export type VerifyTask = BytesTask | ResponseTask | BytesBatchTask;

@@ -10,6 +10,7 @@ import { LRUCache } from 'lru-cache';
 import { parseCertificate, type Certificate } from '../attestation/x509/certificate.js';
 import { ChainCache } from '../attestation/x509/chainCache.js';
 import { hashReportDataMany } from '../hash/index.js';
+import { requestKeysOf } from '../encoding/eras/index.js';
 import { verifyReportBytes, type VerifyDeps } from '../verify/verifyReport.js';
 import { checkAttestationResponse } from '../verify/attestationResponse.js';
 import { findReportKind, REPORT_TYPES, type CollateralSource } from '../verify/kinds/index.js';
@@ -103,6 +104,13 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
           const out = await verify(it.userData, it.report, { ...(it.nonce ? { nonce: it.nonce } : {}), ...(h ? { userDataHash: h } : {}) });
           // The hash was computed (in the batch): its share of the batch's hash time, for verifier_hash_seconds.
           if (h && secondsEach !== undefined && out.timings?.hashSeconds === undefined) out.timings = { ...out.timings, hashSeconds: secondsEach };
+          if (it.requestKeys !== undefined) {
+            try {
+              out.requestKeys = requestKeysOf(it.userData, it.requestKeys);
+            } catch {
+              /* left to the caller, which computes them (and meets the same failure) itself */
+            }
+          }
           outs.push(out);
         }
         return outs;

@@ -3,7 +3,7 @@ import type { ErrorCode } from '../errorCodes.js';
 import type { DecodedData, DecodedRequest } from '../encoding/types.js';
 import type { CheckResult } from './checks.js';
 import type { AttestationResponse } from './attestationResponseSchema.js';
-import type { EraDetection } from '../encoding/eras/index.js';
+import type { EraDetection, RequestKeys, RequestLayout } from '../encoding/eras/index.js';
 
 export type { ReportType, TargetValues } from './kinds/index.js';
 import type { ReportType, TargetValues } from './kinds/index.js';
@@ -33,6 +33,11 @@ export interface VerifyOutcome {
   checks?: CheckResult[];
   /** Where the time went (for metrics; not part of HTTP responses). */
   timings?: { hashSeconds?: number };
+  /**
+   * The keys of the userData's stored requests, when the caller asked (ReportTexts.requestKeys:
+   * the ledger's updates, computed in the worker that parsed the bytes); not part of HTTP responses.
+   */
+  requestKeys?: RequestKeys[];
 }
 
 export interface VerifyOptions {
@@ -67,6 +72,8 @@ export type Policy = PolicyOf<TargetValues>;
 export interface ReportTexts {
   userData: string;
   report: string;
+  /** Also compute the keys of the userData's requests stored this way (VerifyOutcome.requestKeys), where the service can; else the caller does. */
+  requestKeys?: RequestLayout;
 }
 
 export interface VerifierService {

@@ -182,6 +182,15 @@ describe('a node that lies is a named error with the height', () => {
     expect(f.message).toMatch(why as RegExp);
   });
 
+  it('/blocks/transactions: a body with text beyond ASCII is read as UTF-8 (an ASCII one byte for byte)', async () => {
+    withRoute.reset();
+    const s = scanner(withRoute);
+    await s.blockSource();
+    const value = [[{ status: 'accepted', note: 'prix €, 価格, 🦀' }], [], [{ status: 'accepted', note: 'plain' }]];
+    withRoute.script('/blocks/transactions', [reply.json(value)]);
+    expect((await s.fetchRange(1000, 1003)).map((b) => b.transactions)).toEqual(value);
+  });
+
   it('/blocks/transactions answering a truncated body', async () => {
     withRoute.reset();
     const s = scanner(withRoute);

@@ -14,6 +14,7 @@ import { parseCertificate } from '../../src/attestation/x509/certificate.js';
 import type { VerifyOutcome } from '../../src/verify/types.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { parseChunkedStruct } from '../../src/aleo/struct.js';
+import { parseUserData, requestKeysOf } from '../../src/encoding/eras/index.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
 import { readVectorJson, vectorPath } from '../support/paths.js';
 import { crl, mintTypeAPki } from '../support/typea-pki.js';
@@ -78,6 +79,28 @@ describe('VerifierPool', () => {
     // The in-process service's decodeReports: the same outcomes, in order.
     const inProcess = createInProcessService(setup.policy, { roots: { typeA: parseCertificate(setup.roots.typeA), typeB: parseCertificate(setup.roots.typeB) } });
     expect((await inProcess.decodeReports!(pairs)).map(untimed)).toEqual(single.map(untimed));
+  });
+
+  it('a batch task computes the keys of the stored requests in the worker when asked, the same as requestKeysOf on the caller\'s thread', async () => {
+    const nitro = examples.nitro.request;
+    const ten = makeUserData();
+    const pairs = [
+      { userData: nitro.userData, report: nitro.report, requestKeys: 'whole' as const },
+      { userData: nitro.userData, report: nitro.report, requestKeys: { chunks: 8 } },
+      { userData: ten.text, report: nitro.report, requestKeys: { chunks: 10 } },
+      { userData: nitro.userData, report: nitro.report },
+      { userData: 'not a struct', report: nitro.report, requestKeys: 'whole' as const },
+    ];
+    const outs = await pool.decodeReports(pairs);
+    expect(outs[0]!.requestKeys).toEqual(requestKeysOf(parseUserData(nitro.userData), 'whole'));
+    expect(outs[1]!.requestKeys).toEqual(requestKeysOf(parseUserData(nitro.userData), { chunks: 8 }));
+    expect(outs[1]!.requestKeys!.length).toBeGreaterThan(0);
+    expect(outs[2]!.requestKeys).toEqual(requestKeysOf(ten.bytes, { chunks: 10 }));
+    expect(outs[3]!.requestKeys).toBeUndefined();
+    expect(outs[4]!.requestKeys).toBeUndefined();
+    // The verdicts are those of a batch without the keys.
+    const plain = await pool.decodeReports(pairs.map((p) => ({ userData: p.userData, report: p.report })));
+    expect(outs.map((o) => [o.reportValid, o.error?.code])).toEqual(plain.map((o) => [o.reportValid, o.error?.code]));
   });
 
   it('verifies the real nitro case in a worker with the in-process result', async () => {

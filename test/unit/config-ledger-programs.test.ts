@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load.js';
 import { followedPrograms, programRegistryOf } from '../../src/server/ledgerFeature.js';
-import { itemsOfTransaction } from '../../src/ledger/records/transitions.js';
+import { itemsOfTransaction, writesOfUpdate } from '../../src/ledger/records/transitions.js';
 import { buildInfoRecord } from '../../src/server/info.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { readVectorJson } from '../support/paths.js';
@@ -69,14 +69,15 @@ describe('ledgerPrograms in config.json', () => {
     chain.add(5, [t.other('my_oracle_v7.aleo', 'post_sgx', ['3u8', ex.userData, ex.report])]);
     const tx = (chain.block(5) as { transactions: unknown[] }).transactions[0];
     const [item] = itemsOfTransaction(tx, followedPrograms(c), 5, programRegistryOf(c));
-    const writes = (item as { writes?: { program: string; mapping: string; role: string }[] }).writes ?? [];
+    const writes = item?.type === 'update' ? writesOfUpdate(item) : [];
     expect(writes.map((w) => [w.program, w.mapping, w.role])).toEqual([
       ['my_oracle_data_v7.aleo', 'sgx_attested_data', 'latest'],
       ['my_oracle_data_v7.aleo', 'sgx_attested_data', 'historic'],
     ]);
     // Without the layout its keys are not tracked.
     const [plain] = itemsOfTransaction(tx, followedPrograms(config([MY])), 5, programRegistryOf(config([MY])));
-    expect((plain as { writes?: unknown[] }).writes).toBeUndefined();
+    expect(plain?.type === 'update' && plain.writeSpec).toBeUndefined();
+    expect(plain?.type === 'update' && writesOfUpdate(plain)).toEqual([]);
   });
 
   it('refuses an attestedData layout that names no update function or lacks its kind\'s mapping', () => {

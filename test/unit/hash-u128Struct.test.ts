@@ -2,6 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { hashTimestampedRequest, hashU128Struct } from '../../src/hash/index.js';
 import { u128StructFieldElements } from '../../src/hash/u128Struct.js';
 import { codeOf } from '../support/errors.js';
+import fc from 'fast-check';
+import { BitWriter, packFields, U128_LITERAL_BITS } from '../../src/hash/bits.js';
+
+/** The layout bit by bit (bits.ts's BitWriter and packFields): what the word-wise builder must equal. */
+function bitByBit(members: readonly { name: string; value: bigint }[]): bigint[] {
+  const w = new BitWriter();
+  w.structHeader(members.length);
+  for (const { name, value } of members) {
+    w.memberHeader(name, U128_LITERAL_BITS);
+    w.u128Literal(value);
+  }
+  return packFields(w);
+}
 
 
 describe('u128StructFieldElements', () => {
@@ -13,6 +26,20 @@ describe('u128StructFieldElements', () => {
     ]);
     expect(f).toHaveLength(3);
     expect((f[2] as bigint).toString(2)).toHaveLength(631 - 504);
+  });
+
+  it('equals the bit-by-bit layout for any names and values (the word-wise builder and its cached templates)', () => {
+    const name = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,30}$/);
+    const value = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
+    const members = fc.uniqueArray(fc.record({ name, value }), { minLength: 1, maxLength: 6, selector: (m) => m.name });
+    fc.assert(fc.property(members, (m) => {
+      expect(u128StructFieldElements(m)).toEqual(bitByBit(m));
+    }), { numRuns: 400 });
+    // The oracle's struct, twice through its cached template, with extreme values.
+    for (const [a, b] of [[0n, 0n], [(1n << 128n) - 1n, (1n << 128n) - 1n], [1n, (1n << 127n) + 5n]] as const) {
+      const m = [{ name: 'request_hash', value: a }, { name: 'attestation_timestamp', value: b }];
+      expect(u128StructFieldElements(m)).toEqual(bitByBit(m));
+    }
   });
 
   it('is order-sensitive and value-sensitive', () => {

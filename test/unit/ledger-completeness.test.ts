@@ -18,7 +18,7 @@ import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
 import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
 import { firstHeightAtOrAfter, listMapping } from '../../src/ledger/node/mappingListing.js';
 import { PROGRAMS } from '../../src/ledger/programs.js';
-import { itemsOfTransaction } from '../../src/ledger/records/transitions.js';
+import { itemsOfTransaction, writesOfUpdate } from '../../src/ledger/records/transitions.js';
 import type { MappingWrite } from '../../src/ledger/records/mappingWrites.js';
 import { openUpdateStore, type UpdateStore } from '../../src/ledger/store/updateStore.js';
 import { checkCompleteness, dataMappings } from '../../src/ledger/watch/completeness.js';
@@ -50,7 +50,7 @@ interface World {
 /** The writes the chain's transactions at `height` make (as the scan computes them). */
 function writesAt(chain: LedgerChain, height: number): { items: ReturnType<typeof itemsOfTransaction>; writes: MappingWrite[] } {
   const items = (chain.block(height).transactions as unknown[]).flatMap((tx) => itemsOfTransaction(tx, PROGRAMS.ids, height));
-  const writes = items.flatMap((it) => (it.type === 'update' ? (it.writes ?? []) : it.type === 'unattested' ? (it.record.mappingWrites ?? []) : []));
+  const writes = items.flatMap((it) => (it.type === 'update' ? writesOfUpdate(it) : it.type === 'unattested' ? (it.record.mappingWrites ?? []) : []));
   return { items, writes };
 }
 

@@ -39,7 +39,7 @@ import { equalBytes } from '../../bytes.js';
 
 export type { Era } from './types.js';
 export { EraCodes, type EraCode } from './errors.js';
-export { requestHashes, type RequestHashes } from './requestHash.js';
+export { requestHashes, requestKeysOf, type RequestHashes, type RequestKeys, type RequestLayout } from './requestHash.js';
 export { TOKEN_IDS } from './rules.js';
 
 /** Every era, oldest first (this order is also the order /verify tries re-encodings in). */

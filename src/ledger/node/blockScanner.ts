@@ -17,6 +17,7 @@
  * takes a slot of the rate limiter (the wait for it is not part of the attempt's timeout);
  * retries, timeouts and 429 Retry-After are the client's (src/ledger/node/client.ts).
  */
+import { isAscii } from 'node:buffer';
 import { publicUrl } from '../../publicUrl.js';
 import { VerifierError } from '../../errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './client.js';
@@ -170,7 +171,7 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
     const body = await client.getBytes(path);
     let v: unknown;
     try {
-      v = JSON.parse(body.toString('utf8'));
+      v = JSON.parse(bodyText(body));
     } catch (e) {
       return fail('LEDGER_NODE_MALFORMED_BLOCKS', `ledger node: ${path} answered a body that is not JSON (${(e as Error).message}; ${body.length} bytes), heights ${start}..${end - 1}`);
     }
@@ -197,6 +198,12 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
     },
   };
 }
+
+/**
+ * The text of a body: an ASCII body (every snarkOS answer in practice: ids, Leo values, bech32) is
+ * copied byte for byte (latin1, the same string as its UTF-8 decoding), any other is decoded as UTF-8.
+ */
+export const bodyText = (body: Buffer): string => (isAscii(body) ? body.toString('latin1') : body.toString('utf8'));
 
 /**
  * The blocks of a `/blocks/transactions` answer: an array of one array of confirmed transactions

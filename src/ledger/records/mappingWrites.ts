@@ -12,10 +12,8 @@
  * - An unattested write (an owner or council overwrite) writes what its inputs say (role
  *   `unattested`).
  */
-import { CHUNK_BYTES, parseChunkedStruct } from '../../aleo/struct.js';
-import { u128FromLE } from '../../aleo/u128.js';
 import { parseLeoU128Struct } from '../../aleo/leoValue.js';
-import { requestHashes, USER_DATA_CHUNK_COUNTS } from '../../encoding/eras/index.js';
+import { parseUserData, requestKeysOf, type RequestKeys, type RequestLayout } from '../../encoding/eras/index.js';
 import type { AttestedDataLayout, UpdateKind } from '../programs.js';
 
 export type MappingWriteRole = 'latest' | 'historic' | 'unattested';
@@ -38,10 +36,6 @@ export interface MappingWrite {
 /** The fields of a value of the attested-data mapping. */
 export const ATTESTED_DATA_FIELDS = ['data', 'attestation_timestamp'] as const;
 
-const F1 = 16;
-const F2 = 32;
-const F3 = 48;
-
 /** `123u128` for 123n. */
 export const u128Literal = (v: bigint | string): string => `${v}u128`;
 
@@ -53,14 +47,51 @@ export function canonicalU128Literal(text: string): string | undefined {
   return v < 1n << 128n ? u128Literal(v) : undefined;
 }
 
-function entries(layout: AttestedDataLayout, mapping: string, message: Uint8Array): MappingWrite[] {
-  const { requestHash, timestampedRequestHash } = requestHashes(message);
-  const value = { data: u128FromLE(message, F2).toString(), attestationTimestamp: u128FromLE(message, F3).toString() };
-  const uncertain = layout.uncertain !== undefined ? { uncertain: true as const } : {};
-  return [
-    { program: layout.program, mapping, key: u128Literal(requestHash), role: 'latest', ...value, ...uncertain },
-    { program: layout.program, mapping, key: u128Literal(timestampedRequestHash), role: 'historic', ...value, ...uncertain },
-  ];
+/**
+ * Where an update of one function stores its requests, as its program's layout says: the program
+ * and mapping, which requests (RequestLayout), and whether the key scheme is uncertain. Plain data:
+ * it travels with the update to a verification worker, which computes the keys (requestKeysOf)
+ * beside the verdict.
+ */
+export interface UpdateWriteSpec {
+  program: string;
+  mapping: string;
+  requests: RequestLayout;
+  uncertain?: true;
+}
+
+/** The spec of an update of `fn` (report kind `kind`); undefined when the function stores nothing tracked. */
+export function updateWriteSpec(layout: AttestedDataLayout | undefined, kind: UpdateKind, fn: string): UpdateWriteSpec | undefined {
+  if (!layout) return undefined;
+  const mapping = layout.mappings[kind];
+  const chunks = Object.hasOwn(layout.functions, fn) ? layout.functions[fn] : undefined;
+  if (mapping === undefined || chunks === undefined) return undefined;
+  return { program: layout.program, mapping, requests: layout.key === 'userData' ? 'whole' : { chunks }, ...(layout.uncertain !== undefined ? { uncertain: true as const } : {}) };
+}
+
+/** The entries of the requests' keys (requestKeysOf of the userData bytes) under `spec`. */
+export function writesOfKeys(spec: UpdateWriteSpec, keys: readonly RequestKeys[]): MappingWrite[] {
+  const uncertain = spec.uncertain ? { uncertain: true as const } : {};
+  const out: MappingWrite[] = [];
+  for (const k of keys) {
+    const value = { data: k.data, attestationTimestamp: k.attestationTimestamp };
+    out.push(
+      { program: spec.program, mapping: spec.mapping, key: u128Literal(k.requestHash), role: 'latest', ...value, ...uncertain },
+      { program: spec.program, mapping: spec.mapping, key: u128Literal(k.timestampedRequestHash), role: 'historic', ...value, ...uncertain },
+    );
+  }
+  return out;
+}
+
+/** The entries an update under `spec` with this userData text writes; [] when the userData cannot be read (its verification then fails and says why). */
+export function writesOfText(spec: UpdateWriteSpec, userDataText: string): MappingWrite[] {
+  let bytes: Uint8Array;
+  try {
+    bytes = parseUserData(userDataText);
+  } catch {
+    return [];
+  }
+  return writesOfKeys(spec, requestKeysOf(bytes, spec.requests));
 }
 
 /**
@@ -69,25 +100,8 @@ function entries(layout: AttestedDataLayout, mapping: string, message: Uint8Arra
  * (its verification then fails and says why).
  */
 export function updateWrites(layout: AttestedDataLayout | undefined, kind: UpdateKind, fn: string, userDataText: string): MappingWrite[] {
-  if (!layout) return [];
-  const mapping = layout.mappings[kind];
-  const chunks = Object.hasOwn(layout.functions, fn) ? layout.functions[fn] : undefined;
-  if (mapping === undefined || chunks === undefined) return [];
-  let bytes: Uint8Array;
-  try {
-    bytes = parseChunkedStruct(userDataText, USER_DATA_CHUNK_COUNTS, 'userData');
-  } catch {
-    return [];
-  }
-  if (layout.key === 'userData') return entries(layout, mapping, bytes);
-  const out: MappingWrite[] = [];
-  for (let c = 0; c < chunks && (c + 1) * CHUNK_BYTES <= bytes.length; c++) {
-    const chunk = bytes.subarray(c * CHUNK_BYTES, (c + 1) * CHUNK_BYTES);
-    // The data program skips a chunk whose f1 is 0 (an empty request slot).
-    if (u128FromLE(chunk, F1) === 0n) continue;
-    out.push(...entries(layout, mapping, chunk));
-  }
-  return out;
+  const spec = updateWriteSpec(layout, kind, fn);
+  return spec ? writesOfText(spec, userDataText) : [];
 }
 
 /**

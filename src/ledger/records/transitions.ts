@@ -14,7 +14,7 @@
 import { parseChunkedStruct, REPORT_CHUNKS } from '../../aleo/struct.js';
 import { USER_DATA_CHUNK_COUNTS } from '../../encoding/eras/index.js';
 import { normaliseProgramId, PROGRAMS, type FunctionRole, type OracleProgram, type ProgramRegistry } from '../programs.js';
-import { unattestedWrite, updateWrites, type MappingWrite } from './mappingWrites.js';
+import { unattestedWrite, updateWriteSpec, writesOfText, type MappingWrite, type UpdateWriteSpec } from './mappingWrites.js';
 import { toFailure } from '../../verify/failure.js';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode } from '../../errorCodes.js';
@@ -24,10 +24,28 @@ import { kindOfMeasurement } from '../../verify/kinds/index.js';
 
 /** One thing found on the ledger: an update to verify, or a record ready to write. */
 export type LedgerItem =
-  | { type: 'update'; base: UpdateBase; userData: string; report: string; writes?: MappingWrite[] }
+  | UpdateItem
   | { type: 'update-malformed'; record: OutputRecord }
   | { type: 'owner'; record: OutputRecord }
   | { type: 'unattested'; record: OutputRecord };
+
+/**
+ * An update to verify. `writeSpec`: where its program stores its requests (absent: nothing
+ * tracked); the writes themselves are computed from the userData where it is parsed anyway (a
+ * verification worker: VerifyOutcome.requestKeys), else by writesOfUpdate.
+ */
+export interface UpdateItem {
+  type: 'update';
+  base: UpdateBase;
+  userData: string;
+  report: string;
+  writeSpec?: UpdateWriteSpec;
+}
+
+/** What an update item writes into the data mapping, computed on this thread from its userData text. */
+export function writesOfUpdate(it: UpdateItem): MappingWrite[] {
+  return it.writeSpec ? writesOfText(it.writeSpec, it.userData) : [];
+}
 
 export type UpdateBase = Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function' | 'unrecognized'>;
 
@@ -85,6 +103,16 @@ function isChunkedStruct(text: string, chunks: readonly number[]): boolean {
   return false;
 }
 
+/** Whether some public input is long enough to be a chunked struct (a cheap first look before updateShapedInputs). */
+function hasStructSizedInput(inputs: unknown): boolean {
+  if (!Array.isArray(inputs)) return false;
+  for (let i = 0; i < inputs.length; i++) {
+    const v = publicValue(inputs, i);
+    if (v !== undefined && v.length >= MIN_STRUCT_TEXT) return true;
+  }
+  return false;
+}
+
 /**
  * Where a transition of no known role carries an update: its first public input of the userData
  * shape and a later one of the report shape. undefined when it carries none.
@@ -111,7 +139,7 @@ function malformed(base: UpdateBase, kind: string, message: string): LedgerItem 
 }
 
 /** What one transition is, by its role in `program` (undefined: nothing to account for). */
-function itemOf(t: Json, program: OracleProgram | undefined, base: UpdateBase, present: ReadonlySet<string>): LedgerItem | undefined {
+function itemOf(t: Json, program: OracleProgram | undefined, base: UpdateBase, present: () => ReadonlySet<string>): LedgerItem | undefined {
   const role = program && base.function !== undefined && Object.hasOwn(program.functions, base.function) ? program.functions[base.function] : undefined;
   const where = `${base.program}/${base.function}`;
   if (role?.role === 'update') {
@@ -120,8 +148,8 @@ function itemOf(t: Json, program: OracleProgram | undefined, base: UpdateBase, p
     if (userData === undefined || report === undefined) {
       return malformed(base, role.kind, `${where}: inputs ${role.userData} and ${role.report} must be public values (report_data, report)`);
     }
-    const writes = updateWrites(program?.attestedData, role.kind, base.function!, userData);
-    return { type: 'update', base, userData, report, ...(writes.length ? { writes } : {}) };
+    const writeSpec = updateWriteSpec(program?.attestedData, role.kind, base.function!);
+    return { type: 'update', base, userData, report, ...(writeSpec ? { writeSpec } : {}) };
   }
   if (role?.role === 'measurement') {
     const value = publicValue(t.inputs, role.input);
@@ -158,11 +186,19 @@ function itemOf(t: Json, program: OracleProgram | undefined, base: UpdateBase, p
     return { type: 'unattested', record: canonical(rec) };
   }
   if (role?.role === 'ignored') return undefined;
-  if (role?.role === 'callee' && present.has(normaliseProgramId(role.caller))) return undefined;
+  if (role?.role === 'callee' && present().has(normaliseProgramId(role.caller))) return undefined;
   // No role (or a callee without its caller): an update whenever the inputs have its shape.
   const shaped = updateShapedInputs(t.inputs);
   if (!shaped) return undefined;
   return { type: 'update', base: { ...base, unrecognized: true }, userData: publicValue(t.inputs, shaped.userData)!, report: publicValue(t.inputs, shaped.report)! };
+}
+
+/** The followed programs as a set, built once per list (a scan passes the same list for every transaction). */
+const followedSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+function followedSetOf(programs: readonly string[]): ReadonlySet<string> {
+  let set = followedSets.get(programs);
+  if (!set) followedSets.set(programs, (set = new Set(programs)));
+  return set;
 }
 
 /**
@@ -178,13 +214,18 @@ export function itemsOfTransaction(txv: unknown, programs: readonly string[], he
   const transactionId = typeof u.tx.id === 'string' ? u.tx.id : undefined;
   const transitions = (u.tx.execution as Json).transitions;
   if (!Array.isArray(transitions)) return [];
-  const present = new Set(transitions.flatMap((t) => (isObj(t) && typeof t.program === 'string' ? [t.program] : [])));
+  // The programs present in the transaction: needed only for a callee's transition (built once, then).
+  let presentSet: Set<string> | undefined;
+  const present = (): ReadonlySet<string> => (presentSet ??= new Set(transitions.flatMap((t) => (isObj(t) && typeof t.program === 'string' ? [t.program] : []))));
+  const followedSet = followedSetOf(programs);
   const items: LedgerItem[] = [];
   for (const t of transitions) {
     if (!isObj(t) || typeof t.program !== 'string' || typeof t.function !== 'string') continue;
-    const followed = programs.includes(t.program);
+    const followed = followedSet.has(t.program);
     // A known program left out of the followed set (a --program subset) is the caller's choice.
     if (!followed && registry.program(t.program)) continue;
+    // Any other program matters only through an update-shaped input (most transitions of a block).
+    if (!followed && !hasStructSizedInput(t.inputs)) continue;
     const base: UpdateBase = {
       ...(transactionId !== undefined ? { transactionId } : {}),
       ...(typeof t.id === 'string' ? { transitionId: t.id } : {}),

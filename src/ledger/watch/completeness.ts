@@ -17,7 +17,7 @@ import type { BlockScanner } from '../node/blockScanner.js';
 import type { LedgerNodeClient } from '../node/client.js';
 import { firstHeightAtOrAfter, listMapping, type MappingListing } from '../node/mappingListing.js';
 import type { ProgramRegistry } from '../programs.js';
-import { itemsOfTransaction } from '../records/transitions.js';
+import { itemsOfTransaction, writesOfUpdate } from '../records/transitions.js';
 import type { MappingWrite } from '../records/mappingWrites.js';
 import {
   completenessStatus,
@@ -256,7 +256,7 @@ async function rescanRange(o: CompletenessOptions, s: number, e: number, scanned
     const list: { write: MappingWrite; by: Omit<FoundWrite, 'role' | 'afterScan'> }[] = [];
     for (const tx of b.transactions) {
       for (const it of itemsOfTransaction(tx, programs, b.height, o.registry)) {
-        const writes = it.type === 'update' ? (it.writes ?? []) : it.type === 'unattested' ? (it.record.mappingWrites ?? []) : [];
+        const writes = it.type === 'update' ? writesOfUpdate(it) : it.type === 'unattested' ? (it.record.mappingWrites ?? []) : [];
         const src = it.type === 'update' ? it.base : it.record;
         const by = {
           ...(src.transactionId !== undefined ? { transactionId: src.transactionId } : {}),

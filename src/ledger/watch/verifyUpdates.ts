@@ -6,7 +6,8 @@
  * watcher, GET /ledger/transactions/{id} and `reverify --store`.
  */
 import { outcomeOf, updateRecord, type OutputRecord } from '../records/updateRecord.js';
-import type { LedgerItem } from '../records/transitions.js';
+import { writesOfUpdate, type LedgerItem, type UpdateItem } from '../records/transitions.js';
+import { writesOfKeys } from '../records/mappingWrites.js';
 import type { LedgerRecord, StoredUpdate } from '../store/updateStore.js';
 import type { ReportTexts, VerifyOutcome } from '../../verify/types.js';
 
@@ -60,8 +61,22 @@ export function chunked<T>(list: readonly T[], size: number): T[][] {
 /** The record of each update item, verified with `verifyMany` in runs of `size` updates (one call each, all at once). */
 export async function updateRecordsInRuns(items: readonly LedgerItem[], size: number, verifyMany: VerifyMany): Promise<Map<LedgerItem, OutputRecord>> {
   const updates = items.flatMap((it) => (it.type === 'update' ? [it] : []));
-  const outcomes = (await Promise.all(chunked(updates, size).map((run) => verifyMany(run.map((u) => ({ userData: u.userData, report: u.report })))))).flat();
-  return new Map(updates.map((u, i) => [u, updateRecord(u.base, outcomes[i]!, u.writes)]));
+  const outcomes = (await Promise.all(chunked(updates, size).map((run) => verifyMany(run.map(updatePair))))).flat();
+  return new Map(updates.map((u, i) => [u, updateRecordOf(u, outcomes[i]!)]));
+}
+
+/** What verifyMany is given for update `u`: its texts, and the layout of its stored requests (their keys come back with the verdict). */
+export function updatePair(u: UpdateItem): ReportTexts {
+  return { userData: u.userData, report: u.report, ...(u.writeSpec ? { requestKeys: u.writeSpec.requests } : {}) };
+}
+
+/**
+ * The record of update `u` verified as `out`, with its mapping writes: from the keys the
+ * verification computed beside the verdict (a pool worker), else computed here.
+ */
+export function updateRecordOf(u: UpdateItem, out: VerifyOutcome): OutputRecord {
+  const writes = u.writeSpec && out.requestKeys ? writesOfKeys(u.writeSpec, out.requestKeys) : writesOfUpdate(u);
+  return updateRecord(u.base, out, writes);
 }
 
 /**
@@ -76,7 +91,7 @@ export async function verifyUpdates(items: readonly LedgerItem[], verify: Verify
   const out = await Promise.all(
     items.map((it) =>
       it.type === 'update'
-        ? verify(it.userData, it.report).then((o) => updateRecord(it.base, o, it.writes))
+        ? verify(it.userData, it.report).then((o) => updateRecordOf(it, o))
         : it.type === 'update-malformed' || it.type === 'unattested'
           ? it.record
           : undefined,
