@@ -4,7 +4,13 @@
  * its own process), once per block source, on the same chain and the same N:
  *   (a) `/blocks` read by JSON.parse of the whole answer (VERIFIER_BLOCKS_READER=json),
  *   (b) `/blocks` read by the structural reader (--block-source blocks),
- *   (c) `/blocks/transactions` (--block-source transactions).
+ *   (c) `/blocks/transactions` (--block-source transactions),
+ *   (f) the floor: a minimal node:http client process (no CLI) that GETs the same `/blocks` ranges
+ *       at the same concurrency and discards the bytes; (g) the same, copying each answer into one
+ *       buffer sized from Content-Length (what src/upstreamBody.ts does). What Node's HTTP client
+ *       alone costs per block on this machine, the bound under rows (a) and (b); (h) the same
+ *       requests written on a bare net.Socket per worker, the answers' bytes counted off its data
+ *       events (Content-Length only, no HTTP parser): what the bytes cost below node:http.
  * Per row: blocks/s, MB/s read, CPU ms per block of the verifier process (user + system from
  * wait4's rusage via /usr/bin/time, not wall time), peak RSS (maxrss = VmHWM) and the projection
  * to 22.1 M blocks. The stand-in's rate limit is set high (--rps) so that it never paces the run.
@@ -12,7 +18,7 @@
  *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--rows a,b,c] [--rps R]
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,7 +32,7 @@ const { values } = parseArgs({
   options: {
     blocks: { type: 'string', default: '200000' },
     concurrency: { type: 'string' },
-    rows: { type: 'string', default: 'a,b,c' },
+    rows: { type: 'string', default: 'a,b,c,f,g,h' },
     rps: { type: 'string', default: '100000' },
     prefix: { type: 'string', default: '/v2/mainnet' },
     profile: { type: 'string' },
@@ -40,11 +46,68 @@ interface Row {
   label: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /** A floor row: this script (`node -e`) instead of the CLI, given origin+prefix, N, concurrency, mode. */
+  floor?: 'discard' | 'copy' | 'net';
 }
+
+/**
+ * The floor client: GET `/blocks?start&end` for [0, N) in ranges of 50, C at a time over one
+ * keep-alive agent, each answer's bytes discarded (or copied into one buffer of its declared
+ * length); one line per range on `--out` so that the records check below reads the ranges done.
+ */
+const FLOOR_CLIENT = `
+const http = require('node:http');
+const fs = require('node:fs');
+const [base, n, c, mode, out] = process.argv.slice(1);
+const N = Number(n), C = Number(c), agent = new http.Agent({ keepAlive: true });
+let next = 0, bytes = 0, ranges = 0;
+const get = (s) => new Promise((ok, fail) => {
+  http.get(base + '/blocks?start=' + s + '&end=' + Math.min(N, s + 50), { agent }, (res) => {
+    if (res.statusCode !== 200) return fail(new Error('status ' + res.statusCode));
+    const len = Number(res.headers['content-length']);
+    let buf = mode === 'copy' ? Buffer.allocUnsafe(len) : undefined, at = 0;
+    res.on('data', (d) => { if (buf) buf.set(d, at); at += d.length; });
+    res.on('end', () => { bytes += at; ranges++; buf = undefined; ok(); });
+    res.on('error', fail);
+  }).on('error', fail);
+});
+const viaNet = async () => {
+  const u = new URL(base);
+  const sock = require('node:net').connect(Number(u.port), u.hostname);
+  await new Promise((ok, fail) => sock.once('connect', ok).once('error', fail));
+  let want = -1, got = 0, head = Buffer.alloc(0), done, failed;
+  sock.on('error', (e) => failed && failed(e));
+  sock.on('data', (d) => {
+    if (want < 0) {
+      head = Buffer.concat([head, d]);
+      const i = head.indexOf('\\r\\n\\r\\n');
+      if (i < 0) return;
+      const h = head.toString('latin1', 0, i);
+      if (!h.startsWith('HTTP/1.1 200')) return failed(new Error(h));
+      want = Number(/content-length: *(\\d+)/i.exec(h)[1]);
+      got = head.length - i - 4;
+    } else got += d.length;
+    if (got >= want) { bytes += got; ranges++; want = -1; head = Buffer.alloc(0); done(); }
+  });
+  while (next < N) {
+    const s = next; next += 50;
+    await new Promise((ok, fail) => { done = ok; failed = fail; sock.write('GET ' + u.pathname + '/blocks?start=' + s + '&end=' + Math.min(N, s + 50) + ' HTTP/1.1\\r\\nhost: ' + u.host + '\\r\\n\\r\\n'); });
+  }
+  sock.destroy();
+};
+const worker = mode === 'net' ? viaNet : async () => { while (next < N) { const s = next; next += 50; await get(s); } };
+Promise.all(Array.from({ length: C }, worker)).then(() => {
+  fs.writeFileSync(out, 'x\\n'.repeat(ranges));
+  process.exit(0);
+}, (e) => { console.error(e); process.exit(2); });
+`;
 const ROWS: Row[] = [
   { id: 'a', label: "(a) /blocks, JSON.parse of the whole answer (today's reader)", args: ['--block-source', 'blocks'], env: { VERIFIER_BLOCKS_READER: 'json' } },
   { id: 'b', label: '(b) /blocks, structural reader', args: ['--block-source', 'blocks'], env: {} },
   { id: 'c', label: '(c) /blocks/transactions', args: ['--block-source', 'transactions'], env: {} },
+  { id: 'f', label: '(f) floor: node:http GET of the same /blocks ranges, bytes discarded', args: [], env: {}, floor: 'discard' },
+  { id: 'g', label: '(g) floor: node:http GET of the same /blocks ranges, copied into one buffer each', args: [], env: {}, floor: 'copy' },
+  { id: 'h', label: '(h) below node:http: the same GETs on bare net.Socket connections, bytes counted and discarded', args: [], env: {}, floor: 'net' },
 ];
 
 // Until the CLI has --block-source, row (b) is its default reader (the structural one) and row (c) cannot run.
@@ -80,7 +143,9 @@ try {
     if (values.concurrency) args.push('--concurrency', values.concurrency);
     const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.id)] : [];
     const t0 = process.hrtime.bigint();
-    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, CLI, ...args], { env: { ...process.env, ...row.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const concurrency = values.concurrency ?? '4';
+    const command = row.floor ? ['-e', FLOOR_CLIENT, `${node.origin}${values.prefix}`, String(N), concurrency, row.floor, out] : [CLI, ...args];
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, ...command], { env: { ...process.env, ...row.env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     const code = await new Promise<number | null>((ok) => child.once('exit', ok));
@@ -88,7 +153,8 @@ try {
     const after = await served();
     const nodeCpu = nodeCpuS() - nodeBefore;
     const [user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number];
-    const records = readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').length;
+    if (code !== 0 && (code !== 1 || row.floor)) console.log(stderr.split('\n').slice(-15).join('\n'));
+    const records = existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').length : 0;
     const cpuS = user + sys;
     const mb = (after.bytes - before.bytes) / 1e6;
     const r = {
@@ -101,6 +167,8 @@ try {
       mbRead: Math.round(mb),
       requests: after.requests - before.requests,
       cpuMsPerBlock: +((cpuS * 1000) / N).toFixed(3),
+      userMsPerBlock: +((user * 1000) / N).toFixed(3),
+      sysMsPerBlock: +((sys * 1000) / N).toFixed(3),
       peakRssMiB: Math.round(maxKb / 1024),
       projectedWallH: +(MAINNET_BLOCKS / (N / wallS) / 3600).toFixed(2),
       projectedCpuH: +((cpuS / N) * MAINNET_BLOCKS / 3600).toFixed(2),
@@ -109,7 +177,6 @@ try {
     };
     results.push(r);
     console.log(JSON.stringify(r));
-    if (code !== 0 && code !== 1) console.log(stderr.split('\n').slice(-15).join('\n'));
   }
 } finally {
   await node.stop();
