@@ -15,7 +15,7 @@
  * wait4's rusage via /usr/bin/time, not wall time), peak RSS (maxrss = VmHWM) and the projection
  * to 22.1 M blocks. The stand-in's rate limit is set high (--rps) so that it never paces the run.
  *
- *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--rows a,b,c] [--rps R]
+ *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--rows a,b,c,f,g,h] [--rps R] [--profile DIR] [--base-cli PATH]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +36,8 @@ const { values } = parseArgs({
     rps: { type: 'string', default: '100000' },
     prefix: { type: 'string', default: '/v2/mainnet' },
     profile: { type: 'string' },
+    /** Another build's CLI (e.g. a checkout of the base commit, built) for an A/B under the same load: its rows are run too, marked "(base)". */
+    'base-cli': { type: 'string' },
   },
 });
 const N = Number(values.blocks);
@@ -48,6 +50,8 @@ interface Row {
   env: NodeJS.ProcessEnv;
   /** A floor row: this script (`node -e`) instead of the CLI, given origin+prefix, N, concurrency, mode. */
   floor?: 'discard' | 'copy' | 'net';
+  /** The CLI run (default: this checkout's build). */
+  cli?: string;
 }
 
 /**
@@ -118,6 +122,13 @@ if (!hasSource) {
   ROWS[1]!.label = "(b) /blocks, structural reader (the CLI's default reader; no --block-source yet)";
   ROWS.splice(2, 1);
 }
+if (values['base-cli']) {
+  // Each CLI row twice, the base build's right after this one's (same load, same chain).
+  for (let i = ROWS.length - 1; i >= 0; i--) {
+    const r = ROWS[i]!;
+    if (!r.floor) ROWS.splice(i + 1, 0, { ...r, label: `${r.label} (base)`, cli: resolve(values['base-cli']) });
+  }
+}
 const dir = mkdtempSync(join(tmpdir(), 'audit-scale-'));
 const env = await startMintedCliEnv(dir, MRENCLAVE);
 const spec: MainnetNodeSpec = { latest: N - 1 + 1000, rps: Number(values.rps), updates: mainnetUpdates(env) };
@@ -141,10 +152,10 @@ try {
     const timeFile = join(dir, `${row.id}.time`);
     const args = ['reverify', '--node', `${node.origin}${values.prefix}`, '--from', '0', '--to', String(N), '--config', env.configFile, '--at', env.at, '--out', out, '--rps', String(spec.rps), '--progress-interval', '0', ...row.args];
     if (values.concurrency) args.push('--concurrency', values.concurrency);
-    const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.id)] : [];
+    const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.cli ? `${row.id}-base` : row.id)] : [];
     const t0 = process.hrtime.bigint();
     const concurrency = values.concurrency ?? '4';
-    const command = row.floor ? ['-e', FLOOR_CLIENT, `${node.origin}${values.prefix}`, String(N), concurrency, row.floor, out] : [CLI, ...args];
+    const command = row.floor ? ['-e', FLOOR_CLIENT, `${node.origin}${values.prefix}`, String(N), concurrency, row.floor, out] : [row.cli ?? CLI, ...args];
     const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, ...command], { env: { ...process.env, ...row.env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
