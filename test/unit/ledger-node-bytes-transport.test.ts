@@ -91,7 +91,7 @@ describe('ledger node raw bytes over node:http', () => {
     const url = await serve(() => ({ status: 200, body: bodies[n++ % 2]! }));
     const budget = new ByteBudget(1_000_000);
     const client = createLedgerNodeClient({ baseUrl: url, timeoutMs: 30_000, retries: 0, bodyBudget: budget });
-    const seen: { text: string; held: number; buffer: ArrayBuffer }[] = [];
+    const seen: { text: string; held: number; buffer: ArrayBufferLike }[] = [];
     const read = (bytes: Buffer) => seen.push({ text: bytes.toString('utf8'), held: budget.inUse, buffer: bytes.buffer });
     await client.readBytes!('/blocks?start=0&end=1', read);
     expect(budget.inUse).toBe(0);
