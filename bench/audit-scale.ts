@@ -4,15 +4,21 @@
  * its own process), once per block source, on the same chain and the same N:
  *   (a) `/blocks` read by JSON.parse of the whole answer (VERIFIER_BLOCKS_READER=json),
  *   (b) `/blocks` read by the structural reader (--block-source blocks),
- *   (c) `/blocks/transactions` (--block-source transactions).
+ *   (c) `/blocks/transactions` (--block-source transactions),
+ *   (f) the floor: a minimal node:http client process (no CLI) that GETs the same `/blocks` ranges
+ *       at the same concurrency and discards the bytes; (g) the same, copying each answer into one
+ *       buffer sized from Content-Length (what src/upstreamBody.ts does). What Node's HTTP client
+ *       alone costs per block on this machine, the bound under rows (a) and (b); (h) the same
+ *       requests written on a bare net.Socket per worker, the answers' bytes counted off its data
+ *       events (Content-Length only, no HTTP parser): what the bytes cost below node:http.
  * Per row: blocks/s, MB/s read, CPU ms per block of the verifier process (user + system from
  * wait4's rusage via /usr/bin/time, not wall time), peak RSS (maxrss = VmHWM) and the projection
  * to 22.1 M blocks. The stand-in's rate limit is set high (--rps) so that it never paces the run.
  *
- *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,c] [--rps R] [--profile DIR]
+ *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,c,f,g,h] [--rps R] [--profile DIR] [--base-cli PATH]
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,10 +33,12 @@ const { values } = parseArgs({
     blocks: { type: 'string', default: '200000' },
     concurrency: { type: 'string' },
     batch: { type: 'string' },
-    rows: { type: 'string', default: 'a,b,c' },
+    rows: { type: 'string', default: 'a,b,c,f,g,h' },
     rps: { type: 'string', default: '100000' },
     prefix: { type: 'string', default: '/v2/mainnet' },
     profile: { type: 'string' },
+    /** Another build's CLI (e.g. a checkout of the base commit, built) for an A/B under the same load: its rows are run too, marked "(base)". */
+    'base-cli': { type: 'string' },
   },
 });
 const N = Number(values.blocks);
@@ -41,11 +49,70 @@ interface Row {
   label: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /** A floor row: this script (`node -e`) instead of the CLI, given origin+prefix, N, concurrency, mode. */
+  floor?: 'discard' | 'copy' | 'net';
+  /** The CLI run (default: this checkout's build). */
+  cli?: string;
 }
+
+/**
+ * The floor client: GET `/blocks?start&end` for [0, N) in ranges of 50, C at a time over one
+ * keep-alive agent, each answer's bytes discarded (or copied into one buffer of its declared
+ * length); one line per range on `--out` so that the records check below reads the ranges done.
+ */
+const FLOOR_CLIENT = `
+const http = require('node:http');
+const fs = require('node:fs');
+const [base, n, c, mode, out] = process.argv.slice(1);
+const N = Number(n), C = Number(c), agent = new http.Agent({ keepAlive: true });
+let next = 0, bytes = 0, ranges = 0;
+const get = (s) => new Promise((ok, fail) => {
+  http.get(base + '/blocks?start=' + s + '&end=' + Math.min(N, s + 50), { agent }, (res) => {
+    if (res.statusCode !== 200) return fail(new Error('status ' + res.statusCode));
+    const len = Number(res.headers['content-length']);
+    let buf = mode === 'copy' ? Buffer.allocUnsafe(len) : undefined, at = 0;
+    res.on('data', (d) => { if (buf) buf.set(d, at); at += d.length; });
+    res.on('end', () => { bytes += at; ranges++; buf = undefined; ok(); });
+    res.on('error', fail);
+  }).on('error', fail);
+});
+const viaNet = async () => {
+  const u = new URL(base);
+  const sock = require('node:net').connect(Number(u.port), u.hostname);
+  await new Promise((ok, fail) => sock.once('connect', ok).once('error', fail));
+  let want = -1, got = 0, head = Buffer.alloc(0), done, failed;
+  sock.on('error', (e) => failed && failed(e));
+  sock.on('data', (d) => {
+    if (want < 0) {
+      head = Buffer.concat([head, d]);
+      const i = head.indexOf('\\r\\n\\r\\n');
+      if (i < 0) return;
+      const h = head.toString('latin1', 0, i);
+      if (!h.startsWith('HTTP/1.1 200')) return failed(new Error(h));
+      want = Number(/content-length: *(\\d+)/i.exec(h)[1]);
+      got = head.length - i - 4;
+    } else got += d.length;
+    if (got >= want) { bytes += got; ranges++; want = -1; head = Buffer.alloc(0); done(); }
+  });
+  while (next < N) {
+    const s = next; next += 50;
+    await new Promise((ok, fail) => { done = ok; failed = fail; sock.write('GET ' + u.pathname + '/blocks?start=' + s + '&end=' + Math.min(N, s + 50) + ' HTTP/1.1\\r\\nhost: ' + u.host + '\\r\\n\\r\\n'); });
+  }
+  sock.destroy();
+};
+const worker = mode === 'net' ? viaNet : async () => { while (next < N) { const s = next; next += 50; await get(s); } };
+Promise.all(Array.from({ length: C }, worker)).then(() => {
+  fs.writeFileSync(out, 'x\\n'.repeat(ranges));
+  process.exit(0);
+}, (e) => { console.error(e); process.exit(2); });
+`;
 const ROWS: Row[] = [
   { id: 'a', label: "(a) /blocks, JSON.parse of the whole answer (today's reader)", args: ['--block-source', 'blocks'], env: { VERIFIER_BLOCKS_READER: 'json' } },
   { id: 'b', label: '(b) /blocks, structural reader', args: ['--block-source', 'blocks'], env: {} },
   { id: 'c', label: '(c) /blocks/transactions', args: ['--block-source', 'transactions'], env: {} },
+  { id: 'f', label: '(f) floor: node:http GET of the same /blocks ranges, bytes discarded', args: [], env: {}, floor: 'discard' },
+  { id: 'g', label: '(g) floor: node:http GET of the same /blocks ranges, copied into one buffer each', args: [], env: {}, floor: 'copy' },
+  { id: 'h', label: '(h) below node:http: the same GETs on bare net.Socket connections, bytes counted and discarded', args: [], env: {}, floor: 'net' },
 ];
 
 // Until the CLI has --block-source, row (b) is its default reader (the structural one) and row (c) cannot run.
@@ -55,6 +122,13 @@ if (!hasSource) {
   ROWS[1]!.args = [];
   ROWS[1]!.label = "(b) /blocks, structural reader (the CLI's default reader; no --block-source yet)";
   ROWS.splice(2, 1);
+}
+if (values['base-cli']) {
+  // Each CLI row twice, the base build's right after this one's (same load, same chain).
+  for (let i = ROWS.length - 1; i >= 0; i--) {
+    const r = ROWS[i]!;
+    if (!r.floor) ROWS.splice(i + 1, 0, { ...r, label: `${r.label} (base)`, cli: resolve(values['base-cli']) });
+  }
 }
 const dir = mkdtempSync(join(tmpdir(), 'audit-scale-'));
 const env = await startMintedCliEnv(dir, MRENCLAVE);
@@ -80,9 +154,11 @@ try {
     const args = ['reverify', '--node', `${node.origin}${values.prefix}`, '--from', '0', '--to', String(N), '--config', env.configFile, '--at', env.at, '--out', out, '--rps', String(spec.rps), '--progress-interval', '0', ...row.args];
     if (values.concurrency) args.push('--concurrency', values.concurrency);
     if (values.batch) args.push('--batch', values.batch);
-    const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.id)] : [];
+    const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.cli ? `${row.id}-base` : row.id)] : [];
     const t0 = process.hrtime.bigint();
-    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, CLI, ...args], { env: { ...process.env, ...row.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const concurrency = values.concurrency ?? '4';
+    const command = row.floor ? ['-e', FLOOR_CLIENT, `${node.origin}${values.prefix}`, String(N), concurrency, row.floor, out] : [row.cli ?? CLI, ...args];
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, ...command], { env: { ...process.env, ...row.env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     // The CLI's main thread CPU (its thread id is the process id), sampled until it exits: the
@@ -110,7 +186,8 @@ try {
     const after = await served();
     const nodeCpu = nodeCpuS() - nodeBefore;
     const [user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number];
-    const records = readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').length;
+    if (code !== 0 && (code !== 1 || row.floor)) console.log(stderr.split('\n').slice(-15).join('\n'));
+    const records = existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').length : 0;
     const cpuS = user + sys;
     const mb = (after.bytes - before.bytes) / 1e6;
     const r = {
@@ -126,6 +203,8 @@ try {
       mainThreadCpuMsPerBlock: +((mainCpuS * 1000) / N).toFixed(3),
       /** The two busiest other threads (the verification workers, with 2 of them), CPU ms per block each. */
       topThreadsCpuMsPerBlock: [...threadCpuS.values()].sort((a, b) => b - a).slice(0, 3).map((t) => +((t * 1000) / N).toFixed(3)),
+      userMsPerBlock: +((user * 1000) / N).toFixed(3),
+      sysMsPerBlock: +((sys * 1000) / N).toFixed(3),
       peakRssMiB: Math.round(maxKb / 1024),
       projectedWallH: +(MAINNET_BLOCKS / (N / wallS) / 3600).toFixed(2),
       projectedCpuH: +((cpuS / N) * MAINNET_BLOCKS / 3600).toFixed(2),
@@ -134,7 +213,6 @@ try {
     };
     results.push(r);
     console.log(JSON.stringify(r));
-    if (code !== 0 && code !== 1) console.log(stderr.split('\n').slice(-15).join('\n'));
   }
 } finally {
   await node.stop();

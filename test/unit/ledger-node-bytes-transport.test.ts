@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
+import { createLedgerNodeClient, LEDGER_NODE_BODY_POOL } from '../../src/ledger/node/client.js';
 import { ByteBudget } from '../../src/upstreamBody.js';
 
 /** The raw-bytes path (node:http, one buffer from Content-Length) against a loopback node. */
@@ -83,6 +83,36 @@ describe('ledger node raw bytes over node:http', () => {
     const e = await failure(client.getBytes('/blocks?start=0&end=1'));
     expect(e.code).toBe('LEDGER_NODE_TIMEOUT');
     expect(budget.inUse).toBe(600);
+  });
+
+  it('readBytes: the body is read while held against the budget, then its buffer serves the next body; what read throws is thrown as is', async () => {
+    const bodies = [JSON.stringify({ pad: 'a'.repeat(200_000) }), JSON.stringify({ pad: 'b'.repeat(190_000) })];
+    let n = 0;
+    const url = await serve(() => ({ status: 200, body: bodies[n++ % 2]! }));
+    const budget = new ByteBudget(1_000_000);
+    const client = createLedgerNodeClient({ baseUrl: url, timeoutMs: 30_000, retries: 0, bodyBudget: budget });
+    const seen: { text: string; held: number; buffer: ArrayBufferLike }[] = [];
+    const read = (bytes: Buffer) => seen.push({ text: bytes.toString('utf8'), held: budget.inUse, buffer: bytes.buffer });
+    await client.readBytes!('/blocks?start=0&end=1', read);
+    expect(budget.inUse).toBe(0);
+    await client.readBytes!('/blocks?start=1&end=2', read);
+    expect(seen.map((s) => s.text)).toEqual(bodies);
+    expect(seen.map((s) => s.held)).toEqual(bodies.map((b) => b.length));
+    // the second body was read into the first one's buffer, given back once read
+    expect(seen[1]!.buffer).toBe(seen[0]!.buffer);
+    expect(budget.inUse).toBe(0);
+    const thrown = new Error('not blocks');
+    await expect(
+      client.readBytes!('/blocks?start=2&end=3', () => {
+        throw thrown;
+      }),
+    ).rejects.toBe(thrown);
+    expect(budget.inUse).toBe(0);
+    // getBytes' bytes are the caller's to keep: never a pooled buffer
+    const kept = await client.getBytes('/blocks?start=3&end=4');
+    const next = await client.readBytes!('/blocks?start=4&end=5', (b) => b.buffer);
+    expect(next).not.toBe(kept.buffer);
+    expect(LEDGER_NODE_BODY_POOL.maxFreeBytes).toBeGreaterThan(0);
   });
 
   it('keeps fetch as the path when fetchImpl is injected', async () => {

@@ -163,7 +163,9 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
   const oneCall = async (kind: BlockSourceKind, start: number, end: number): Promise<ScannedBlock[]> => {
     if (kind === 'blocks') {
       const path = `/blocks?start=${start}&end=${end}`;
-      const blocks = readBlocks(await client.getBytes(path), start);
+      // Read while the body is held (its buffer then reused for the next range's body).
+      const read = (bytes: Buffer) => readBlocks(bytes, start);
+      const blocks = client.readBytes ? await client.readBytes(path, read) : read(await client.getBytes(path));
       checkHeights(blocks.map((b) => b.height), start, end, path);
       return blocks;
     }

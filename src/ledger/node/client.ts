@@ -4,7 +4,7 @@ import { VerifierError } from '../../errors.js';
 import { publicUrl, redactorOf, secretsOf } from '../../publicUrl.js';
 import http from 'node:http';
 import https from 'node:https';
-import { ByteBudget, readCapped, readCappedMessage, type CappedBody } from '../../upstreamBody.js';
+import { BufferPool, ByteBudget, readCapped, readCappedMessage, type CappedBody } from '../../upstreamBody.js';
 import type { LedgerNodeCode } from './errors.js';
 
 /**
@@ -81,6 +81,12 @@ export interface LedgerNodeClient {
    * reader).
    */
   getBytes(pathAndQuery: string): Promise<Buffer>;
+  /**
+   * `getBytes`, the body handed to `read` while still held against the body budget, then given
+   * back: its buffer is reused for a later body (LEDGER_NODE_BODY_POOL), so `read` must keep no
+   * view of the bytes (decoded strings are copies). What `read` throws is thrown as is.
+   */
+  readBytes?<T>(pathAndQuery: string, read: (bytes: Buffer) => T): Promise<T>;
 }
 
 export interface GetOptions {
@@ -106,6 +112,11 @@ const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
  * answers cost to ≈ 64 MiB, inside the 384 MiB the README sizes for (bench/memory.ts `hostile`).
  */
 export const LEDGER_NODE_BODY_BUDGET = new ByteBudget(32 * 1024 * 1024);
+/**
+ * Buffers of bodies handed to `readBytes` readers, reused: at most one budget's worth kept free
+ * (with the 32 MiB budget a scan's 17.5 MB ranges are read one at a time: one buffer, kept).
+ */
+export const LEDGER_NODE_BODY_POOL = new BufferPool(32 * 1024 * 1024);
 const ERROR_BODY_BYTES = 4096;
 const SHOWN_BODY_CHARS = 200;
 const DEFAULT_RATE_LIMIT_PATIENCE_MS = 300_000;
@@ -130,7 +141,8 @@ interface Failure {
   rateLimited?: true;
 }
 
-type Attempt = { ok: true; value: unknown } | { ok: false; failure: Failure };
+/** A success; `release` (raw bytes read for `readBytes`) gives the body back once read. */
+type Attempt = { ok: true; value: unknown; release?: () => void } | { ok: false; failure: Failure };
 
 /** The start of a node's text as shown: redacted first (`show`), then cut, so no secret straddles the cut. */
 function excerpt(text: string, show: (t: string) => string): string {
@@ -156,7 +168,7 @@ interface Answer {
   status: number;
   header(name: string): string | null;
   /** Reads at most `limit` bytes of the body as a stream (src/upstreamBody.ts), held against `budget` until `release`. */
-  read(limit: number, budget?: ByteBudget): Promise<CappedBody>;
+  read(limit: number, budget?: ByteBudget, pool?: BufferPool): Promise<CappedBody>;
 }
 
 /** Sends a GET, aborted (body included) when `signal` aborts. */
@@ -198,7 +210,7 @@ const sendHttp: Send = (url, headers, signal) =>
           const v = msg.headers[name.toLowerCase()];
           return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
         },
-        read: (limit, budget) => readCappedMessage(msg, limit, budget, signal, msg.statusCode === 200),
+        read: (limit, budget, pool) => readCappedMessage(msg, limit, budget, signal, msg.statusCode === 200, pool),
       });
     });
     req.once('error', (e: Error) => reject(signal.aborted ? signal.reason : e));
@@ -216,15 +228,15 @@ async function readBody(res: Answer, limit: number, budget?: ByteBudget): Promis
 }
 
 /** readBody's bytes, undecoded (what the `/blocks` reader walks). */
-async function readBodyBytes(res: Answer, limit: number, budget?: ByteBudget): Promise<{ bytes: Buffer; truncated: boolean; overBudget: boolean; release: () => void }> {
-  const body = await res.read(limit, budget);
+async function readBodyBytes(res: Answer, limit: number, budget?: ByteBudget, pool?: BufferPool): Promise<{ bytes: Buffer; truncated: boolean; overBudget: boolean; release: () => void }> {
+  const body = await res.read(limit, budget, pool);
   if (body.ok) return { bytes: body.bytes, truncated: false, overBudget: false, release: body.release };
   const bytes = body.reason === 'tooLarge' ? body.bytes : Buffer.alloc(0);
   return { bytes, truncated: body.reason === 'tooLarge', overBudget: body.reason === 'overBudget', release: () => undefined };
 }
 
-/** What a 200 answer is returned as: decoded JSON, or the raw bytes. */
-type BodyAs = 'json' | 'bytes';
+/** What a 200 answer is returned as: decoded JSON, the raw bytes, or the raw bytes in a pooled buffer held until the caller has read them. */
+type BodyAs = 'json' | 'bytes' | 'pooled';
 
 /** Why a request was abandoned through the caller's signal. */
 function abandoned(signal: AbortSignal): string {
@@ -298,7 +310,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     // The time limit and the shutdown signal, both held until the answer is read.
     const limit = combinedSignal(signal ? [AbortSignal.timeout(timeoutMs), signal] : [AbortSignal.timeout(timeoutMs)]);
     try {
-      const res = await (as === 'bytes' ? sendBytes : sendFetch)(url, headers, limit.signal);
+      const res = await (as === 'json' ? sendFetch : sendBytes)(url, headers, limit.signal);
       if (res.status === 429) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
         const after = parseRetryAfter(res.header('retry-after')) ?? waitHint(text);
@@ -313,27 +325,34 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
         return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text, redact)}`, res.status >= 500);
       }
-      const { bytes, truncated, overBudget, release } = await readBodyBytes(res, maxBody, bodyBudget);
+      const { bytes, truncated, overBudget, release } = await readBodyBytes(res, maxBody, bodyBudget, as === 'pooled' ? LEDGER_NODE_BODY_POOL : undefined);
       if (truncated) {
         return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBody} bytes (abandoned at the cap)`, false);
       }
       if (overBudget) {
         return fail('LEDGER_NODE_BODY_BUDGET', `answer abandoned: ledger-node bodies being read already hold the process's budget of ${bodyBudget.limit} bytes`, true);
       }
-      // The body's bytes stay held against the budget until parsed (raw bytes: until handed over).
+      // The body's bytes stay held against the budget until parsed (raw bytes: until handed over;
+      // pooled ones: until the caller's reader is done with them, `get` releasing them).
       // A raw body is decoded only when short enough to be an old node's rate-limit text.
+      let handedOver = false;
+      const raw = (): Attempt => {
+        if (as !== 'pooled') return { ok: true, value: bytes };
+        handedOver = true;
+        return { ok: true, value: bytes, release };
+      };
       const text = as === 'json' || bytes.length <= ERROR_BODY_BYTES ? bytes.toString('utf8') : '';
       try {
         const value = JSON.parse(text) as unknown;
-        return { ok: true, value: as === 'json' ? value : bytes };
+        return as === 'json' ? { ok: true, value } : raw();
       } catch {
-        if (as === 'bytes' && !RATE_LIMIT_TEXT.test(text)) return { ok: true, value: bytes };
+        if (as !== 'json' && !RATE_LIMIT_TEXT.test(text)) return raw();
         if (RATE_LIMIT_TEXT.test(text)) {
           return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 200 with the text ${excerpt(text, redact)}`, true, waitHint(text));
         }
         return fail('LEDGER_NODE_BAD_RESPONSE', `status 200 but the body is not JSON: ${excerpt(text, redact)}`, false);
       } finally {
-        release();
+        if (!handedOver) release();
       }
     } catch (e) {
       if (signal?.aborted) return fail('LEDGER_NODE_UNREACHABLE', abandoned(signal), false);
@@ -347,7 +366,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   /** A wait between attempts, cut short by the caller's signal (the next attempt then fails at once). */
   const pause = (ms: number): Promise<unknown> => sleep(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
 
-  async function get(pathAndQuery: string, getOpts: GetOptions, as: BodyAs): Promise<unknown> {
+  async function get(pathAndQuery: string, getOpts: GetOptions, as: BodyAs, read?: (bytes: Buffer) => unknown): Promise<unknown> {
     const url = requestUrl(pathAndQuery);
     // what messages show: the configured base without its query, then our own path and query
     const shown = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
@@ -368,7 +387,14 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
       }
       const remaining = deadline - Date.now();
       const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts, as);
-      if (result.ok) return result.value;
+      if (result.ok) {
+        if (!read) return result.value;
+        try {
+          return read(result.value as Buffer);
+        } finally {
+          result.release?.();
+        }
+      }
       const f = result.failure;
       if (f.rateLimited) {
         // Slow down and ask again: waiting out a limiter is not a failed attempt.
@@ -398,6 +424,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     baseUrl,
     getJson: (pathAndQuery, getOpts = {}) => get(pathAndQuery, getOpts, 'json'),
     getBytes: async (pathAndQuery) => (await get(pathAndQuery, {}, 'bytes')) as Buffer,
+    readBytes: async <T>(pathAndQuery: string, read: (bytes: Buffer) => T) => (await get(pathAndQuery, {}, 'pooled', read)) as T,
     redact,
   };
 }
