@@ -16,7 +16,7 @@
 import { Transform } from 'node:stream';
 import type { preParsingHookHandler } from 'fastify';
 import { VerifierError } from '../errors.js';
-import { readWhenRead } from './inflight.js';
+import { addChunkCheck, readWhenRead } from './inflight.js';
 
 /** Most levels of objects and arrays in a request body (the deepest body this service reads nests 6). */
 export const MAX_JSON_DEPTH = 64;
@@ -139,19 +139,26 @@ export function tooDeepMessage(path: string, maxDepth = MAX_JSON_DEPTH): string 
   return `request body nests objects and arrays deeper than ${maxDepth} levels${path ? ` at "${path}"` : ''}: refused before parsing`;
 }
 
-/** preParsing hook: scans the body's depth as it arrives (after the byte count of inflight.ts). */
+/** preParsing hook: scans the body's depth as it arrives (after the byte count of inflight.ts, in its stream). */
 export function jsonDepthLimit(maxDepth = MAX_JSON_DEPTH): preParsingHookHandler {
   return (req, reply, payload, done) => {
     const length = req.headers['content-length'];
     if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return done(null, payload);
     const scan = new JsonDepthScan(maxDepth);
+    const check = (chunk: Buffer): Error | undefined => {
+      const deep = scan.feed(chunk);
+      if (deep === undefined) return undefined;
+      // The rest of the body is not read: the connection cannot carry another request.
+      if (!reply.raw.headersSent) reply.raw.setHeader('connection', 'close');
+      return new VerifierError('HTTP_JSON_TOO_DEEP', tooDeepMessage(deep, maxDepth));
+    };
+    // A body counted by inflight.ts is scanned in its stream, each chunk once counted.
+    if (addChunkCheck(payload, check)) return done(null, payload);
     const checked = new Transform({
       transform(chunk: Buffer, _enc, cb) {
-        const deep = scan.feed(chunk);
-        if (deep === undefined) return cb(null, chunk);
-        // The rest of the body is not read: the connection cannot carry another request.
-        if (!reply.raw.headersSent) reply.raw.setHeader('connection', 'close');
-        cb(new VerifierError('HTTP_JSON_TOO_DEEP', tooDeepMessage(deep, maxDepth)));
+        const refused = check(chunk);
+        if (refused) return cb(refused);
+        cb(null, chunk);
       },
     });
     payload.once('error', (err: Error) => checked.destroy(err));
