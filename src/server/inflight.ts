@@ -79,6 +79,34 @@ function hasBody(req: FastifyRequest, bodyLimit: number): boolean {
   return req.headers['transfer-encoding'] !== undefined;
 }
 
+/** A check of each body chunk run by a later preParsing hook (jsonDepth.ts): an error refuses the body. */
+export type ChunkCheck = (chunk: Buffer) => Error | undefined;
+
+/**
+ * The counted body stream: a later hook that checks chunks adds its check here instead of piping
+ * the body through a stream of its own (a Transform and a pipe per request cost the HTTP thread
+ * ≈ 20–30 µs, issue 35). A chunk is checked once it is counted, before it is passed on.
+ */
+class CountedBody extends Transform {
+  checks: ChunkCheck[] = [];
+}
+
+/** Adds `check` to a body counted by inflightBytes; false when `payload` is not one (then the caller checks on its own). */
+export function addChunkCheck(payload: unknown, check: ChunkCheck): boolean {
+  if (!(payload instanceof CountedBody)) return false;
+  payload.checks.push(check);
+  return true;
+}
+
+/** Passes a counted chunk on, unless a check refuses it. */
+function passOn(body: CountedBody, chunk: Buffer, cb: (err: Error | null, chunk?: Buffer) => void): void {
+  for (const check of body.checks) {
+    const refused = check(chunk);
+    if (refused) return cb(refused);
+  }
+  cb(null, chunk);
+}
+
 /**
  * Pipes `from` into `to` once `to` is read (the body parser starts reading), not before: a body
  * nobody reads (a request answered 404, 405, 413 or 415 without it) is left to Node, which
@@ -169,12 +197,12 @@ export function inflightBytes(opts: InflightOptions): InflightBytes {
         release(e);
         settle();
       });
-      const counter = new Transform({
+      const counter: CountedBody = new CountedBody({
         transform(chunk: Buffer, _enc, cb) {
           const n = chunk.length;
           if (queue.length === 0 && fitsAll(e, n) && fitsPeer(e, n)) {
             hold(e, n);
-            return cb(null, chunk);
+            return passOn(counter, chunk, cb);
           }
           const timer = setTimeout(() => w.refuse(`waited ${waitMs} ms for room`), waitMs);
           const w: Waiter = {
@@ -183,7 +211,7 @@ export function inflightBytes(opts: InflightOptions): InflightBytes {
             take: () => {
               clearTimeout(timer);
               hold(e, n);
-              cb(null, chunk);
+              passOn(counter, chunk, cb);
             },
             refuse: (why) => {
               clearTimeout(timer);

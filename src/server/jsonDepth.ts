@@ -7,14 +7,16 @@
  * answered 400 HTTP_JSON_TOO_DEEP naming where (`reports/0/oracleData/…`), the rest of it unread.
  *
  * The scan is a state machine over bytes (no recursion, constant memory but the path it names):
- * strings and their escapes are skipped (a multi-byte UTF-8 character never holds an ASCII byte),
+ * strings and their escapes are skipped (a multi-byte UTF-8 character never holds an ASCII byte;
+ * a value string is jumped over to its next quote or backslash by `indexOf`, which keeps the scan
+ * of a ≈ 17 KB /decodeReport body at a few µs instead of ≈ 100 µs of the HTTP thread, issue 35),
  * `{`/`[` open a level, `}`/`]` close one; object keys and array indices are followed so that the
  * answer can say where. Whether the text is valid JSON is left to the parser.
  */
 import { Transform } from 'node:stream';
 import type { preParsingHookHandler } from 'fastify';
 import { VerifierError } from '../errors.js';
-import { readWhenRead } from './inflight.js';
+import { addChunkCheck, readWhenRead } from './inflight.js';
 
 /** Most levels of objects and arrays in a request body (the deepest body this service reads nests 6). */
 export const MAX_JSON_DEPTH = 64;
@@ -49,7 +51,35 @@ export class JsonDepthScan {
 
   /** Feeds a chunk; returns the path of the first value nested too deep, or undefined. */
   feed(chunk: Uint8Array): string | undefined {
-    for (let i = 0; i < chunk.length; i++) {
+    const n = chunk.length;
+    // The next quote and backslash at or after i in this chunk (-1: none left; -2: not looked for).
+    let nextQuote = -2;
+    let nextBackslash = -2;
+    for (let i = 0; i < n; i++) {
+      if (this.inString && !this.inKey) {
+        // A value string (most of a body's bytes: the struct texts, base64): skipped to its
+        // closing quote or its next escape with native searches, not byte by byte.
+        if (this.escaped) {
+          this.escaped = false;
+          continue;
+        }
+        if (nextQuote !== -1 && nextQuote < i) nextQuote = chunk.indexOf(QUOTE, i);
+        if (nextBackslash !== -1 && nextBackslash < i) nextBackslash = chunk.indexOf(BACKSLASH, i);
+        const quote = nextQuote === -1 ? n : nextQuote;
+        const backslash = nextBackslash === -1 ? n : nextBackslash;
+        if (backslash < quote) {
+          // The escape: the byte after it (perhaps in the next chunk) is skipped.
+          this.escaped = true;
+          i = backslash;
+        } else if (quote < n) {
+          this.inString = false;
+          i = quote;
+        } else {
+          // The string goes on in the next chunk.
+          break;
+        }
+        continue;
+      }
       const c = chunk[i]!;
       if (this.inString) {
         if (this.escaped) this.escaped = false;
@@ -109,19 +139,26 @@ export function tooDeepMessage(path: string, maxDepth = MAX_JSON_DEPTH): string 
   return `request body nests objects and arrays deeper than ${maxDepth} levels${path ? ` at "${path}"` : ''}: refused before parsing`;
 }
 
-/** preParsing hook: scans the body's depth as it arrives (after the byte count of inflight.ts). */
+/** preParsing hook: scans the body's depth as it arrives (after the byte count of inflight.ts, in its stream). */
 export function jsonDepthLimit(maxDepth = MAX_JSON_DEPTH): preParsingHookHandler {
   return (req, reply, payload, done) => {
     const length = req.headers['content-length'];
     if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return done(null, payload);
     const scan = new JsonDepthScan(maxDepth);
+    const check = (chunk: Buffer): Error | undefined => {
+      const deep = scan.feed(chunk);
+      if (deep === undefined) return undefined;
+      // The rest of the body is not read: the connection cannot carry another request.
+      if (!reply.raw.headersSent) reply.raw.setHeader('connection', 'close');
+      return new VerifierError('HTTP_JSON_TOO_DEEP', tooDeepMessage(deep, maxDepth));
+    };
+    // A body counted by inflight.ts is scanned in its stream, each chunk once counted.
+    if (addChunkCheck(payload, check)) return done(null, payload);
     const checked = new Transform({
       transform(chunk: Buffer, _enc, cb) {
-        const deep = scan.feed(chunk);
-        if (deep === undefined) return cb(null, chunk);
-        // The rest of the body is not read: the connection cannot carry another request.
-        if (!reply.raw.headersSent) reply.raw.setHeader('connection', 'close');
-        cb(new VerifierError('HTTP_JSON_TOO_DEEP', tooDeepMessage(deep, maxDepth)));
+        const refused = check(chunk);
+        if (refused) return cb(refused);
+        cb(null, chunk);
       },
     });
     payload.once('error', (err: Error) => checked.destroy(err));
