@@ -422,6 +422,9 @@ function readCheckpoint(file: string): Checkpoint {
 }
 
 /** Runs a source to completion (or to a stop request); returns the exit code. */
+/** Runs of updates' worth of batches that may wait for their verification at once (see maxPending). */
+const PENDING_RUNS = 4;
+
 export async function runReverify(o: RunOptions): Promise<number> {
   const { source, io } = o;
   const summary = new Summary();
@@ -548,19 +551,34 @@ export async function runReverify(o: RunOptions): Promise<number> {
   // Verification of later batches overlaps with the writing of earlier ones; the output order is
   // the source order. Batches waiting for their verification are bounded.
   // Batches waiting for their verification are bounded; with runs across batches, by enough
-  // batches to fill a run at mainnet's density (one or two updates a batch).
-  const maxPending = Math.max(2, Math.ceil(o.maxInFlight / 16) + 1, runs ? perCall : 0);
+  // batches to fill several runs at mainnet's density (one or two updates a batch), so that more
+  // than one run is in flight and every worker has one (with only one run's worth of batches
+  // pending, the oldest batch forced its run out alone and one of 2 workers sat idle: 22 k against
+  // 31–38 k blocks/s on /blocks/transactions, BENCHMARKS.md "Audit at mainnet scale").
+  // The bound is on batches and, with runs, on the updates they hold: a dense stretch (many updates
+  // a batch) is written as soon as several runs' worth wait, so that output and checkpoints keep up.
+  const maxPending = Math.max(2, Math.ceil(o.maxInFlight / 16) + 1, runs ? perCall * PENDING_RUNS : 0);
+  const maxPendingUpdates = runs ? perCall * PENDING_RUNS : Infinity;
+  let pendingUpdates = 0;
+  const updatesOf = (p: Pending) => p.batch.items.reduce((n, it) => n + (it.type === 'update' ? 1 : 0), 0);
+  const flushOldest = async () => {
+    const p = pending.shift()!;
+    pendingUpdates -= updatesOf(p);
+    await flush(p);
+  };
   try {
     for await (const batch of source.batches(cursor, stop)) {
-      pending.push(start(batch));
-      while (pending.length > maxPending) await flush(pending.shift()!);
+      const p = start(batch);
+      pending.push(p);
+      pendingUpdates += updatesOf(p);
+      while (pending.length > maxPending || (pending.length > 2 && pendingUpdates > maxPendingUpdates)) await flushOldest();
       if (stop()) break;
     }
   } catch (e) {
     failure = e;
   }
   try {
-    while (pending.length) await flush(pending.shift()!);
+    while (pending.length) await flushOldest();
   } catch (e) {
     failure ??= e;
   }
