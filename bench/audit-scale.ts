@@ -154,7 +154,9 @@ try {
     const args = ['reverify', '--node', `${node.origin}${values.prefix}`, '--from', '0', '--to', String(N), '--config', env.configFile, '--at', env.at, '--out', out, '--rps', String(spec.rps), '--progress-interval', '0', ...row.args];
     if (values.concurrency) args.push('--concurrency', values.concurrency);
     if (values.batch) args.push('--batch', values.batch);
-    const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.cli ? `${row.id}-base` : row.id)] : [];
+    // AUDIT_NODE_ARGS: extra node flags for the measured process (e.g. --max-old-space-size=96).
+    const extraArgs = (process.env.AUDIT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const nodeArgs = [...extraArgs, ...(values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.cli ? `${row.id}-base` : row.id)] : [])];
     const t0 = process.hrtime.bigint();
     const concurrency = values.concurrency ?? '4';
     const command = row.floor ? ['-e', FLOOR_CLIENT, `${node.origin}${values.prefix}`, String(N), concurrency, row.floor, out] : [row.cli ?? CLI, ...args];
