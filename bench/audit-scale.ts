@@ -18,7 +18,7 @@
  *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,c,f,g,h] [--rps R] [--profile DIR] [--base-cli PATH]
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,19 @@ import { startMintedCliEnv } from '../test/support/minted-cli.js';
 import { MRENCLAVE } from '../test/support/ledger-fixture.js';
 import { mainnetUpdates } from '../test/support/mainnet-updates.js';
 import { startMainnetNodeProcess, type MainnetNodeSpec } from '../test/support/mainnet-node.js';
+
+/** Lines of a file of any size (a whole-chain run's output passes the 512 MB a string can hold). */
+function lineCount(file: string): number {
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(1 << 20);
+  let n = 0;
+  try {
+    for (let got; (got = readSync(fd, buf, 0, buf.length, null)) > 0; ) for (let i = buf.indexOf(10, 0); i !== -1 && i < got; i = buf.indexOf(10, i + 1)) n++;
+  } finally {
+    closeSync(fd);
+  }
+  return n;
+}
 
 const MAINNET_BLOCKS = 22_100_000;
 const { values } = parseArgs({
@@ -189,7 +202,7 @@ try {
     const nodeCpu = nodeCpuS() - nodeBefore;
     const [user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number];
     if (code !== 0 && (code !== 1 || row.floor)) console.log(stderr.split('\n').slice(-15).join('\n'));
-    const records = existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').length : 0;
+    const records = existsSync(out) ? lineCount(out) : 0;
     const cpuS = user + sys;
     const mb = (after.bytes - before.bytes) / 1e6;
     const r = {
