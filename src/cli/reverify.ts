@@ -421,10 +421,10 @@ function readCheckpoint(file: string): Checkpoint {
   return c;
 }
 
-/** Runs a source to completion (or to a stop request); returns the exit code. */
 /** Runs of updates' worth of batches that may wait for their verification at once (see maxPending). */
 const PENDING_RUNS = 4;
 
+/** Runs a source to completion (or to a stop request); returns the exit code. */
 export async function runReverify(o: RunOptions): Promise<number> {
   const { source, io } = o;
   const summary = new Summary();
@@ -498,7 +498,8 @@ export async function runReverify(o: RunOptions): Promise<number> {
   const sem = new Semaphore(o.maxInFlight);
   const stop = () => io.stopRequested?.() ?? false;
 
-  type Pending = { batch: Batch; records: Promise<OutputRecord[]>; lastSeq: number };
+  /** `updates`: how many of the batch's items are updates (counted once, for the pending bound). */
+  type Pending = { batch: Batch; records: Promise<OutputRecord[]>; lastSeq: number; updates: number };
   const perCall = o.updateBatch ?? UPDATE_BATCH;
   // Runs of perCall updates across consecutive batches (one pool task each).
   const runs = perCall > 1 ? new UpdateRuns(perCall, (pairs) => sem.run(() => o.verifier.verifyMany(pairs))) : undefined;
@@ -514,7 +515,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
           ),
         };
     ticket.records.catch(() => undefined); // awaited in order by flush
-    return { batch, ...ticket };
+    return { batch, ...ticket, updates: batch.items.reduce((n, it) => n + (it.type === 'update' ? 1 : 0), 0) };
   };
   const flush = async (p: Pending) => {
     if (durableFailure !== undefined) throw durableFailure;
@@ -549,8 +550,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
   let failure: unknown;
   const pending: Pending[] = [];
   // Verification of later batches overlaps with the writing of earlier ones; the output order is
-  // the source order. Batches waiting for their verification are bounded.
-  // Batches waiting for their verification are bounded; with runs across batches, by enough
+  // the source order. Batches waiting for their verification are bounded; with runs across batches, by enough
   // batches to fill several runs at mainnet's density (one or two updates a batch), so that more
   // than one run is in flight and every worker has one (with only one run's worth of batches
   // pending, the oldest batch forced its run out alone and one of 2 workers sat idle: 22 k against
@@ -560,17 +560,16 @@ export async function runReverify(o: RunOptions): Promise<number> {
   const maxPending = Math.max(2, Math.ceil(o.maxInFlight / 16) + 1, runs ? perCall * PENDING_RUNS : 0);
   const maxPendingUpdates = runs ? perCall * PENDING_RUNS : Infinity;
   let pendingUpdates = 0;
-  const updatesOf = (p: Pending) => p.batch.items.reduce((n, it) => n + (it.type === 'update' ? 1 : 0), 0);
   const flushOldest = async () => {
     const p = pending.shift()!;
-    pendingUpdates -= updatesOf(p);
+    pendingUpdates -= p.updates;
     await flush(p);
   };
   try {
     for await (const batch of source.batches(cursor, stop)) {
       const p = start(batch);
       pending.push(p);
-      pendingUpdates += updatesOf(p);
+      pendingUpdates += p.updates;
       while (pending.length > maxPending || (pending.length > 2 && pendingUpdates > maxPendingUpdates)) await flushOldest();
       if (stop()) break;
     }
