@@ -32,6 +32,8 @@ export interface PoolStats {
   utilization: number;
   /** Worker threads alive. */
   threads: number;
+  /** Reports verified in a batch task shared with other single reports since start (every worker was busy). */
+  coalesced?: number;
 }
 
 export interface CacheStats {
@@ -262,6 +264,19 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const poolRun = new Histogram({ name: p('pool_run_seconds'), help: 'Pool task time in the worker, from taking it up to its result (collateral wait included)', buckets: STAGE_BUCKETS, registers });
   const collateralWait = new Histogram({ name: p('collateral_wait_seconds'), help: 'Time a worker waited for collateral from the main thread, per task that asked', buckets: STAGE_BUCKETS, registers });
   const workerGc = new Histogram({ name: p('worker_gc_pause_seconds'), help: 'GC pauses of the verification worker threads (perf_hooks gc entries)', buckets: STAGE_BUCKETS, registers });
+  let coalescedSeen = 0;
+  const poolCoalesced = new Counter({
+    name: p('pool_coalesced_reports_total'),
+    help: 'Reports verified in a worker task shared with other waiting single reports (every worker was busy), up to 4 a task',
+    registers,
+    collect() {
+      refreshPool();
+      const now = finite(poolStats.coalesced ?? 0);
+      if (now > coalescedSeen) this.inc(now - coalescedSeen);
+      coalescedSeen = now;
+    },
+  });
+  void poolCoalesced;
   void poolQueue;
   void poolUtil;
   void poolThreads;

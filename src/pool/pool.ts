@@ -20,10 +20,11 @@ import type { ReportCheck } from '../verify/types.js';
 import type { AttestationResponse } from '../verify/attestationResponseSchema.js';
 import { findReportKind, wireKind } from '../verify/kinds/index.js';
 import type { PoolCode } from './errors.js';
-import type { VerifyTask, WorkerSetup } from './task.js';
+import type { BytesTask, VerifyTask, WorkerSetup } from './task.js';
 import type { RequestLayout } from '../encoding/eras/index.js';
 import { CollateralDesk, type CollateralFetcher } from './collateralPort.js';
-import { Deadlines, type Deadline } from './deadlines.js';
+import { Deadline, Deadlines } from './deadlines.js';
+import { Waiting, type Job } from './waiting.js';
 import { epochMs, stagesOf, type StampedResult, type TaskStages } from './stages.js';
 
 export interface PoolOptions {
@@ -49,6 +50,8 @@ export interface PoolStats {
   queueSize: number;
   utilization: number;
   completed: number;
+  /** Reports verified in a batch task shared with other single reports because every worker was busy (waiting.ts). */
+  coalesced: number;
 }
 
 /** The worker entry: compiled JS next to dist/, or the TypeScript source run through tsx. */
@@ -71,6 +74,14 @@ export class VerifierPool implements VerifierService {
   private inFlight = 0;
   private readonly desk: CollateralDesk | undefined;
   private readonly deadlines: Deadlines;
+  /** Tasks submitted and not yet handed to a worker (waiting.ts). */
+  private readonly waiting = new Waiting();
+  /** Piscina tasks running (at most one per worker: each is abortable). */
+  private running = 0;
+  /** Reports verified in a shared batch task since start (waiting.ts). */
+  private coalesced = 0;
+  /** Called when the last task in flight settles (close() waits for it). */
+  private onDrained: (() => void) | undefined = undefined;
 
   constructor(private readonly opts: PoolOptions) {
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
@@ -162,49 +173,139 @@ export class VerifierPool implements VerifierService {
     }
   }
 
-  private async run(task: VerifyTask, transferList: ArrayBuffer[], mayNeedCollateral: boolean): Promise<unknown> {
+  private run(task: VerifyTask, transfer: ArrayBuffer[], mayNeedCollateral: boolean): Promise<unknown> {
     // The bound is enforced before anything is handed over, so an overloaded verifier answers at once.
     this.refusal(1);
     this.inFlight++;
-    const t0 = performance.now();
-    const submittedAt = epochMs();
-    const deadline = this.deadlines.start();
-    const ticket = mayNeedCollateral ? this.desk?.open((on) => this.hold(deadline, on)) : undefined;
-    if (ticket !== undefined) task.collateralTicket = ticket;
+    return new Promise((resolve, reject) => {
+      const job: Job = {
+        task,
+        transfer,
+        mayNeedCollateral,
+        deadline: this.deadlines.start(),
+        submittedAt: epochMs(),
+        t0: performance.now(),
+        settle: (r) => {
+          this.deadlines.end(job.deadline);
+          this.inFlight--;
+          this.opts.onTaskDone?.((performance.now() - job.t0) / 1000);
+          if (r.ok) resolve(r.value);
+          else reject(r.error);
+          if (this.inFlight === 0) this.onDrained?.();
+        },
+      };
+      this.wait(job);
+      this.pump();
+    });
+  }
+
+  /** A job joins the waiting ones; its time limit passing while it waits fails it there. */
+  private wait(job: Job): void {
+    this.waiting.push(job);
+    this.timeWhileWaiting(job);
+  }
+
+  /** Until a worker takes the job (Piscina then listens to its deadline instead), its deadline fails it where it waits. */
+  private timeWhileWaiting(job: Job): void {
+    job.deadline.once('abort', () => {
+      if (this.waiting.remove(job)) job.settle({ ok: false, error: this.timeout() });
+    });
+  }
+
+  private timeout(cause?: unknown): VerifierError<PoolCode> {
+    return poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, cause);
+  }
+
+  /** Hands waiting jobs to the workers free now: one task per worker, single reports coalesced (waiting.ts). */
+  private pump(): void {
+    while (this.running < this.opts.threads && this.waiting.size > 0) {
+      const group = this.waiting.take();
+      this.running++;
+      const done = (group.length === 1 ? this.runAlone(group[0]!) : this.runShared(group)).finally(() => {
+        this.running--;
+        this.pump();
+      });
+      void done;
+    }
+  }
+
+  /** One job as one Piscina task, its bytes transferred, aborted by its own deadline. */
+  private async runAlone(job: Job): Promise<void> {
+    const ticket = job.mayNeedCollateral ? this.desk?.open((on) => this.hold([job.deadline], on)) : undefined;
+    if (ticket !== undefined) job.task.collateralTicket = ticket;
     try {
-      const { result, stamps } = (await this.piscina.run(task, { transferList, signal: deadline })) as StampedResult<unknown>;
-      this.opts.onTaskStages?.(stagesOf(submittedAt, stamps));
-      return result;
+      const { result, stamps } = (await this.piscina.run(job.task, { transferList: job.transfer, signal: job.deadline })) as StampedResult<unknown>;
+      this.opts.onTaskStages?.(stagesOf(job.submittedAt, stamps));
+      job.settle({ ok: true, value: result });
     } catch (e) {
       // The deadline knows whether it fired; anything else failed the worker.
-      if (deadline.aborted) throw poolError('POOL_TASK_TIMEOUT', `verification did not finish within ${this.opts.taskTimeoutMs} ms`, e);
-      throw poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e);
+      job.settle({ ok: false, error: job.deadline.aborted ? this.timeout(e) : poolError('POOL_WORKER_FAILED', 'the verification worker failed on this request; retry', e) });
     } finally {
       if (ticket !== undefined) this.desk?.close(ticket);
-      this.deadlines.end(deadline);
-      this.inFlight--;
-      this.opts.onTaskDone?.((performance.now() - t0) / 1000);
+    }
+  }
+
+  /**
+   * Single-report jobs as one batch task (bytes copied, not transferred), aborted when the first
+   * member's deadline fires. When the batch fails, each member whose own time limit has not passed
+   * waits again, at the front, to run alone.
+   */
+  private async runShared(group: Job[]): Promise<void> {
+    const signal = new Deadline(0);
+    for (const j of group) j.deadline.once('abort', () => signal.fire(j.deadline.reason));
+    const items = group.map((j) => {
+      const t = j.task as BytesTask;
+      return { userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}) };
+    });
+    const task: VerifyTask = { op: 'bytesMany', items };
+    const ticket = group.some((j) => j.mayNeedCollateral) ? this.desk?.open((on) => this.hold(group.map((j) => j.deadline), on)) : undefined;
+    if (ticket !== undefined) task.collateralTicket = ticket;
+    this.coalesced += group.length;
+    try {
+      const { result, stamps } = (await this.piscina.run(task, { signal })) as StampedResult<VerifyOutcome[]>;
+      for (const [i, j] of group.entries()) {
+        this.opts.onTaskStages?.(stagesOf(j.submittedAt, stamps));
+        j.settle({ ok: true, value: result[i] });
+      }
+    } catch (e) {
+      const again: Job[] = [];
+      for (const j of group) {
+        if (j.deadline.aborted) j.settle({ ok: false, error: this.timeout(e) });
+        else again.push(j);
+      }
+      for (const j of again) {
+        j.alone = true;
+        this.timeWhileWaiting(j);
+      }
+      this.waiting.unshift(again);
+    } finally {
+      if (ticket !== undefined) this.desk?.close(ticket);
     }
   }
 
   /** While the main thread fetches a task's collateral, its time limit is held. */
-  private hold(deadline: Deadline, on: boolean): void {
-    if (on) this.deadlines.suspend(deadline);
-    else this.deadlines.resume(deadline);
+  private hold(deadlines: readonly Deadline[], on: boolean): void {
+    for (const d of deadlines) {
+      if (on) this.deadlines.suspend(d);
+      else this.deadlines.resume(d);
+    }
   }
 
   stats(): PoolStats {
     return {
       threads: this.piscina.threads.length,
-      queueSize: Math.max(0, this.inFlight - this.piscina.threads.length),
+      queueSize: this.waiting.size,
       utilization: this.piscina.utilization,
       completed: this.piscina.completed,
+      coalesced: this.coalesced,
     };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Tasks already taken run to their end (or their time limit): the waiting ones are handed over first.
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.onDrained = resolve));
     await this.piscina.close();
     this.deadlines.stop();
     this.desk?.shutdown();

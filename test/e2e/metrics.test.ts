@@ -186,7 +186,7 @@ describe('GET /metrics on the real app', () => {
   });
 
   it('reports pool, upstream and hash figures given to the sink', async () => {
-    metrics.sink.setPoolStats({ queueSize: 3, utilization: 0.75, threads: 2 });
+    metrics.sink.setPoolStats({ queueSize: 3, utilization: 0.75, threads: 2, coalesced: 5 });
     metrics.sink.observePoolTask(0.004);
     metrics.sink.observePoolTask(0.02);
     metrics.sink.observeUpstream('pccs', 'pckcrl?ca=processor&encoding=der', 200, 0.12);
@@ -201,6 +201,10 @@ describe('GET /metrics on the real app', () => {
     expect(value(s, 'verifier_pool_queue_size', {})).toBe(3);
     expect(value(s, 'verifier_pool_utilization', {})).toBe(0.75);
     expect(value(s, 'verifier_pool_threads', {})).toBe(2);
+    // reports verified in a shared task: a counter following the pool's cumulative figure
+    expect(value(s, 'verifier_pool_coalesced_reports_total', {})).toBe(5);
+    metrics.sink.setPoolStats({ queueSize: 3, utilization: 0.75, threads: 2, coalesced: 9 });
+    expect(value(await scrape(), 'verifier_pool_coalesced_reports_total', {})).toBe(9);
     expect(value(s, 'verifier_pool_task_duration_seconds_count', {})).toBe(2);
     expect(value(s, 'verifier_pool_task_duration_seconds_bucket', { le: '0.005' })).toBe(1);
     // the stages of a pool task: queue wait, worker run, collateral wait (only a task that asked), worker GC pauses

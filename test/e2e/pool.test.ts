@@ -139,6 +139,47 @@ describe('VerifierPool', () => {
     expect(pool.stats().threads).toBe(2);
   });
 
+  it('while every worker is busy, waiting single reports are verified together (coalesced), each with its own outcome', async () => {
+    const one = new VerifierPool({ threads: 1, maxQueue: 16, taskTimeoutMs: 30_000, setup });
+    try {
+      const nitro = examples.nitro.request;
+      const pairs = [nitro, { userData: examples.sgx.request.userData, report: nitro.report }, nitro, nitro, nitro, nitro];
+      // All submitted in one turn: the first runs alone at once, the next four wait and go to the
+      // worker together, the sixth alone after them.
+      const outs = await Promise.all(pairs.map((p) => one.decodeReport(p.userData, p.report)));
+      expect(one.stats().coalesced).toBe(4);
+      expect(outs.map((o) => o.reportValid)).toEqual([true, false, true, true, true, true]);
+      const alone = await one.decodeReport(pairs[1]!.userData, pairs[1]!.report);
+      expect(outs[1]!.error?.code).toBe(alone.error?.code);
+      expect(one.stats().coalesced).toBe(4);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('a shared batch whose worker dies: each of its reports is verified again alone, none fails for another', async () => {
+    const one = new VerifierPool({ threads: 1, maxQueue: 16, taskTimeoutMs: 30_000, setup });
+    try {
+      const nitro = examples.nitro.request;
+      const piscina = (one as unknown as { piscina: { threads: { terminate(): Promise<number> }[] } }).piscina;
+      let dying: Promise<number> | undefined;
+      // The first task runs alone; when its answer arrives, the worker is stopped before the two
+      // waiting tasks are handed to it together (Piscina learns of the exit only from its 'exit'
+      // event, so the shared batch goes to the stopped worker and fails whatever the speed).
+      const first = one.decodeReport(nitro.userData, nitro.report).then((o) => {
+        dying = piscina.threads[0]!.terminate();
+        return o;
+      });
+      const rest = [0, 1].map(() => one.decodeReport(nitro.userData, nitro.report).then((r) => r, (e: unknown) => e));
+      const outs = await Promise.all([first, ...rest]);
+      await dying;
+      expect(outs.map((o) => (o instanceof Error ? (o as { code?: string }).code : (o as VerifyOutcome).reportValid))).toEqual([true, true, true]);
+      expect(one.stats().coalesced).toBe(2);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('fails a task that exceeds its time limit and keeps serving', async () => {
     const slow = new VerifierPool({ threads: 1, maxQueue: 8, taskTimeoutMs: 1, setup });
     try {

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { Deadline } from '../../src/pool/deadlines.js';
+import { COALESCE_MAX, Waiting, type Job } from '../../src/pool/waiting.js';
+import type { VerifyTask } from '../../src/pool/task.js';
+
+const bytes: VerifyTask = { op: 'bytes', userData: new Uint8Array(1), report: new Uint8Array(1) };
+const response = { op: 'response', entry: {} } as unknown as VerifyTask;
+const job = (task: VerifyTask, name: string, alone = false): Job & { name: string } => ({
+  name,
+  task,
+  transfer: [],
+  mayNeedCollateral: false,
+  deadline: new Deadline(0),
+  submittedAt: 0,
+  t0: 0,
+  ...(alone ? { alone } : {}),
+  settle: () => undefined,
+});
+const names = (js: Job[]) => js.map((j) => (j as Job & { name: string }).name);
+
+describe('Waiting: which waiting tasks a free worker takes together', () => {
+  it('takes a single report with the single reports right behind it, at most COALESCE_MAX, in order', () => {
+    const w = new Waiting();
+    for (let i = 0; i < COALESCE_MAX + 2; i++) w.push(job(bytes, `b${i}`));
+    expect(names(w.take())).toEqual(Array.from({ length: COALESCE_MAX }, (_, i) => `b${i}`));
+    expect(names(w.take())).toEqual([`b${COALESCE_MAX}`, `b${COALESCE_MAX + 1}`]);
+    expect(w.take()).toEqual([]);
+    expect(w.size).toBe(0);
+  });
+
+  it('never joins a POST /verify entry or a task that already failed in a shared batch', () => {
+    const w = new Waiting();
+    for (const j of [job(response, 'r0'), job(bytes, 'b0'), job(bytes, 'b1'), job(bytes, 'a0', true), job(bytes, 'b2'), job(response, 'r1'), job(bytes, 'b3')]) w.push(j);
+    const order: string[][] = [];
+    while (w.size > 0) order.push(names(w.take()));
+    expect(order).toEqual([['r0'], ['b0', 'b1'], ['a0'], ['b2'], ['r1'], ['b3']]);
+  });
+
+  it('puts jobs back at the front in their order, and removes a job that no longer waits', () => {
+    const w = new Waiting();
+    const [x, y, z] = [job(bytes, 'x'), job(bytes, 'y', true), job(bytes, 'z', true)];
+    w.push(x);
+    w.unshift([y, z]);
+    expect(w.remove(z)).toBe(true);
+    expect(w.remove(z)).toBe(false);
+    expect(names(w.take())).toEqual(['y']);
+    expect(names(w.take())).toEqual(['x']);
+  });
+});
