@@ -30,6 +30,13 @@ export interface PoolOptions {
   threads: number;
   maxQueue: number;
   taskTimeoutMs: number;
+  /**
+   * V8 limits of each worker (Node's Worker resourceLimits). A verification keeps little past its
+   * task: the server and the CLI cap the young generation (config workerYoungGenerationMb), whose
+   * semi-spaces otherwise grow to 16 MiB each per busy worker. A worker over its old generation
+   * limit is stopped by V8 and fails only the task it ran (POOL_WORKER_FAILED); it is replaced.
+   */
+  resourceLimits?: WorkerResourceLimits;
   setup: WorkerSetup;
   collateral?: CollateralFetcher;
   /**
@@ -42,6 +49,12 @@ export interface PoolOptions {
   onTaskDone?: (seconds: number) => void;
   /** Called with the stages of each task a worker answered (queue wait, run, collateral wait, GC pauses: stages.ts). */
   onTaskStages?: (stages: TaskStages) => void;
+}
+
+/** The part of Node's ResourceLimits the pool passes on (MiB). */
+export interface WorkerResourceLimits {
+  maxYoungGenerationSizeMb?: number;
+  maxOldGenerationSizeMb?: number;
 }
 
 export interface PoolStats {
@@ -84,6 +97,7 @@ export class VerifierPool implements VerifierService {
       maxThreads: opts.threads,
       // Piscina's own queue limit is not applied to abortable tasks; VerifierPool bounds it.
       idleTimeout: 60_000,
+      ...(opts.resourceLimits ? { resourceLimits: { ...opts.resourceLimits } } : {}),
       workerData: { ...opts.setup, ...collateralSetup },
     });
   }
@@ -191,6 +205,14 @@ export class VerifierPool implements VerifierService {
   private hold(deadline: Deadline, on: boolean): void {
     if (on) this.deadlines.suspend(deadline);
     else this.deadlines.resume(deadline);
+  }
+
+  /** The V8 limits each live worker runs under, as V8 applied them (MiB; flags such as --max-semi-space-size take precedence). */
+  workerResourceLimits(): WorkerResourceLimits[] {
+    return this.piscina.threads.map((w) => {
+      const l = w.resourceLimits ?? {};
+      return { ...(l.maxYoungGenerationSizeMb !== undefined ? { maxYoungGenerationSizeMb: l.maxYoungGenerationSizeMb } : {}), ...(l.maxOldGenerationSizeMb !== undefined ? { maxOldGenerationSizeMb: l.maxOldGenerationSizeMb } : {}) };
+    });
   }
 
   stats(): PoolStats {
