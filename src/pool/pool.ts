@@ -33,8 +33,10 @@ export interface PoolOptions {
   /**
    * V8 limits of each worker (Node's Worker resourceLimits). A verification keeps little past its
    * task: the server and the CLI cap the young generation (config workerYoungGenerationMb), whose
-   * semi-spaces otherwise grow to 16 MiB each per busy worker. A worker over its old generation
-   * limit is stopped by V8 and fails only the task it ran (POOL_WORKER_FAILED); it is replaced.
+   * semi-spaces otherwise grow to 16 MiB each per busy worker. No old generation limit: a worker
+   * over it is not reliably stopped alone, one large allocation aborts the whole process
+   * (nodejs/node#47224), where the young generation's limit only makes objects move on sooner.
+   * A --max-semi-space-size node flag takes precedence over it (V8 reads the flag last).
    */
   resourceLimits?: WorkerResourceLimits;
   setup: WorkerSetup;
@@ -54,7 +56,6 @@ export interface PoolOptions {
 /** The part of Node's ResourceLimits the pool passes on (MiB). */
 export interface WorkerResourceLimits {
   maxYoungGenerationSizeMb?: number;
-  maxOldGenerationSizeMb?: number;
 }
 
 export interface PoolStats {
@@ -207,11 +208,11 @@ export class VerifierPool implements VerifierService {
     else this.deadlines.resume(deadline);
   }
 
-  /** The V8 limits each live worker runs under, as V8 applied them (MiB; flags such as --max-semi-space-size take precedence). */
+  /** The young generation limit each live worker runs under, as its V8 reports it (MiB). */
   workerResourceLimits(): WorkerResourceLimits[] {
     return this.piscina.threads.map((w) => {
       const l = w.resourceLimits ?? {};
-      return { ...(l.maxYoungGenerationSizeMb !== undefined ? { maxYoungGenerationSizeMb: l.maxYoungGenerationSizeMb } : {}), ...(l.maxOldGenerationSizeMb !== undefined ? { maxOldGenerationSizeMb: l.maxOldGenerationSizeMb } : {}) };
+      return l.maxYoungGenerationSizeMb !== undefined ? { maxYoungGenerationSizeMb: l.maxYoungGenerationSizeMb } : {};
     });
   }
 
