@@ -148,6 +148,7 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       threads: workers,
       maxQueue: config.maxQueue,
       taskTimeoutMs: config.taskTimeoutMs,
+      resourceLimits: { maxYoungGenerationSizeMb: config.workerYoungGenerationMb },
       collateral,
       // A worker reuses the collateral it was given for a platform for a second before asking the
       // main thread again (a refresh the main thread packs reaches every worker at its next task):

@@ -60,6 +60,8 @@ export interface Config {
   maxQueue: number;
   /** Time limit of one verification task in a worker. */
   taskTimeoutMs: number;
+  /** Each verification worker's V8 young generation at most (MiB): the pool's resourceLimits. */
+  workerYoungGenerationMb: number;
   reproducibleBuildScript: string;
   reproducibleBuildTimeoutMs: number;
   /** Fixed typeA verification time (epoch ms), for audits of history and for expired vectors. */
@@ -364,6 +366,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     workers: raw.workers ?? availableParallelism(),
     maxQueue: raw.maxQueue,
     taskTimeoutMs: raw.taskTimeoutMs,
+    workerYoungGenerationMb: raw.workerYoungGenerationMb,
     reproducibleBuildScript: resolve(baseDir, raw.reproducibleBuildScript),
     reproducibleBuildTimeoutMs: raw.reproducibleBuildTimeoutMs,
     logLevel: raw.logLevel,

@@ -115,6 +115,14 @@ export const configSchema = {
     workers: { type: 'integer', minimum: 0, maximum: 256, description: 'Verification worker threads; unset: the available parallelism; 0: verify on the main thread' },
     maxQueue: { type: 'integer', minimum: 1, maximum: 100000, default: 512, description: 'Verifications waiting for a worker at once; more are refused (503 POOL_OVERLOADED, Retry-After)' },
     taskTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000, default: 30000, description: 'Time limit of one verification in the pool (time waiting for the PCCS not counted); then 503 POOL_TASK_TIMEOUT' },
+    workerYoungGenerationMb: {
+      type: 'integer',
+      minimum: 3,
+      maximum: 1024,
+      default: 12,
+      description:
+        "V8's young generation of each verification worker thread at most this many MiB (its two semi-spaces a third of it each: 12 is 4 MiB each; V8's own default is 48). A verification keeps little past its task, so a small young generation costs no throughput and keeps the process's memory low (the reverify CLI under 256 MiB); a --max-semi-space-size node flag, when given, takes precedence",
+    },
     reproducibleBuildScript: { type: 'string', minLength: 1, default: './get-enclave-id.sh', description: 'Run at startup when uniqueIdTarget is missing or pcrValuesTarget does not hold 3 values, to compute them from the notarizer\'s reproducible build' },
     reproducibleBuildTimeoutMs: { type: 'integer', minimum: 1000, default: 7_200_000, description: 'Time limit of that script' },
     verificationTime: { type: 'string', format: 'date-time', description: 'ISO-8601 time used instead of the clock for typeA verification (audits of history); typeB documents are always verified at their own timestamp', examples: ['2024-09-01T00:00:00Z'] },
@@ -242,6 +250,7 @@ export interface RawConfig {
   workers?: number;
   maxQueue: number;
   taskTimeoutMs: number;
+  workerYoungGenerationMb: number;
   reproducibleBuildScript: string;
   reproducibleBuildTimeoutMs: number;
   verificationTime?: string;

@@ -31,6 +31,15 @@ export interface PoolOptions {
   threads: number;
   maxQueue: number;
   taskTimeoutMs: number;
+  /**
+   * V8 limits of each worker (Node's Worker resourceLimits). A verification keeps little past its
+   * task: the server and the CLI cap the young generation (config workerYoungGenerationMb), whose
+   * semi-spaces otherwise grow to 16 MiB each per busy worker. No old generation limit: a worker
+   * over it is not reliably stopped alone, one large allocation aborts the whole process
+   * (nodejs/node#47224), where the young generation's limit only makes objects move on sooner.
+   * A --max-semi-space-size node flag takes precedence over it (V8 reads the flag last).
+   */
+  resourceLimits?: WorkerResourceLimits;
   setup: WorkerSetup;
   collateral?: CollateralFetcher;
   /**
@@ -43,6 +52,11 @@ export interface PoolOptions {
   onTaskDone?: (seconds: number) => void;
   /** Called with the stages of each task a worker answered (queue wait, run, collateral wait, GC pauses: stages.ts). */
   onTaskStages?: (stages: TaskStages) => void;
+}
+
+/** The part of Node's ResourceLimits the pool passes on (MiB). */
+export interface WorkerResourceLimits {
+  maxYoungGenerationSizeMb?: number;
 }
 
 export interface PoolStats {
@@ -95,6 +109,7 @@ export class VerifierPool implements VerifierService {
       maxThreads: opts.threads,
       // Piscina's own queue limit is not applied to abortable tasks; VerifierPool bounds it.
       idleTimeout: 60_000,
+      ...(opts.resourceLimits ? { resourceLimits: { ...opts.resourceLimits } } : {}),
       workerData: { ...opts.setup, ...collateralSetup },
     });
   }
@@ -289,6 +304,14 @@ export class VerifierPool implements VerifierService {
       if (on) this.deadlines.suspend(d);
       else this.deadlines.resume(d);
     }
+  }
+
+  /** The young generation limit each live worker runs under, as its V8 reports it (MiB). */
+  workerResourceLimits(): WorkerResourceLimits[] {
+    return this.piscina.threads.map((w) => {
+      const l = w.resourceLimits ?? {};
+      return l.maxYoungGenerationSizeMb !== undefined ? { maxYoungGenerationSizeMb: l.maxYoungGenerationSizeMb } : {};
+    });
   }
 
   stats(): PoolStats {

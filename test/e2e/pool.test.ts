@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VerifierPool } from '../../src/pool/pool.js';
+import { composeVerifier } from '../../src/compose.js';
+import { resolveConfig } from '../../src/config/load.js';
 import { createInProcessService } from '../../src/verify/service.js';
 import { parseCertificate } from '../../src/attestation/x509/certificate.js';
 import type { VerifyOutcome } from '../../src/verify/types.js';
@@ -177,6 +179,25 @@ describe('VerifierPool', () => {
       expect(one.stats().coalesced).toBe(2);
     } finally {
       await one.close();
+    }
+  });
+
+  it('runs each worker under the V8 limits it is given; the composed pool under the config workerYoungGenerationMb', async () => {
+    const limited = new VerifierPool({ threads: 1, maxQueue: 8, taskTimeoutMs: 30_000, resourceLimits: { maxYoungGenerationSizeMb: 12 }, setup });
+    try {
+      expect((await limited.decodeReport(examples.nitro.request.userData, examples.nitro.request.report)).reportValid).toBe(true);
+      // What the worker's V8 applied (Node reads it back from the worker), not what was asked.
+      expect(limited.workerResourceLimits()).toMatchObject([{ maxYoungGenerationSizeMb: 12 }]);
+    } finally {
+      await limited.close();
+    }
+    const config = resolveConfig({ port: 0, liveCheck: { skip: true }, workers: 1, workerYoungGenerationMb: 6 }, process.cwd());
+    const composed = composeVerifier(config, { targets: setup.policy.targets });
+    try {
+      expect((await composed.service.decodeReport(examples.nitro.request.userData, examples.nitro.request.report)).reportValid).toBe(true);
+      expect(composed.pool!.workerResourceLimits()).toMatchObject([{ maxYoungGenerationSizeMb: 6 }]);
+    } finally {
+      await composed.close();
     }
   });
 

@@ -154,6 +154,15 @@ describe('config acceptedAdvisories', () => {
   });
 });
 
+describe('config workerYoungGenerationMb', () => {
+  it("caps each verification worker's young generation at 12 MiB unless set; refuses what V8 cannot take", () => {
+    expect(resolveConfig(base, '/').workerYoungGenerationMb).toBe(12);
+    expect(resolveConfig({ ...base, workerYoungGenerationMb: 48 }, '/').workerYoungGenerationMb).toBe(48);
+    expect(errorOf({ ...base, workerYoungGenerationMb: 2 }).lines).toEqual(['config: workerYoungGenerationMb = 2: expected a number ≥ 3']);
+    expect(errorOf({ ...base, workerYoungGenerationMb: 7.5 }).lines).toEqual(['config: workerYoungGenerationMb = 7.5: expected an integer']);
+  });
+});
+
 describe('config ledgerPrograms', () => {
   it('is absent unless set and accepts only known oracle programs', () => {
     expect(resolveConfig(base, '/').ledgerPrograms).toBeUndefined();

@@ -307,6 +307,8 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
       expect(endFile).toMatch(/^\/results\//);
       expect(c.args[c.args.indexOf('--shard') + 1]).toBe('$(JOB_COMPLETION_INDEX)/$(SHARDS)');
       expect(c.envFrom.map((e: any) => e.configMapRef.name)).toEqual([range.metadata.name]);
+      // The CLI's malloc arenas bounded (its RSS at the default concurrency), set where the process starts.
+      expect(c.env).toContainEqual({ name: 'MALLOC_ARENA_MAX', value: '2' });
       const out = c.args[c.args.indexOf('--out') + 1] as string;
       // Step 2: merge the N outputs, with the same ConfigMaps (same content, same generated names).
       const mergeObjs = rendered[mergeDir]!;

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
 import { createLedgerNodeClient, LEDGER_NODE_BODY_POOL } from '../../src/ledger/node/client.js';
 import { ByteBudget } from '../../src/upstreamBody.js';
 
@@ -113,6 +114,24 @@ describe('ledger node raw bytes over node:http', () => {
     const next = await client.readBytes!('/blocks?start=4&end=5', (b) => b.buffer);
     expect(next).not.toBe(kept.buffer);
     expect(LEDGER_NODE_BODY_POOL.maxFreeBytes).toBeGreaterThan(0);
+  });
+
+  it('the /blocks/transactions scan parses each answer while its buffer is held, then gives the buffer back for the next answer', async () => {
+    // Two ranges of one block each: a large transaction (a 150 kB answer), then a body that is not JSON.
+    const tx = { type: 'execute', id: 'at1x', pad: 'p'.repeat(150_000) };
+    const url = await serve((u) => ({ status: 200, body: u.includes('start=0') ? JSON.stringify([[{ status: 'accepted', transaction: tx }]]) : '[[{"status": oops' }));
+    const scanner = createBlockScanner({ baseUrl: url, rps: 0, timeoutMs: 30_000, retries: 0, backoffMs: 0, blockSource: 'transactions' });
+    const give = vi.spyOn(LEDGER_NODE_BODY_POOL, 'give');
+    try {
+      const [block] = await scanner.fetchRange(0, 1);
+      expect(block!.height).toBe(0);
+      expect((block!.transactions[0] as { transaction: typeof tx }).transaction).toEqual(tx);
+      expect(give).toHaveBeenCalledTimes(1);
+      await expect(scanner.fetchRange(1, 2)).rejects.toMatchObject({ code: 'LEDGER_NODE_MALFORMED_BLOCKS' });
+      expect(give).toHaveBeenCalledTimes(2);
+    } finally {
+      give.mockRestore();
+    }
   });
 
   it('keeps fetch as the path when fetchImpl is injected', async () => {
