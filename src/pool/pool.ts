@@ -234,7 +234,7 @@ export class VerifierPool implements VerifierService {
   /** Hands waiting jobs to the workers free now: one task per worker, single reports coalesced (waiting.ts). */
   private pump(): void {
     while (this.running < this.opts.threads && this.waiting.size > 0) {
-      const group = this.waiting.take();
+      const group = this.waiting.take(this.opts.threads);
       this.running++;
       const done = (group.length === 1 ? this.runAlone(group[0]!) : this.runShared(group)).finally(() => {
         this.running--;

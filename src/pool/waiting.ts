@@ -1,7 +1,8 @@
 /**
  * Tasks submitted to the pool while every worker is busy, in submission order. When a worker
  * frees up, the next task is handed over, and with it the single-report tasks (`op: 'bytes'`,
- * POST /decodeReport) that follow it, up to `COALESCE_MAX` in all, as one batch task: the worker
+ * POST /decodeReport) that follow it, up to its share of the backlog and `COALESCE_MAX` in all,
+ * as one batch task: the worker
  * verifies them in a row (their userData hashed in one call) instead of waiting, between each,
  * for the main thread to hand it the next. Tasks are coalesced only when they were going to wait
  * anyway, so an idle pool runs each task alone at once, and a task that failed in a shared batch
@@ -57,13 +58,19 @@ export class Waiting {
     return true;
   }
 
-  /** The next job, and the single-report jobs right behind it when it is one (at most COALESCE_MAX in all). */
-  take(): Job[] {
+  /**
+   * The next job, and the single-report jobs right behind it when it is one: at most `workers`' fair
+   * share of the jobs waiting (their number divided by the workers, rounded down) and at most
+   * COALESCE_MAX in all. A short queue (moderate load) is thus taken one job at a time, so that no
+   * report waits for others verified before it in its task; only a backlog is taken in batches.
+   */
+  take(workers = 1): Job[] {
     if (this.size === 0) return [];
+    const most = Math.max(1, Math.min(COALESCE_MAX, Math.floor(this.size / Math.max(1, workers))));
     const first = this.jobs[this.head++]!;
     const group = [first];
     if (coalescible(first)) {
-      while (group.length < COALESCE_MAX && this.head < this.jobs.length && coalescible(this.jobs[this.head]!)) group.push(this.jobs[this.head++]!);
+      while (group.length < most && this.head < this.jobs.length && coalescible(this.jobs[this.head]!)) group.push(this.jobs[this.head++]!);
     }
     if (this.head > 1024 && this.head * 2 > this.jobs.length) {
       this.jobs = this.jobs.slice(this.head);
