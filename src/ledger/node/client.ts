@@ -61,6 +61,11 @@ export interface LedgerNodeClientOptions {
    * call's deadline.
    */
   acquire?: () => Promise<void>;
+  /**
+   * The fetch every request goes through, the raw bytes of `getBytes`/`readBytes` included (a
+   * test's, a proxy's). Without it, JSON is fetched with the global fetch and raw bytes are read by
+   * the client's own HTTP/1.1 reader (src/ledger/node/http1Agent.ts, docs/block-sources.md).
+   */
   fetchImpl?: typeof fetch;
 }
 
@@ -77,7 +82,8 @@ export interface LedgerNodeClient {
   /**
    * GETs `{baseUrl}{pathAndQuery}` like `getJson` (same retries, rate limits, cap and budget) and
    * returns the raw body of a 200 answer, for a reader that does not build all of it (the `/blocks`
-   * reader).
+   * reader). Read by the HTTP/1.1 reader of http1Agent.ts (each body byte copied once) unless
+   * `fetchImpl` is injected.
    */
   getBytes(pathAndQuery: string): Promise<Buffer>;
   /**

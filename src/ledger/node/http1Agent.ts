@@ -344,14 +344,18 @@ class Exchange {
     });
   }
 
+  /** Why the sink refused a push (over the cap, no room in the budget). */
+  private pushFailed: CappedBody | undefined;
+  /** The decoder's body ranges, copied into the sink (the one copy of the body's bytes). */
+  private readonly pushBody = (chunk: Buffer, start: number, end: number): boolean => (this.pushFailed = this.sink!.push(chunk, start, end)) === undefined;
+
   /** Body bytes of `chunk` from `from`; true when the exchange settled. */
   private readBody(chunk: Buffer, from: number): boolean {
     const sink = this.sink!;
-    let failed: CappedBody | undefined;
-    const r = this.decoder!.feed(chunk, from, (c, s, e) => (failed = sink.push(c, s, e)) === undefined);
+    const r = this.decoder!.feed(chunk, from, this.pushBody);
     if (r === NEED_MORE) return false;
     if (r === STOPPED || r === TOO_LARGE) {
-      const body = r === TOO_LARGE ? sink.tooLarge() : failed!;
+      const body = r === TOO_LARGE ? sink.tooLarge() : this.pushFailed!;
       this.settle();
       this.destroy();
       this.onBody!(body);
