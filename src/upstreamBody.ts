@@ -57,8 +57,10 @@ export class ByteBudget {
  * (the `/blocks` reader parses a range's 17.5 MB, keeps only strings it decoded, then releases it):
  * the next body of a known length is read into a buffer already mapped, not a fresh allocation
  * each time (no page faults on 17.5 MB per range, no external memory piling up for the GC, a flat
- * RSS). At most `maxFreeBytes` of free buffers are kept; a buffer is handed out only for a body of
- * at least a quarter of its size.
+ * RSS). At most `maxFreeBytes` of free buffers are kept, the largest ones first; a buffer is handed
+ * out only for a body of at least a quarter of its size. A new buffer is made an eighth larger than
+ * asked, so that the next bodies, a little larger or smaller (ranges differ by some percent), fit
+ * in it too rather than each larger one taking a fresh buffer.
  */
 export class BufferPool {
   private readonly free: Buffer[] = [];
@@ -72,17 +74,26 @@ export class BufferPool {
       const l = this.free[i]!.length;
       if (l >= n && l <= 4 * n && (best < 0 || l < this.free[best]!.length)) best = i;
     }
-    if (best < 0) return Buffer.allocUnsafeSlow(n);
+    if (best < 0) return Buffer.allocUnsafeSlow(n + (n >>> 3));
     const [b] = this.free.splice(best, 1);
     this.freeBytes -= b!.length;
     return b!;
   }
 
-  /** Gives back a buffer from `take`: its bytes are no longer read by anyone. */
+  /**
+   * Gives back a buffer from `take`: its bytes are no longer read by anyone. Kept when it fits under
+   * `maxFreeBytes`, smaller free buffers dropped to make room for it if need be.
+   */
   give(b: Buffer): void {
-    if (this.freeBytes + b.length > this.maxFreeBytes) return;
+    const max = this.maxFreeBytes;
+    const smaller = this.free.filter((f) => f.length < b.length).sort((x, y) => x.length - y.length);
+    let bytes = this.freeBytes;
+    let dropped = 0;
+    while (bytes + b.length > max && dropped < smaller.length) bytes -= smaller[dropped++]!.length;
+    if (bytes + b.length > max) return;
+    for (const f of smaller.slice(0, dropped)) this.free.splice(this.free.indexOf(f), 1);
     this.free.push(b);
-    this.freeBytes += b.length;
+    this.freeBytes = bytes + b.length;
   }
 }
 
