@@ -1,5 +1,3 @@
-import type { IncomingMessage } from 'node:http';
-
 /**
  * The one reader of upstream bodies (the PCCS, the ledger node, notarizers): read as a stream and
  * abandoned at its cap (a body declaring more than the cap in Content-Length is not read at all),
@@ -59,8 +57,10 @@ export class ByteBudget {
  * (the `/blocks` reader parses a range's 17.5 MB, keeps only strings it decoded, then releases it):
  * the next body of a known length is read into a buffer already mapped, not a fresh allocation
  * each time (no page faults on 17.5 MB per range, no external memory piling up for the GC, a flat
- * RSS). At most `maxFreeBytes` of free buffers are kept; a buffer is handed out only for a body of
- * at least a quarter of its size.
+ * RSS). At most `maxFreeBytes` of free buffers are kept, the largest ones first; a buffer is handed
+ * out only for a body of at least a quarter of its size. A new buffer is made an eighth larger than
+ * asked, so that the next bodies, a little larger or smaller (ranges differ by some percent), fit
+ * in it too rather than each larger one taking a fresh buffer.
  */
 export class BufferPool {
   private readonly free: Buffer[] = [];
@@ -74,17 +74,26 @@ export class BufferPool {
       const l = this.free[i]!.length;
       if (l >= n && l <= 4 * n && (best < 0 || l < this.free[best]!.length)) best = i;
     }
-    if (best < 0) return Buffer.allocUnsafeSlow(n);
+    if (best < 0) return Buffer.allocUnsafeSlow(n + (n >>> 3));
     const [b] = this.free.splice(best, 1);
     this.freeBytes -= b!.length;
     return b!;
   }
 
-  /** Gives back a buffer from `take`: its bytes are no longer read by anyone. */
+  /**
+   * Gives back a buffer from `take`: its bytes are no longer read by anyone. Kept when it fits under
+   * `maxFreeBytes`, smaller free buffers dropped to make room for it if need be.
+   */
   give(b: Buffer): void {
-    if (this.freeBytes + b.length > this.maxFreeBytes) return;
+    const max = this.maxFreeBytes;
+    const smaller = this.free.filter((f) => f.length < b.length).sort((x, y) => x.length - y.length);
+    let bytes = this.freeBytes;
+    let dropped = 0;
+    while (bytes + b.length > max && dropped < smaller.length) bytes -= smaller[dropped++]!.length;
+    if (bytes + b.length > max) return;
+    for (const f of smaller.slice(0, dropped)) this.free.splice(this.free.indexOf(f), 1);
     this.free.push(b);
-    this.freeBytes += b.length;
+    this.freeBytes = bytes + b.length;
   }
 }
 
@@ -103,10 +112,12 @@ export type CappedBody =
 
 /**
  * The body being read into one buffer sized to the declared length (else grown by doubling up to
- * the limit): the bytes are held once, never as chunks and a copy of them all besides. Shared by
- * both readers below (a fetch Response's web stream, a node:http IncomingMessage).
+ * the limit): the bytes are held once, never as chunks and a copy of them all besides. The one sink
+ * of every body reader: `readCapped` below (a fetch Response's web stream) and the ledger node's
+ * HTTP/1.1 reader (src/ledger/node/http1Agent.ts, which pushes ranges of its socket's chunks),
+ * so the cap and the budget hold alike on both.
  */
-class CappedBuffer {
+export class CappedBuffer {
   private held: number;
   private buf: Buffer;
   private size = 0;
@@ -124,15 +135,15 @@ class CappedBuffer {
     else this.buf = Buffer.allocUnsafe(first);
   }
 
-  /** Adds a chunk; a failure (nothing more to read: the caller abandons the body) gives the budget back. */
-  push(value: Uint8Array): CappedBody | undefined {
+  /**
+   * Adds `value[start, end)` (a chunk, or the body's part of a socket's chunk: copied once, here); a
+   * failure (nothing more to read: the caller abandons the body) gives the budget back.
+   */
+  push(value: Uint8Array, start = 0, end = value.length): CappedBody | undefined {
     const { size, limit } = this;
-    if (size + value.length > limit) {
-      const excerpt = Buffer.concat([this.buf.subarray(0, Math.min(size, EXCERPT_BYTES)), value.subarray(0, Math.max(0, Math.min(limit, EXCERPT_BYTES) - size))]);
-      this.giveBack();
-      return { ok: false, reason: 'tooLarge', bytes: excerpt, ...(this.declared !== undefined ? { declared: this.declared } : {}) };
-    }
-    const more = size + value.length - this.held;
+    const n = end - start;
+    if (size + n > limit) return this.tooLarge(value.subarray(start, end));
+    const more = size + n - this.held;
     if (this.budget && more > 0) {
       if (!this.budget.take(more)) {
         this.giveBack();
@@ -140,14 +151,30 @@ class CappedBuffer {
       }
       this.held += more;
     }
-    if (size + value.length > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(size + value.length, this.buf.length * 2)));
+    if (size + n > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(size + n, this.buf.length * 2)));
       this.buf.copy(grown, 0, 0, size);
       this.buf = grown;
     }
-    this.buf.set(value, size);
-    this.size = size + value.length;
+    this.buf.set(start === 0 && end === value.length ? value : value.subarray(start, end), size);
+    this.size = size + n;
     return undefined;
+  }
+
+  /** Whether `n` more bytes would pass the limit (a chunked body announcing a chunk that does not fit). */
+  wouldPass(n: number): boolean {
+    return this.size + n > this.limit;
+  }
+
+  /**
+   * The body is larger than the limit (`next`: the bytes that did not fit, none when only announced):
+   * the failure, with the start of the body as an excerpt for messages; the budget is given back.
+   */
+  tooLarge(next: Uint8Array = new Uint8Array(0)): CappedBody {
+    const { size, limit } = this;
+    const excerpt = Buffer.concat([this.buf.subarray(0, Math.min(size, EXCERPT_BYTES)), next.subarray(0, Math.max(0, Math.min(limit, EXCERPT_BYTES) - size))]);
+    this.giveBack();
+    return { ok: false, reason: 'tooLarge', bytes: excerpt, ...(this.declared !== undefined ? { declared: this.declared } : {}) };
   }
 
   giveBack(): void {
@@ -177,8 +204,7 @@ class CappedBuffer {
 }
 
 /** What a declared length allows before anything is read: a failure, or the buffer to read into. */
-function start(declaredText: string | null | undefined, limit: number, budget?: ByteBudget, pool?: BufferPool): CappedBody | CappedBuffer {
-  const declared = declaredText != null && /^\d+$/.test(declaredText) ? Number(declaredText) : undefined;
+function start(declared: number | undefined, limit: number, budget?: ByteBudget, pool?: BufferPool): CappedBody | CappedBuffer {
   if (declared !== undefined && declared > limit) return { ok: false, reason: 'tooLarge', bytes: Buffer.alloc(0), declared };
   // A declared length is taken from the budget whole before anything is read: bodies that fit
   // complete, the others are refused at once (rather than all of them reading part and failing).
@@ -193,7 +219,8 @@ function start(declaredText: string | null | undefined, limit: number, budget?: 
  */
 export async function readCapped(res: Response, limit: number, budget?: ByteBudget): Promise<CappedBody> {
   if (!res.body) return { ok: true, bytes: Buffer.alloc(0), release: () => undefined };
-  const into = start(res.headers.get('content-length'), limit, budget);
+  const declaredText = res.headers.get('content-length');
+  const into = start(declaredText !== null && /^\d+$/.test(declaredText) ? Number(declaredText) : undefined, limit, budget);
   if (!(into instanceof CappedBuffer)) {
     await res.body.cancel().catch(() => undefined);
     return into;
@@ -217,71 +244,22 @@ export async function readCapped(res: Response, limit: number, budget?: ByteBudg
 }
 
 /**
- * readCapped for a node:http answer, read from its 'data' events straight into the one buffer (no
- * web stream): the response is destroyed (closing its connection) as soon as it is known to be
- * larger than `limit` or to have no room in `budget`, or when `signal` aborts (the promise then
- * rejects with the signal's reason). A connection closed before the body's end rejects. With
- * `pool`, a body of declared length is read into a buffer of the pool, given back by `release`:
- * the caller must not keep the bytes (nor a view of them) past it.
+ * Where a body of `declared` length (undefined: not declared) is to be read, before any of it is: a
+ * failure (declared above `limit`, or no room in `budget`), or the sink to push its bytes into,
+ * the declared length already taken from the budget. With `waitForRoom` (a bulk reader's 200
+ * answer) a declared length that fits the limit waits for room in the budget (the answer's bytes
+ * wait in the socket meanwhile, unread) rather than failing `overBudget` at once; `signal`
+ * aborting that wait rejects with its reason. With `pool`, a body of declared length is read into
+ * a buffer of the pool, given back by `release`: the caller must not keep the bytes (nor a view of
+ * them) past it.
  */
-export async function readCappedMessage(msg: IncomingMessage, limit: number, budget?: ByteBudget, signal?: AbortSignal, waitForRoom = false, pool?: BufferPool): Promise<CappedBody> {
-  const declaredText = msg.headers['content-length'];
-  // Waiting for room: the declared length is taken once the bodies in flight are read (the
-  // answer's bytes wait in the socket meanwhile, unread), within the attempt's time limit.
-  if (waitForRoom && budget && declaredText !== undefined && /^\d+$/.test(declaredText) && Number(declaredText) <= limit) {
-    const declared = Number(declaredText);
+export async function openCappedBody(declared: number | undefined, limit: number, budget?: ByteBudget, signal?: AbortSignal, waitForRoom = false, pool?: BufferPool): Promise<CappedBody | CappedBuffer> {
+  if (waitForRoom && budget && declared !== undefined && declared <= limit) {
     if (!(await budget.takeWhenFree(declared, signal))) {
-      msg.destroy();
       if (signal?.aborted) throw signal.reason;
       return { ok: false, reason: 'overBudget', budget: budget.limit };
     }
-    return readInto(msg, new CappedBuffer(limit, declared, budget, pool), signal);
+    return new CappedBuffer(limit, declared, budget, pool);
   }
-  const into = start(declaredText, limit, budget, pool);
-  if (!(into instanceof CappedBuffer)) {
-    msg.destroy();
-    return into;
-  }
-  return readInto(msg, into, signal);
-}
-
-function readInto(msg: IncomingMessage, into: CappedBuffer, signal?: AbortSignal): Promise<CappedBody> {
-  return new Promise<CappedBody>((resolve, reject) => {
-    let settled = false;
-    const settle = (then: () => void): void => {
-      if (settled) return;
-      settled = true;
-      msg.off('data', onData);
-      msg.off('end', onEnd);
-      msg.off('error', onError);
-      msg.off('close', onClose);
-      signal?.removeEventListener('abort', onAbort);
-      then();
-    };
-    const fail = (e: unknown): void =>
-      settle(() => {
-        into.giveBack();
-        msg.destroy();
-        reject(e);
-      });
-    const onData = (chunk: Buffer): void => {
-      const failed = into.push(chunk);
-      if (failed) {
-        settle(() => {
-          msg.destroy();
-          resolve(failed);
-        });
-      }
-    };
-    const onEnd = (): void => settle(() => resolve(into.done()));
-    const onError = (e: Error): void => fail(e);
-    const onClose = (): void => fail(new Error('the connection closed before the end of the body'));
-    const onAbort = (): void => fail(signal?.reason);
-    if (signal?.aborted) return onAbort();
-    msg.on('data', onData);
-    msg.once('end', onEnd);
-    msg.once('error', onError);
-    msg.once('close', onClose);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  return start(declared, limit, budget, pool);
 }

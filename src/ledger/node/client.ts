@@ -2,10 +2,9 @@ import { combinedSignal } from '../../abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
 import { publicUrl, redactorOf, secretsOf } from '../../publicUrl.js';
-import http from 'node:http';
-import https from 'node:https';
-import { BufferPool, ByteBudget, readCapped, readCappedMessage, type CappedBody } from '../../upstreamBody.js';
+import { BufferPool, ByteBudget, readCapped, type CappedBody } from '../../upstreamBody.js';
 import type { LedgerNodeCode } from './errors.js';
+import { Http1Agent } from './http1Agent.js';
 
 /**
  * Small client for a snarkOS ledger node's REST API (`GET {base}/program/…/mapping/…`,
@@ -62,6 +61,11 @@ export interface LedgerNodeClientOptions {
    * call's deadline.
    */
   acquire?: () => Promise<void>;
+  /**
+   * The fetch every request goes through, the raw bytes of `getBytes`/`readBytes` included (a
+   * test's, a proxy's). Without it, JSON is fetched with the global fetch and raw bytes are read by
+   * the client's own HTTP/1.1 reader (src/ledger/node/http1Agent.ts, docs/block-sources.md).
+   */
   fetchImpl?: typeof fetch;
 }
 
@@ -78,7 +82,8 @@ export interface LedgerNodeClient {
   /**
    * GETs `{baseUrl}{pathAndQuery}` like `getJson` (same retries, rate limits, cap and budget) and
    * returns the raw body of a 200 answer, for a reader that does not build all of it (the `/blocks`
-   * reader).
+   * reader). Read by the HTTP/1.1 reader of http1Agent.ts (each body byte copied once) unless
+   * `fetchImpl` is injected.
    */
   getBytes(pathAndQuery: string): Promise<Buffer>;
   /**
@@ -162,7 +167,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 
 /**
  * One answer as the status handling sees it, whichever transport brought it: fetch (the JSON
- * path, and every path when `fetchImpl` is injected) or node:http (raw `/blocks` bytes).
+ * path, and every path when `fetchImpl` is injected) or our HTTP/1.1 reader (raw `/blocks` bytes).
  */
 interface Answer {
   status: number;
@@ -182,40 +187,27 @@ function sendWith(fetchImpl: typeof fetch): Send {
 }
 
 /**
- * Connections kept open between requests: a scan sends thousands of them to one node. Idle
- * sockets do not hold the process open (Node unrefs them).
+ * Connections to nodes kept open between raw-bytes requests (a scan sends thousands of them to one
+ * node): a few idle ones per origin, which never hold the process open.
  */
-const HTTP_AGENT = new http.Agent({ keepAlive: true });
-const HTTPS_AGENT = new https.Agent({ keepAlive: true });
+const HTTP1_AGENT = new Http1Agent();
 
 /**
- * node:http(s) without fetch's web stream: the body is read from the socket's chunks straight into
- * one buffer sized from Content-Length (src/upstreamBody.ts readCappedMessage). What the `/blocks`
- * reader's hundreds of KB per block go through. A 200 answer whose declared length fits the
- * budget waits for room in it (bodies in flight being read) within the attempt's time limit, rather
- * than being abandoned and sent again: a scan's 17.5 MB ranges at concurrency 4 do not fit the
- * 32 MiB budget all at once.
+ * The raw-bytes transport (what the `/blocks` reader's hundreds of KB per block go through): our
+ * own HTTP/1.1 reader on net/tls (src/ledger/node/http1Agent.ts), which copies each body byte once,
+ * from the socket's chunk straight into one buffer sized from Content-Length (a pooled one for
+ * `readBytes`), capped and held against the budget by the same sink as every upstream body
+ * (src/upstreamBody.ts). A 200 answer whose declared length fits the budget waits for room in it
+ * (bodies in flight being read) within the attempt's time limit, rather than being abandoned and
+ * sent again: a scan's 17.5 MB ranges at concurrency 4 do not fit the 32 MiB budget all at once.
+ * A connection closed before the body's end fails the attempt (LEDGER_NODE_UNREACHABLE, retried).
  */
-const sendHttp: Send = (url, headers, signal) =>
-  new Promise<Answer>((resolve, reject) => {
-    const u = new URL(url);
-    const secure = u.protocol === 'https:';
-    const req = (secure ? https : http).request(u, { method: 'GET', headers, agent: secure ? HTTPS_AGENT : HTTP_AGENT, signal }, (msg) => {
-      req.off('error', reject);
-      // An error after the head reaches the body's reader (msg 'error'/'close'); none is unhandled.
-      req.on('error', () => undefined);
-      resolve({
-        status: msg.statusCode ?? 0,
-        header: (name) => {
-          const v = msg.headers[name.toLowerCase()];
-          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-        },
-        read: (limit, budget, pool) => readCappedMessage(msg, limit, budget, signal, msg.statusCode === 200, pool),
-      });
-    });
-    req.once('error', (e: Error) => reject(signal.aborted ? signal.reason : e));
-    req.end();
-  });
+function sendHttp1(agent: Http1Agent): Send {
+  return async (url, headers, signal) => {
+    const res = await agent.get(url, headers, signal);
+    return { status: res.status, header: (name) => res.header(name), read: (limit, budget, pool) => res.read(limit, budget, pool, res.status === 200) };
+  };
+}
 
 /**
  * Reads at most `limit` bytes of the body; `truncated` tells whether more was there, `overBudget`
@@ -287,8 +279,8 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const bodyBudget = opts.bodyBudget ?? LEDGER_NODE_BODY_BUDGET;
   const sendFetch = sendWith(opts.fetchImpl ?? fetch);
-  // Raw bytes (the /blocks reader) over node:http unless a fetch is injected (tests, a proxy).
-  const sendBytes = opts.fetchImpl ? sendFetch : sendHttp;
+  // Raw bytes (the /blocks reader) over our own HTTP/1.1 reader unless a fetch is injected (tests, a proxy).
+  const sendBytes = opts.fetchImpl ? sendFetch : sendHttp1(HTTP1_AGENT);
   const backoff = (retry: number): number => Math.min(backoffMs * 2 ** retry, maxBackoffMs);
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
   const rateLimitPatienceMs = Math.max(0, opts.rateLimitPatienceMs ?? DEFAULT_RATE_LIMIT_PATIENCE_MS);

@@ -1,0 +1,449 @@
+import net, { type Socket } from 'node:net';
+import tls from 'node:tls';
+import { CappedBuffer, openCappedBody, type BufferPool, type ByteBudget, type CappedBody } from '../../upstreamBody.js';
+import { BodyDecoder, framingOf, headEnd, Http1Error, NEED_MORE, parseHead, STOPPED, TOO_LARGE, type Framing, type Head } from './http1Framing.js';
+
+/**
+ * A minimal HTTP/1.1 GET client on `net`/`tls`, the ledger node's raw-bytes transport (`/blocks`
+ * ranges of ≈ 17.5 MB): each body byte is copied once, from the socket's chunk straight into the
+ * body's (pooled) buffer, where node:http's parser first copies every piece of the body into a new
+ * Buffer of its own (garbage for the GC, most of a scan's peak RSS). The body is read under the same
+ * rules as every upstream body (src/upstreamBody.ts `openCappedBody`/`CappedBuffer`): capped while
+ * it streams, a declared length above the cap not read, held against the body budget.
+ *
+ * Requests: `GET path?query HTTP/1.1`, `host`, the caller's headers, `connection: keep-alive`.
+ * https: verifies the node's certificate against the default CA store and the host name (never
+ * disabled). Answers (http1Framing.ts): interim 1xx answers are skipped; the body's end is the
+ * chunked coding's last chunk (extensions and trailers skipped), else Content-Length, else the
+ * connection's end; anything ambiguous fails. A connection is kept for the next request (a few idle
+ * ones per origin, unref'd, dropped when they close, error or speak out of turn) only when its
+ * answer was read to its exact end, the node did not say `connection: close` and nothing followed.
+ */
+export interface Http1AgentOptions {
+  /** Idle connections kept per origin. Default 8. */
+  maxIdlePerOrigin?: number;
+  /** Largest head (status line and fields, interim answers included) and trailer section. Default 64 KiB. */
+  maxHeadBytes?: number;
+  /**
+   * Certificates trusted for https instead of the default CA store. Tests only (a loopback node
+   * with a certificate of their own); an auditor's node behind a private CA is reached with
+   * NODE_EXTRA_CA_CERTS, which fetch (the JSON path) honours too.
+   */
+  ca?: string | Buffer;
+}
+
+export interface Http1Answer {
+  status: number;
+  /** A field's values, joined with ", " when it came more than once; null when absent. Case-insensitive. */
+  header(name: string): string | null;
+  /**
+   * Reads the body (once) into a CappedBuffer: at most `limit` bytes, held against `budget`, into a
+   * buffer of `pool` when its length is declared; `waitForRoom` waits for room in the budget for a
+   * declared length that fits (`openCappedBody`). The connection closing before the body's end
+   * rejects; the signal aborting rejects with its reason.
+   */
+  read(limit: number, budget?: ByteBudget, pool?: BufferPool, waitForRoom?: boolean): Promise<CappedBody>;
+}
+
+const DEFAULT_MAX_IDLE = 8;
+const DEFAULT_MAX_HEAD_BYTES = 64 * 1024;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const EMPTY = Buffer.alloc(0);
+
+/** A reused connection that ended or failed before any byte of the answer: the request may go again on a fresh one. */
+class StaleConnection extends Error {}
+
+/** The request's bytes (latin1): header names must be tokens, values free of CR, LF and NUL. */
+function requestHead(u: URL, headers: Record<string, string>): string {
+  let host = u.host;
+  let fields = '';
+  for (const [name, value] of Object.entries(headers)) {
+    // the value is never shown: it may be a credential
+    if (!TOKEN.test(name)) throw new TypeError(`invalid header name ${JSON.stringify(name)}`);
+    if (!FIELD_VALUE.test(value)) throw new TypeError(`invalid characters in the value of the header ${JSON.stringify(name)}`);
+    const lower = name.toLowerCase();
+    if (lower === 'host') host = value;
+    else if (lower !== 'connection') fields += `${name}: ${value}\r\n`;
+  }
+  return `GET ${u.pathname}${u.search} HTTP/1.1\r\nhost: ${host}\r\n${fields}connection: keep-alive\r\n\r\n`;
+}
+
+interface Idle {
+  socket: Socket;
+  drop: () => void;
+}
+
+export class Http1Agent {
+  private readonly idle = new Map<string, Idle[]>();
+  private readonly maxIdle: number;
+  readonly maxHeadBytes: number;
+
+  constructor(private readonly opts: Http1AgentOptions = {}) {
+    this.maxIdle = Math.max(0, opts.maxIdlePerOrigin ?? DEFAULT_MAX_IDLE);
+    this.maxHeadBytes = opts.maxHeadBytes ?? DEFAULT_MAX_HEAD_BYTES;
+  }
+
+  /**
+   * Sends `GET url` and resolves with the answer's head once it is read; the body is read by the
+   * answer's `read`. `signal` aborting (until the body is read) destroys the connection and rejects
+   * with its reason. A kept connection that fails before any byte of the answer (the node closed it
+   * while idle) is replaced by a fresh one once, as node's own agent does.
+   */
+  async get(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<Http1Answer> {
+    if (signal.aborted) throw signal.reason;
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`unsupported protocol ${u.protocol}`);
+    const request = requestHead(u, headers);
+    const origin = `${u.protocol}//${u.host}`;
+    const kept = this.takeIdle(origin);
+    if (kept) {
+      try {
+        return await new Exchange(this, origin, kept, true, signal).send(request);
+      } catch (e) {
+        if (!(e instanceof StaleConnection) || signal.aborted) throw signal.aborted ? signal.reason : e;
+      }
+    }
+    return new Exchange(this, origin, this.connect(u), false, signal).send(request);
+  }
+
+  /** Idle connections kept now (all origins). */
+  get idleCount(): number {
+    let n = 0;
+    for (const list of this.idle.values()) n += list.length;
+    return n;
+  }
+
+  /** Closes every idle connection. */
+  close(): void {
+    for (const list of [...this.idle.values()]) for (const i of [...list]) i.drop();
+  }
+
+  private connect(u: URL): Socket {
+    const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+    const socket =
+      u.protocol === 'http:'
+        ? net.connect({ host, port: Number(u.port || 80) })
+        : tls.connect({
+            host,
+            port: Number(u.port || 443),
+            // SNI and the certificate's name check: the host name (an IP address is checked as such, without SNI)
+            ...(net.isIP(host) ? {} : { servername: host }),
+            ALPNProtocols: ['http/1.1'],
+            ...(this.opts.ca !== undefined ? { ca: this.opts.ca } : {}),
+          });
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 1000);
+    return socket;
+  }
+
+  private takeIdle(origin: string): Socket | undefined {
+    const list = this.idle.get(origin);
+    const kept = list?.pop();
+    if (!kept) return undefined;
+    if (list!.length === 0) this.idle.delete(origin);
+    const { socket } = kept;
+    socket.off('data', kept.drop).off('end', kept.drop).off('close', kept.drop).off('error', kept.drop);
+    socket.ref();
+    return socket;
+  }
+
+  /** Keeps a connection whose answer was read to its exact end, for the next request to `origin`. */
+  keep(origin: string, socket: Socket): void {
+    const list = this.idle.get(origin) ?? [];
+    if (list.length >= this.maxIdle || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    const entry: Idle = {
+      socket,
+      // closed, failed, or bytes no request asked for: not reusable
+      drop: () => {
+        const l = this.idle.get(origin);
+        const at = l?.indexOf(entry) ?? -1;
+        if (at >= 0) {
+          l!.splice(at, 1);
+          if (l!.length === 0) this.idle.delete(origin);
+        }
+        socket.off('data', entry.drop).off('end', entry.drop).off('close', entry.drop).off('error', entry.drop);
+        socket.on('error', () => undefined);
+        socket.destroy();
+      },
+    };
+    socket.on('data', entry.drop).once('end', entry.drop).once('close', entry.drop).once('error', entry.drop);
+    // idle connections never hold the process open; read, so that a close (or bytes no request
+    // asked for) is seen while idle
+    socket.unref();
+    socket.resume();
+    list.push(entry);
+    this.idle.set(origin, list);
+  }
+}
+
+const enum Phase {
+  Head,
+  /** Head read, the body not asked for yet: the socket paused, the bytes after the head kept. */
+  Waiting,
+  Body,
+  Settled,
+}
+
+/** One request and its answer on one connection. */
+class Exchange {
+  private phase = Phase.Head;
+  /** Head bytes received so far when a head spans chunks (a copy of those bytes only). */
+  private headBuf: Buffer | undefined;
+  /** Head bytes of this answer's heads so far (interim ones included), against maxHeadBytes. */
+  private headBytes = 0;
+  private gotAny = false;
+  private head: Head | undefined;
+  private framing: Framing | undefined;
+  /** Bytes after the head received before `read` (views of the socket's chunks). */
+  private pending: Buffer[] = [];
+  /** The connection ended (FIN, or an error) before `read`. */
+  private endedEarly: { error?: unknown } | undefined;
+  private reading = false;
+  private onHead: ((a: Http1Answer) => void) | undefined;
+  private onHeadFail: ((e: unknown) => void) | undefined;
+  private decoder: BodyDecoder | undefined;
+  private sink: CappedBuffer | undefined;
+  private onBody: ((b: CappedBody) => void) | undefined;
+  private onBodyFail: ((e: unknown) => void) | undefined;
+
+  constructor(
+    private readonly agent: Http1Agent,
+    private readonly origin: string,
+    private readonly socket: Socket,
+    private readonly reused: boolean,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  send(request: string): Promise<Http1Answer> {
+    return new Promise<Http1Answer>((resolve, reject) => {
+      this.onHead = resolve;
+      this.onHeadFail = reject;
+      const { socket, signal } = this;
+      socket.on('data', this.onData);
+      socket.on('end', this.onEnd);
+      socket.on('error', this.onError);
+      socket.on('close', this.onClose);
+      signal.addEventListener('abort', this.onAbort, { once: true });
+      socket.write(request, 'latin1');
+    });
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.gotAny = true;
+    try {
+      if (this.phase === Phase.Head) this.readHead(chunk, 0);
+      else if (this.phase === Phase.Body) this.readBody(chunk, 0);
+      else if (this.phase === Phase.Waiting) this.pending.push(chunk);
+    } catch (e) {
+      this.fail(e);
+    }
+  };
+
+  /** Heads in `chunk` from `from`: interim answers skipped, the final one's head resolved. */
+  private readHead(chunk: Buffer, from: number): void {
+    const max = this.agent.maxHeadBytes;
+    for (;;) {
+      let bytes = chunk;
+      let start = from;
+      let end: number;
+      let consumed: number;
+      if (this.headBuf) {
+        const before = this.headBuf.length;
+        bytes = this.headBuf = Buffer.concat([this.headBuf, chunk.subarray(from, from + max + 4)]);
+        start = 0;
+        end = headEnd(bytes, 0, before - 3);
+        consumed = end < 0 ? chunk.length - from : end - before;
+      } else {
+        end = headEnd(chunk, from);
+        consumed = end < 0 ? chunk.length - from : end - from;
+      }
+      if (this.headBytes + (end < 0 ? bytes.length - start : end - start) > max) {
+        throw new Http1Error('head-too-large', `the answer's head is larger than ${max} bytes`);
+      }
+      if (end < 0) {
+        if (!this.headBuf && from < chunk.length) this.headBuf = Buffer.from(chunk.subarray(from));
+        return;
+      }
+      this.headBytes += end - start;
+      this.headBuf = undefined;
+      const head = parseHead(bytes, start, end);
+      from += consumed;
+      if (head.status >= 100 && head.status < 200 && head.status !== 101) {
+        if (from < chunk.length) continue; // an interim answer (100, 103): the final one follows
+        return;
+      }
+      this.head = head;
+      this.framing = framingOf(head);
+      this.phase = Phase.Waiting;
+      this.socket.pause();
+      if (from < chunk.length) this.pending.push(chunk.subarray(from));
+      this.onHead!(this.answer(head));
+      return;
+    }
+  }
+
+  private answer(head: Head): Http1Answer {
+    return {
+      status: head.status,
+      header: (name) => head.fields.get(name.toLowerCase())?.join(', ') ?? null,
+      read: (limit, budget, pool, waitForRoom = false) => this.read(limit, budget, pool, waitForRoom),
+    };
+  }
+
+  private async read(limit: number, budget: ByteBudget | undefined, pool: BufferPool | undefined, waitForRoom: boolean): Promise<CappedBody> {
+    if (this.reading) throw new Error('the body was already read');
+    this.reading = true;
+    const { signal, framing } = this;
+    if (signal.aborted) {
+      this.destroy();
+      throw signal.reason;
+    }
+    let into: CappedBody | CappedBuffer;
+    try {
+      into = await openCappedBody(framing!.kind === 'length' ? framing!.length : undefined, limit, budget, signal, waitForRoom, pool);
+    } catch (e) {
+      this.destroy();
+      throw e;
+    }
+    if (!(into instanceof CappedBuffer)) {
+      this.destroy();
+      return into;
+    }
+    if (signal.aborted) {
+      into.giveBack();
+      this.destroy();
+      throw signal.reason;
+    }
+    const sink = into;
+    return new Promise<CappedBody>((resolve, reject) => {
+      this.sink = sink;
+      this.onBody = resolve;
+      this.onBodyFail = reject;
+      this.decoder = new BodyDecoder(framing!, limit, this.agent.maxHeadBytes);
+      this.phase = Phase.Body;
+      try {
+        // what came after the head (one chunk's rest, as a rule; more only if the node sent more
+        // before the socket paused), then the socket's chunks as they come
+        const { pending } = this;
+        this.pending = [];
+        if (this.readBody(pending.length <= 1 ? (pending[0] ?? EMPTY) : Buffer.concat(pending), 0)) return;
+      } catch (e) {
+        this.fail(e);
+        return;
+      }
+      if (this.endedEarly) {
+        if (this.endedEarly.error !== undefined) this.fail(this.endedEarly.error);
+        else this.onEnd();
+        return;
+      }
+      this.socket.resume();
+    });
+  }
+
+  /** Why the sink refused a push (over the cap, no room in the budget). */
+  private pushFailed: CappedBody | undefined;
+  /** The decoder's body ranges, copied into the sink (the one copy of the body's bytes). */
+  private readonly pushBody = (chunk: Buffer, start: number, end: number): boolean => (this.pushFailed = this.sink!.push(chunk, start, end)) === undefined;
+
+  /** Body bytes of `chunk` from `from`; true when the exchange settled. */
+  private readBody(chunk: Buffer, from: number): boolean {
+    const sink = this.sink!;
+    const r = this.decoder!.feed(chunk, from, this.pushBody);
+    if (r === NEED_MORE) return false;
+    if (r === STOPPED || r === TOO_LARGE) {
+      const body = r === TOO_LARGE ? sink.tooLarge() : this.pushFailed!;
+      this.settle();
+      this.destroy();
+      this.onBody!(body);
+      return true;
+    }
+    // the body's exact end: the connection is kept only when nothing followed it and the node keeps it
+    const head = this.head!;
+    const keep = r === chunk.length && head.minor === 1 && this.framing!.kind !== 'close' && !head.fields.get('connection')?.some((v) => v.split(',').some((t) => t.trim().toLowerCase() === 'close'));
+    this.settle();
+    if (keep) this.agent.keep(this.origin, this.socket);
+    else this.destroy();
+    this.onBody!(sink.done());
+    return true;
+  }
+
+  private readonly onEnd = (): void => {
+    if (this.phase === Phase.Waiting) {
+      this.endedEarly ??= {};
+      return;
+    }
+    if (this.phase === Phase.Body && this.decoder!.end()) {
+      const sink = this.sink!;
+      this.settle();
+      this.destroy();
+      this.onBody!(sink.done());
+      return;
+    }
+    this.fail(this.closedError());
+  };
+
+  private readonly onError = (e: Error): void => {
+    if (this.phase === Phase.Waiting) {
+      this.endedEarly = { error: e };
+      return;
+    }
+    this.fail(this.phase === Phase.Head && this.reused && !this.gotAny ? new StaleConnection(e.message) : e);
+  };
+
+  private readonly onClose = (): void => {
+    if (this.phase === Phase.Waiting) {
+      this.endedEarly ??= {};
+      return;
+    }
+    this.fail(this.closedError());
+  };
+
+  private readonly onAbort = (): void => {
+    if (this.phase === Phase.Waiting) {
+      // `read` (or its wait for room in the budget) rejects with the reason
+      this.destroy();
+      this.endedEarly = { error: this.signal.reason };
+      return;
+    }
+    this.fail(this.signal.reason);
+  };
+
+  private closedError(): Error {
+    if (this.phase !== Phase.Head) return new Error('the connection closed before the end of the body');
+    if (this.reused && !this.gotAny) return new StaleConnection('the kept connection closed before the answer');
+    return new Http1Error('closed-in-head', "the connection closed before the end of the answer's head");
+  }
+
+  private fail(e: unknown): void {
+    if (this.phase === Phase.Settled) return;
+    const phase = this.phase;
+    this.settle();
+    this.destroy();
+    const reason = this.signal.aborted ? this.signal.reason : e;
+    if (phase === Phase.Head) this.onHeadFail!(reason);
+    else if (phase === Phase.Body) {
+      this.sink!.giveBack();
+      this.onBodyFail!(reason);
+    }
+  }
+
+  /** Detaches this exchange from the connection (which is then kept or destroyed). */
+  private settle(): void {
+    this.phase = Phase.Settled;
+    const { socket } = this;
+    socket.off('data', this.onData).off('end', this.onEnd).off('error', this.onError).off('close', this.onClose);
+    this.signal.removeEventListener('abort', this.onAbort);
+  }
+
+  private destroy(): void {
+    const { socket } = this;
+    if (this.phase !== Phase.Settled) this.settle();
+    // an error after this (a write failing as it is torn down) is nobody's: not unhandled
+    socket.on('error', () => undefined);
+    socket.destroy();
+  }
+}
