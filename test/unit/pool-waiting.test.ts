@@ -28,6 +28,19 @@ describe('Waiting: which waiting tasks a free worker takes together', () => {
     expect(w.size).toBe(0);
   });
 
+  it("takes at most a worker's share of the backlog: a short queue one at a time, a long one in batches", () => {
+    const w = new Waiting();
+    for (let i = 0; i < 3; i++) w.push(job(bytes, `s${i}`));
+    // 3 waiting, 2 workers: a share of 1 each
+    expect(names(w.take(2))).toEqual(['s0']);
+    for (let i = 0; i < 8; i++) w.push(job(bytes, `l${i}`));
+    // 10 waiting: a share of 5, capped at COALESCE_MAX
+    expect(w.take(2)).toHaveLength(COALESCE_MAX);
+    // 6 waiting: a share of 3
+    expect(w.take(2)).toHaveLength(3);
+    expect(w.size).toBe(3);
+  });
+
   it('never joins a POST /verify entry or a task that already failed in a shared batch', () => {
     const w = new Waiting();
     for (const j of [job(response, 'r0'), job(bytes, 'b0'), job(bytes, 'b1'), job(bytes, 'a0', true), job(bytes, 'b2'), job(response, 'r1'), job(bytes, 'b3')]) w.push(j);
