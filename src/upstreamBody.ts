@@ -161,11 +161,6 @@ export class CappedBuffer {
     return undefined;
   }
 
-  /** Whether `n` more bytes would pass the limit (a chunked body announcing a chunk that does not fit). */
-  wouldPass(n: number): boolean {
-    return this.size + n > this.limit;
-  }
-
   /**
    * The body is larger than the limit (`next`: the bytes that did not fit, none when only announced):
    * the failure, with the start of the body as an excerpt for messages; the budget is given back.

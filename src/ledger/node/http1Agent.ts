@@ -1,7 +1,7 @@
 import net, { type Socket } from 'node:net';
 import tls from 'node:tls';
 import { CappedBuffer, openCappedBody, type BufferPool, type ByteBudget, type CappedBody } from '../../upstreamBody.js';
-import { BodyDecoder, framingOf, headEnd, Http1Error, NEED_MORE, parseHead, STOPPED, TOO_LARGE, type Framing, type Head } from './http1Framing.js';
+import { BodyDecoder, framingOf, headEnd, Http1Error, listOf, NEED_MORE, parseHead, STOPPED, TOO_LARGE, type Framing, type Head } from './http1Framing.js';
 
 /**
  * A minimal HTTP/1.1 GET client on `net`/`tls`, the ledger node's raw-bytes transport (`/blocks`
@@ -363,7 +363,7 @@ class Exchange {
     }
     // the body's exact end: the connection is kept only when nothing followed it and the node keeps it
     const head = this.head!;
-    const keep = r === chunk.length && head.minor === 1 && this.framing!.kind !== 'close' && !head.fields.get('connection')?.some((v) => v.split(',').some((t) => t.trim().toLowerCase() === 'close'));
+    const keep = r === chunk.length && head.minor === 1 && this.framing!.kind !== 'close' && !listOf(head.fields.get('connection')).some((t) => t.toLowerCase() === 'close');
     this.settle();
     if (keep) this.agent.keep(this.origin, this.socket);
     else this.destroy();

@@ -73,7 +73,7 @@ export function parseHead(bytes: Buffer, start: number, end: number): Head {
 }
 
 /** Comma-separated list elements of every value of a field, trimmed, empty ones dropped. */
-function listOf(values: readonly string[] | undefined): string[] {
+export function listOf(values: readonly string[] | undefined): string[] {
   return (values ?? []).flatMap((v) => v.split(',').map((e) => e.trim())).filter((e) => e !== '');
 }
 
