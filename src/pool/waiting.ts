@@ -33,7 +33,8 @@ export interface Job {
 const coalescible = (j: Job): boolean => j.task.op === 'bytes' && j.alone !== true;
 
 export class Waiting {
-  private jobs: Job[] = [];
+  /** Jobs from `head` on wait; the slots before it are cleared as they are taken (no task's bytes kept). */
+  private jobs: (Job | undefined)[] = [];
   private head = 0;
 
   get size(): number {
@@ -67,15 +68,21 @@ export class Waiting {
   take(workers = 1): Job[] {
     if (this.size === 0) return [];
     const most = Math.max(1, Math.min(COALESCE_MAX, Math.floor(this.size / Math.max(1, workers))));
-    const first = this.jobs[this.head++]!;
+    const first = this.next();
     const group = [first];
     if (coalescible(first)) {
-      while (group.length < most && this.head < this.jobs.length && coalescible(this.jobs[this.head]!)) group.push(this.jobs[this.head++]!);
+      while (group.length < most && this.head < this.jobs.length && coalescible(this.jobs[this.head]!)) group.push(this.next());
     }
     if (this.head > 1024 && this.head * 2 > this.jobs.length) {
       this.jobs = this.jobs.slice(this.head);
       this.head = 0;
     }
     return group;
+  }
+
+  private next(): Job {
+    const j = this.jobs[this.head]!;
+    this.jobs[this.head++] = undefined;
+    return j;
   }
 }
