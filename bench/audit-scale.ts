@@ -167,13 +167,14 @@ try {
     const args = ['reverify', '--node', `${node.origin}${values.prefix}`, '--from', '0', '--to', String(N), '--config', env.configFile, '--at', env.at, '--out', out, '--rps', String(spec.rps), '--progress-interval', '0', ...row.args];
     if (values.concurrency) args.push('--concurrency', values.concurrency);
     if (values.batch) args.push('--batch', values.batch);
-    // AUDIT_NODE_ARGS: extra node flags for the measured process (e.g. --max-old-space-size=96).
+    // AUDIT_NODE_ARGS: extra node flags for the measured process (e.g. --max-old-space-size=96);
+    // AUDIT_STDOUT=FILE keeps its stdout in FILE.<row> (e.g. with --trace-gc).
     const extraArgs = (process.env.AUDIT_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const nodeArgs = [...extraArgs, ...(values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile, row.cli ? `${row.id}-base` : row.id)] : [])];
     const t0 = process.hrtime.bigint();
     const concurrency = values.concurrency ?? '4';
     const command = row.floor ? ['-e', FLOOR_CLIENT, `${node.origin}${values.prefix}`, String(N), concurrency, row.floor, out] : [row.cli ?? CLI, ...args];
-    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, ...command], { env: { ...process.env, ...row.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, ...command], { env: { ...process.env, ...row.env }, stdio: ['ignore', process.env.AUDIT_STDOUT ? openSync(`${process.env.AUDIT_STDOUT}.${row.id}`, 'w') : 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     // The CLI's main thread CPU (its thread id is the process id), sampled until it exits: the

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { Deadline } from '../../src/pool/deadlines.js';
 import { COALESCE_MAX, Waiting, type Job } from '../../src/pool/waiting.js';
@@ -16,6 +18,9 @@ const job = (task: VerifyTask, name: string, alone = false): Job & { name: strin
   ...(alone ? { alone } : {}),
   settle: () => undefined,
 });
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
 const names = (js: Job[]) => js.map((j) => (j as Job & { name: string }).name);
 
 describe('Waiting: which waiting tasks a free worker takes together', () => {
@@ -58,5 +63,28 @@ describe('Waiting: which waiting tasks a free worker takes together', () => {
     expect(w.remove(z)).toBe(false);
     expect(names(w.take())).toEqual(['y']);
     expect(names(w.take())).toEqual(['x']);
+  });
+
+  it('keeps no job once taken: a long queue taken job by job holds nothing of them (their bytes, their settled results)', async () => {
+    const w = new Waiting();
+    const refs: WeakRef<Job>[] = [];
+    // Fewer taken than the compaction threshold (1,024), so that only clearing the slots frees them.
+    for (let i = 0; i < 200; i++) {
+      const j = job({ op: 'bytes', userData: new Uint8Array(1024), report: new Uint8Array(1024) }, `k${i}`);
+      refs.push(new WeakRef(j));
+      w.push(j);
+    }
+    w.push(job(response, 'last'));
+    // One at a time (a share of the backlog of less than one per worker).
+    let taken = 0;
+    for (let i = 0; i < 200; i++) taken += w.take(1_000).length;
+    expect(taken).toBe(200);
+    expect(w.size).toBe(1);
+    // WeakRefs hold their targets until the current job ends: collect after a turn of the loop.
+    await new Promise((r) => setImmediate(r));
+    gc();
+    // (A stray reference of the engine's to the last one or two is not the queue's: all 200 were kept before.)
+    expect(refs.filter((r) => r.deref() !== undefined).length).toBeLessThan(5);
+    expect(names(w.take())).toEqual(['last']);
   });
 });
