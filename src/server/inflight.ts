@@ -119,6 +119,12 @@ class CountedBody extends Readable {
     if (!this.holding) this.source.resume();
   }
 
+  /** Refused (a check, the bound) or failed: the rest of the body is left unread. */
+  override _destroy(err: Error | null, cb: (err: Error | null) => void): void {
+    if (err) this.source.pause();
+    cb(err);
+  }
+
   private arrive(chunk: Buffer): void {
     if (this.destroyed) return;
     this.holding = true;

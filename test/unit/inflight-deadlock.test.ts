@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough, type Transform } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { inflightBytes } from '../../src/server/inflight.js';
+import { addChunkCheck, inflightBytes } from '../../src/server/inflight.js';
 import { until } from '../support/wait.js';
 
 function request(f: ReturnType<typeof inflightBytes>, length: number) {
@@ -103,6 +103,25 @@ describe('request bytes counted as they arrive', () => {
     a.answered();
     await until('B ended', () => ended);
     expect(Buffer.concat(got)).toEqual(Buffer.alloc(60, 3));
+  });
+
+  it('a body refused by a chunk check (the depth scan) is not read further', async () => {
+    const f = inflightBytes({ maxBytes: 100_000 });
+    const payload = new PassThrough();
+    const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
+    let counter!: Transform;
+    (f.preParsing as any)({ headers: { 'content-length': '50000' }, socket: { remoteAddress: '127.0.0.1' } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
+    expect(addChunkCheck(counter, (chunk) => (chunk[0] === 0x5b ? new Error('too deep') : undefined))).toBe(true);
+    let error: Error | undefined;
+    counter.on('error', (e) => (error = e));
+    counter.on('data', () => undefined);
+    payload.write(Buffer.alloc(10_000, 0x20));
+    await until('first chunk counted', () => f.held === 10_000);
+    payload.write(Buffer.alloc(10_000, 0x5b));
+    await until('refused', () => error);
+    payload.write(Buffer.alloc(30_000, 0x20));
+    await new Promise((r) => setImmediate(r));
+    expect(payload.readableLength).toBe(30_000);
   });
 
   it('a body nobody reads (answered 404, 413… without it) is not pulled in nor counted', async () => {
