@@ -64,10 +64,16 @@ function writeConfig(workers: number, port: number): string {
   return cfg;
 }
 
-async function startService(workers: number): Promise<PeerProcess> {
+/**
+ * LOAD_BASE_MAIN=<another build's dist/src/main.js> adds the peer `base`: that build of the service
+ * on the same config (with LOAD_PEER_NODE_ARGS), paced beside this one, for an A/B of a change.
+ */
+const BASE_MAIN = process.env.LOAD_BASE_MAIN;
+
+async function startService(workers: number, main = resolve('dist/src/main.js'), nodeArgs = NODE_ARGS): Promise<PeerProcess> {
   const port = await freePort();
   const cfg = writeConfig(workers, port);
-  const child = spawn(process.execPath, [...NODE_ARGS, resolve('dist/src/main.js'), '--config', cfg], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, main, '--config', cfg], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) break;
@@ -81,6 +87,7 @@ async function startService(workers: number): Promise<PeerProcess> {
  * The peers, from the service down to the floor; each rung drops one layer of the service, so
  * the differences between rungs price the layers (same load, same run):
  * - service: the built service (Fastify: routing, schema, hooks, logger, metrics, serialiser);
+ * - base: another build of the service (LOAD_BASE_MAIN), for an A/B of a change;
  * - frameworkless: the same composed verifier (struct parse, collateral prefetch, Piscina pool,
  *   verification metrics) behind bare node:http with JSON.parse/JSON.stringify;
  * - floor+piscina: node:http + JSON.parse + the service's struct parse, bytes to a Piscina pool
@@ -90,13 +97,17 @@ async function startService(workers: number): Promise<PeerProcess> {
  */
 const PEERS = {
   service: (workers: number) => startService(workers),
+  base: (workers: number) => {
+    if (!BASE_MAIN) throw new Error('LOAD_PEERS: the peer base needs LOAD_BASE_MAIN (another build\'s dist/src/main.js)');
+    return startService(workers, resolve(BASE_MAIN), PEER_NODE_ARGS);
+  },
   frameworkless: (workers: number) => startBenchPeer('frameworklessServer.ts', [writeConfig(workers, 0)], { nodeArgs: PEER_NODE_ARGS }),
   'floor+piscina': (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8'), 'piscina'], { nodeArgs: PEER_NODE_ARGS }),
   'floor+parse': (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8'), 'parse'], { nodeArgs: PEER_NODE_ARGS }),
   floor: (workers: number) => startBenchPeer('floorServer.ts', [String(workers), join(dir, 'core-input.v8')], { nodeArgs: PEER_NODE_ARGS }),
 } as const;
 type PeerName = keyof typeof PEERS;
-const PEER_NAMES = (process.env.LOAD_PEERS ?? (FLOOR ? Object.keys(PEERS).join(',') : 'service')).split(',') as PeerName[];
+const PEER_NAMES = (process.env.LOAD_PEERS ?? (FLOOR ? Object.keys(PEERS).filter((p) => p !== 'base' || BASE_MAIN).join(',') : 'service')).split(',') as PeerName[];
 for (const p of PEER_NAMES) if (!(p in PEERS)) throw new Error(`LOAD_PEERS: unknown peer ${p} (known: ${Object.keys(PEERS).join(', ')})`);
 if (PEER_NAMES[0] !== 'service') throw new Error('LOAD_PEERS: the service comes first (the others are paced at its rate)');
 

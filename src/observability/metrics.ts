@@ -10,6 +10,10 @@
  *   the raw URL is never used.
  * - `method` is one of the HTTP methods Fastify routes, `OTHER` otherwise.
  * - failure `code` must be a declared error code (src/errorCodes.ts), `OTHER` otherwise.
+ *
+ * The per-request metrics (HTTP, verification, hash, pool task and stages) are observed through an
+ * ObservationBatch (observationBatch.ts): pushed onto arrays, handed to prom-client before every
+ * read and every 256 observations, so that a request costs the HTTP thread no label hashing.
  */
 import { isErrorCode, outcomeFor, type ErrorCode, type Outcome } from '../errorCodes.js';
 import { isVerifierError } from '../errors.js';
@@ -19,6 +23,7 @@ import type { ReportTexts, VerifierService, VerifyOutcome } from '../verify/type
 import type { ReportCheck } from '../verify/types.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 import { poseidon8KernelName } from '../hash/kernel.js';
+import { ObservationBatch, type Series } from './observationBatch.js';
 
 export const METRICS_PREFIX = 'verifier_';
 
@@ -231,16 +236,19 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   }
   const registers = [registry];
   const p = (n: string) => `${METRICS_PREFIX}${n}`;
+  // The per-request metrics below are observed through one batch, handed over at each read.
+  const batch = new ObservationBatch();
+  const collect = batch.flush;
 
   // --- HTTP ---------------------------------------------------------------------------------
-  const httpRequests = new Counter({ name: p('http_requests_total'), help: 'HTTP requests by route template, method and status code', labelNames: ['route', 'method', 'status_code'] as const, registers });
-  const httpDuration = new Histogram({ name: p('http_request_duration_seconds'), help: 'HTTP request latency (receipt to response sent) by route template, method and status code', labelNames: ['route', 'method', 'status_code'] as const, buckets: LATENCY_BUCKETS, registers });
+  const httpRequests = new Counter({ name: p('http_requests_total'), help: 'HTTP requests by route template, method and status code', labelNames: ['route', 'method', 'status_code'] as const, registers, collect });
+  const httpDuration = new Histogram({ name: p('http_request_duration_seconds'), help: 'HTTP request latency (receipt to response sent) by route template, method and status code', labelNames: ['route', 'method', 'status_code'] as const, buckets: LATENCY_BUCKETS, registers, collect });
 
   // --- verification -------------------------------------------------------------------------
-  const verifications = new Counter({ name: p('verifications_total'), help: 'Report verifications by report kind and outcome (valid; invalid: a check failed on the evidence; unverifiable: the verifier could not decide, e.g. PCCS down, pool full)', labelNames: ['kind', 'outcome'] as const, registers });
-  const verificationFailures = new Counter({ name: p('verification_failures_total'), help: 'Reports not valid (invalid or unverifiable) by report kind and failure code', labelNames: ['kind', 'code'] as const, registers });
-  const verificationDuration = new Histogram({ name: p('verification_duration_seconds'), help: 'Decode-and-verify wall time by report kind and outcome', labelNames: ['kind', 'outcome'] as const, buckets: LATENCY_BUCKETS, registers });
-  const hashDuration = new Histogram({ name: p('hash_duration_seconds'), help: 'Poseidon8 hash time of one userData struct', buckets: HASH_BUCKETS, registers });
+  const verifications = new Counter({ name: p('verifications_total'), help: 'Report verifications by report kind and outcome (valid; invalid: a check failed on the evidence; unverifiable: the verifier could not decide, e.g. PCCS down, pool full)', labelNames: ['kind', 'outcome'] as const, registers, collect });
+  const verificationFailures = new Counter({ name: p('verification_failures_total'), help: 'Reports not valid (invalid or unverifiable) by report kind and failure code', labelNames: ['kind', 'code'] as const, registers, collect });
+  const verificationDuration = new Histogram({ name: p('verification_duration_seconds'), help: 'Decode-and-verify wall time by report kind and outcome', labelNames: ['kind', 'outcome'] as const, buckets: LATENCY_BUCKETS, registers, collect });
+  const hashDuration = new Histogram({ name: p('hash_duration_seconds'), help: 'Poseidon8 hash time of one userData struct', buckets: HASH_BUCKETS, registers, collect });
   new Gauge({ name: p('hash_backend_info'), help: 'Poseidon8 kernel in use (native-adx, native, wasm or bigint; VERIFIER_HASH_BACKEND starts the choice at one), value 1', labelNames: ['backend'] as const, registers })
     .labels(poseidon8KernelName)
     .set(1);
@@ -259,11 +267,11 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const poolQueue = new Gauge({ name: p('pool_queue_size'), help: 'Verification tasks waiting for a worker thread', registers, collect() { refreshPool(); this.set(finite(poolStats.queueSize)); } });
   const poolUtil = new Gauge({ name: p('pool_utilization'), help: 'Worker pool utilisation (0..1)', registers, collect() { this.set(finite(poolStats.utilization)); } });
   const poolThreads = new Gauge({ name: p('pool_threads'), help: 'Worker threads alive', registers, collect() { this.set(finite(poolStats.threads)); } });
-  const poolTask = new Histogram({ name: p('pool_task_duration_seconds'), help: 'Pool task time from submission to result, queueing included', buckets: LATENCY_BUCKETS, registers });
-  const poolQueueWait = new Histogram({ name: p('pool_queue_wait_seconds'), help: 'Pool task time from submission until a worker takes it up', buckets: STAGE_BUCKETS, registers });
-  const poolRun = new Histogram({ name: p('pool_run_seconds'), help: 'Pool task time in the worker, from taking it up to its result (collateral wait included)', buckets: STAGE_BUCKETS, registers });
-  const collateralWait = new Histogram({ name: p('collateral_wait_seconds'), help: 'Time a worker waited for collateral from the main thread, per task that asked', buckets: STAGE_BUCKETS, registers });
-  const workerGc = new Histogram({ name: p('worker_gc_pause_seconds'), help: 'GC pauses of the verification worker threads (perf_hooks gc entries)', buckets: STAGE_BUCKETS, registers });
+  const poolTask = new Histogram({ name: p('pool_task_duration_seconds'), help: 'Pool task time from submission to result, queueing included', buckets: LATENCY_BUCKETS, registers, collect });
+  const poolQueueWait = new Histogram({ name: p('pool_queue_wait_seconds'), help: 'Pool task time from submission until a worker takes it up', buckets: STAGE_BUCKETS, registers, collect });
+  const poolRun = new Histogram({ name: p('pool_run_seconds'), help: 'Pool task time in the worker, from taking it up to its result (collateral wait included)', buckets: STAGE_BUCKETS, registers, collect });
+  const collateralWait = new Histogram({ name: p('collateral_wait_seconds'), help: 'Time a worker waited for collateral from the main thread, per task that asked', buckets: STAGE_BUCKETS, registers, collect });
+  const workerGc = new Histogram({ name: p('worker_gc_pause_seconds'), help: 'GC pauses of the verification worker threads (perf_hooks gc entries)', buckets: STAGE_BUCKETS, registers, collect });
   let coalescedSeen = 0;
   const poolCoalesced = new Counter({
     name: p('pool_coalesced_reports_total'),
@@ -426,6 +434,22 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     code: code === undefined ? 'none' : isErrorCode(code) ? code : 'OTHER',
   });
 
+  // The batch's series, by label set (as bounded as the labels: see the rules above).
+  const seriesIn = (map: Map<string, Series>, key: string, open: () => Series): Series => {
+    let s = map.get(key);
+    if (!s) map.set(key, (s = open()));
+    return s;
+  };
+  const httpSeries = new Map<string, Series>();
+  const verificationSeries = new Map<string, Series>();
+  const failureSeries = new Map<string, Series>();
+  const hashSeries = batch.open(hashDuration, undefined, {});
+  const poolTaskSeries = batch.open(poolTask, undefined, {});
+  const queueWaitSeries = batch.open(poolQueueWait, undefined, {});
+  const runSeries = batch.open(poolRun, undefined, {});
+  const collateralWaitSeries = batch.open(collateralWait, undefined, {});
+  const workerGcSeries = batch.open(workerGc, undefined, {});
+
   const sink: MetricsSink = {
     observeLedgerUpdate(kind, outcome, code) {
       ledgerUpdates.inc(ledgerLabels(kind, outcome, code));
@@ -460,9 +484,17 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       const k: VerificationKind = KINDS.has(kind) ? kind : 'unknown';
       const c = code !== undefined && isErrorCode(code) ? code : undefined;
       const outcome = outcomeFor(valid, c);
-      verifications.inc({ kind: k, outcome });
-      verificationDuration.observe({ kind: k, outcome }, finite(seconds));
-      if (!valid) verificationFailures.inc({ kind: k, code: c ?? 'OTHER' });
+      batch.add(
+        seriesIn(verificationSeries, `${k} ${outcome}`, () => batch.open(verificationDuration, verifications, { kind: k, outcome })),
+        finite(seconds),
+      );
+      if (!valid) {
+        const code = c ?? 'OTHER';
+        batch.add(
+          seriesIn(failureSeries, `${k} ${code}`, () => batch.open(undefined, verificationFailures, { kind: k, code })),
+          1,
+        );
+      }
     },
     setPoolStats(stats) {
       poolStats = { ...stats };
@@ -471,13 +503,13 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       poolRead = read;
     },
     observePoolTask(seconds) {
-      poolTask.observe(finite(seconds));
+      batch.add(poolTaskSeries, finite(seconds));
     },
     observePoolStages(s) {
-      poolQueueWait.observe(finite(s.queueWaitSeconds));
-      poolRun.observe(finite(s.runSeconds));
-      if (s.collateralWaitSeconds !== undefined) collateralWait.observe(finite(s.collateralWaitSeconds));
-      for (const g of s.gcPauses) workerGc.observe(finite(g));
+      batch.add(queueWaitSeries, finite(s.queueWaitSeconds));
+      batch.add(runSeries, finite(s.runSeconds));
+      if (s.collateralWaitSeconds !== undefined) batch.add(collateralWaitSeries, finite(s.collateralWaitSeconds));
+      for (const g of s.gcPauses) batch.add(workerGcSeries, finite(g));
     },
     registerCacheStats(name, read) {
       if (!CACHE_NAME_RE.test(name)) throw new Error(`metrics: invalid cache name ${JSON.stringify(name)}`);
@@ -492,15 +524,16 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       if (st === 'error' || Number(st) >= 500) upstreamErrors.inc({ service, route: r });
     },
     observeHash(seconds) {
-      hashDuration.observe(finite(seconds));
+      batch.add(hashSeries, finite(seconds));
     },
   };
 
   const observeHttp = (route: string | undefined, method: string, statusCode: number, seconds: number): void => {
     if (route === '/metrics') return;
-    const labels = { route: route ?? 'unmatched', method: METHODS.has(method) ? method : 'OTHER', status_code: String(statusCode) };
-    httpRequests.inc(labels);
-    httpDuration.observe(labels, seconds);
+    const r = route ?? 'unmatched';
+    const m = METHODS.has(method) ? method : 'OTHER';
+    const series = seriesIn(httpSeries, `${r} ${m} ${statusCode}`, () => batch.open(httpDuration, httpRequests, { route: r, method: m, status_code: String(statusCode) }));
+    batch.add(series, finite(seconds));
   };
 
   return { registry, sink, observeHttp };

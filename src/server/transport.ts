@@ -39,20 +39,20 @@ export function shown(url: string): string {
 
 const pathOf = (req: FastifyRequest): string => (req.url.split('?')[0] ?? '');
 
-/** onRequest: a body in another charset or content coding than the JSON parser reads is refused. */
-export function plainJsonOnly(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+/** onRequest check: a body in another charset or content coding than the JSON parser reads is refused 415; true when it answered. */
+export function refuseNotPlainJson(req: FastifyRequest, reply: FastifyReply): boolean {
   const type = req.headers['content-type'];
   const charset = typeof type === 'string' ? /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type)?.[1] : undefined;
   if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
     void reply.code(415).send(failureBody(pathOf(req), 'HTTP_UNSUPPORTED_MEDIA_TYPE', `charset ${shown(charset)} is not supported: send the JSON body as utf-8`));
-    return;
+    return true;
   }
   const enc = req.headers['content-encoding'];
   if (enc !== undefined && enc.trim().toLowerCase() !== 'identity') {
     void reply.code(415).send(failureBody(pathOf(req), 'HTTP_UNSUPPORTED_ENCODING', `Content-Encoding ${shown(String(enc))} is not supported: send the body uncompressed (identity)`));
-    return;
+    return true;
   }
-  done();
+  return false;
 }
 
 /** Fastify's `frameworkErrors`: errors raised before routing. */
@@ -70,13 +70,13 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
   void reply.code(traitsOf(code).status).headers(SECURITY_HEADERS).send(body(code, message));
 }
 
-/** onRequest: an HTTP/1.1 request must name its Host (RFC 9112 §3.2); Node's own check answers a bare 400, so it is off (app.ts) and made here. */
-export function hostRequired(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+/** onRequest check: an HTTP/1.1 request must name its Host (RFC 9112 §3.2); Node's own check answers a bare 400, so it is off (app.ts) and made here. True when it answered. */
+export function refuseWithoutHost(req: FastifyRequest, reply: FastifyReply): boolean {
   if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) {
     void reply.code(400).header('connection', 'close').send(failureBody(pathOf(req), 'HTTP_BAD_REQUEST', 'an HTTP/1.1 request must carry a Host header'));
-    return;
+    return true;
   }
-  done();
+  return false;
 }
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 417: 'Expectation Failed', 431: 'Request Header Fields Too Large' };

@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough, type Transform } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { inflightBytes } from '../../src/server/inflight.js';
+import { addChunkCheck, inflightBytes } from '../../src/server/inflight.js';
 import { until } from '../support/wait.js';
 
 function request(f: ReturnType<typeof inflightBytes>, length: number) {
@@ -53,6 +53,75 @@ describe('request bytes counted as they arrive', () => {
     slow.send(1);
     await until('counted', () => slow.forwarded() === 1);
     expect(f.held).toBe(1);
+  });
+
+  it('a chunk that waits is passed on once taken, then the rest of its body, in order, and then its end', async () => {
+    const f = inflightBytes({ maxBytes: 100, waitMs: 600_000 });
+    const a = request(f, 80);
+    a.send(80);
+    await until('A counted', () => a.forwarded() === 80);
+    const payload = new PassThrough();
+    const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
+    let counter!: Transform;
+    (f.preParsing as any)({ headers: { 'content-length': '60' }, socket: { remoteAddress: '127.0.0.2' } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
+    const got: Buffer[] = [];
+    let ended = false;
+    counter.on('data', (d: Buffer) => got.push(d));
+    counter.on('end', () => (ended = true));
+    // B's first chunk does not fit (80 held): it waits; its second chunk and its end arrive meanwhile.
+    payload.write(Buffer.alloc(30, 1));
+    await until('B waiting', () => f.waiting === 1);
+    payload.end(Buffer.alloc(30, 2));
+    await new Promise((r) => setImmediate(r));
+    expect([got.length, ended, f.held]).toEqual([0, false, 80]);
+    a.answered();
+    await until('B ended', () => ended);
+    expect(Buffer.concat(got)).toEqual(Buffer.concat([Buffer.alloc(30, 1), Buffer.alloc(30, 2)]));
+    expect([f.held, f.waiting, f.refused]).toEqual([60, 0, 0]);
+    raw.emit('close');
+    expect(f.held).toBe(0);
+  });
+
+  it('a body that arrived whole before it is read: its end, come while its chunk waits, is passed on after the chunk', async () => {
+    const f = inflightBytes({ maxBytes: 100, waitMs: 600_000 });
+    const a = request(f, 80);
+    a.send(80);
+    await until('A counted', () => a.forwarded() === 80);
+    const payload = new PassThrough();
+    const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
+    let counter!: Transform;
+    (f.preParsing as any)({ headers: { 'content-length': '60' }, socket: { remoteAddress: '127.0.0.2' } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
+    payload.end(Buffer.alloc(60, 3));
+    await new Promise((r) => setImmediate(r));
+    const got: Buffer[] = [];
+    let ended = false;
+    counter.on('data', (d: Buffer) => got.push(d));
+    counter.on('end', () => (ended = true));
+    await until('B waiting', () => f.waiting === 1);
+    await new Promise((r) => setImmediate(r));
+    expect([got.length, ended]).toEqual([0, false]);
+    a.answered();
+    await until('B ended', () => ended);
+    expect(Buffer.concat(got)).toEqual(Buffer.alloc(60, 3));
+  });
+
+  it('a body refused by a chunk check (the depth scan) is not read further', async () => {
+    const f = inflightBytes({ maxBytes: 100_000 });
+    const payload = new PassThrough();
+    const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
+    let counter!: Transform;
+    (f.preParsing as any)({ headers: { 'content-length': '50000' }, socket: { remoteAddress: '127.0.0.1' } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
+    expect(addChunkCheck(counter, (chunk) => (chunk[0] === 0x5b ? new Error('too deep') : undefined))).toBe(true);
+    let error: Error | undefined;
+    counter.on('error', (e) => (error = e));
+    counter.on('data', () => undefined);
+    payload.write(Buffer.alloc(10_000, 0x20));
+    await until('first chunk counted', () => f.held === 10_000);
+    payload.write(Buffer.alloc(10_000, 0x5b));
+    await until('refused', () => error);
+    payload.write(Buffer.alloc(30_000, 0x20));
+    await new Promise((r) => setImmediate(r));
+    expect(payload.readableLength).toBe(30_000);
   });
 
   it('a body nobody reads (answered 404, 413… without it) is not pulled in nor counted', async () => {

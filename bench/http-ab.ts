@@ -1,0 +1,123 @@
+/**
+ * A/B of the HTTP thread's CPU per POST /decodeReport at one fixed paced rate, for a change to the
+ * service's front end on a shared host (where latencies are noise but CPU time per request is
+ * not): the built service (dist/src/main.js), another build of it (AB_BASE=<its dist/src/main.js>,
+ * peer `base`) and floor+piscina (bench/floorServer.ts) run side by side with 2 workers on the mix
+ * of bench/http-load.ts, each warmed 5 s, then paced in turns of AB_SLICE seconds (default 2) until
+ * each has had AB_SECONDS (default 30) at AB_RATE req/s (default 200). Prints each peer's HTTP
+ * (main) thread CPU per request from /proc, over the whole run and the median of its turns, and
+ * its p50/p99. AB_PEERS chooses the peers (default service,base,floor); AB_NODE_ARGS are node flags
+ * for the service and base (e.g. --cpu-prof --cpu-prof-dir=DIR).
+ * Usage: npm run build && AB_BASE=../other/dist/src/main.js npx tsx bench/http-ab.ts
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { serialize } from 'node:v8';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
+import { reportText } from '../test/support/ledger-reports.js';
+import { coreInputOf } from './corePath.js';
+import { mintMix, mixConfig } from './mix.js';
+import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
+import { freePort, startServiceProcess } from './serviceProcess.js';
+const RATE = Number(process.env.AB_RATE ?? 200);
+const SECONDS = Number(process.env.AB_SECONDS ?? 30);
+const SLICE = Number(process.env.AB_SLICE ?? 2);
+const dir = mkdtempSync(join(tmpdir(), 'ab-'));
+const mix = mintMix(64);
+const bodies = mix.updates.map((u, i) => JSON.stringify({ userData: u.userData.text, report: reportText(i % 2 === 0 ? u.typeA : u.typeB) }));
+writeFileSync(join(dir, 'core-input.v8'), serialize(coreInputOf(mix)));
+const pccs = await startPccsServer(bundleFromCollateral(mix.a.collateral));
+const cfg = { ...mixConfig(mix, dir, pccs.url), workers: 2, maxQueue: 4096, logLevel: 'warn' };
+const nodeArgs = (process.env.AB_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const starters: Record<string, () => Promise<PeerProcess>> = {
+  service: () => startServiceProcess(cfg, dir, 'svc', nodeArgs),
+  base: async () => {
+    if (!process.env.AB_BASE) throw new Error('the peer base needs AB_BASE (another build\'s dist/src/main.js)');
+    const port = await freePort();
+    writeFileSync(join(dir, 'base.json'), JSON.stringify({ ...cfg, port, host: '127.0.0.1' }));
+    const child = spawn(process.execPath, [...nodeArgs, resolve(process.env.AB_BASE!), '--config', join(dir, 'base.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const url = `http://127.0.0.1:${port}`;
+    for (let i = 0; (await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200; i++) {
+      if (i > 600 || child.exitCode !== null) throw new Error('the base build did not become ready');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { url, pid: child.pid!, stop: stopOf(child) };
+  },
+  floor: () => startBenchPeer('floorServer.ts', ['2', join(dir, 'core-input.v8'), 'piscina']),
+};
+const names = (process.env.AB_PEERS ?? 'service,base,floor').split(',');
+const peers = new Map<string, PeerProcess>();
+for (const n of names) peers.set(n, await starters[n]!());
+/** CPU seconds (user + system) of a process's main thread so far, from /proc (USER_HZ = 100). */
+function mainCpu(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/** One request every 1/RATE s on a keep-alive agent for `seconds`, whatever the answers (open loop). */
+async function paced(url: string, seconds: number): Promise<{ n: number; lat: number[]; failed: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const target = new URL(`${url}/decodeReport`);
+  const total = Math.round(RATE * seconds);
+  const t0 = performance.now();
+  const pending: Promise<void>[] = [];
+  const lat: number[] = [];
+  let failed = 0;
+  for (let n = 0; n < total; n++) {
+    const wait = t0 + (n * 1000) / RATE - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const body = bodies[n % bodies.length]!;
+    const start = performance.now();
+    pending.push(
+      new Promise<void>((res) => {
+        const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (r) => {
+          let text = '';
+          r.setEncoding('utf8');
+          r.on('data', (d: string) => (text += d));
+          r.on('end', () => {
+            lat.push(performance.now() - start);
+            if (r.statusCode !== 200 || !text.includes('"reportValid":true')) failed++;
+            res();
+          });
+        });
+        req.on('error', () => {
+          failed++;
+          res();
+        });
+        req.end(body);
+      }),
+    );
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return { n: total, lat, failed };
+}
+
+for (const p of peers.values()) await paced(p.url, 5); // warm-up
+const acc = new Map(names.map((n) => [n, { cpu: 0, n: 0, failed: 0, turns: [] as number[], lat: [] as number[] }]));
+for (let done = 0; done < SECONDS; done += SLICE) {
+  for (const [name, p] of peers) {
+    const c0 = mainCpu(p.pid);
+    const r = await paced(p.url, SLICE);
+    const c = mainCpu(p.pid) - c0;
+    const a = acc.get(name)!;
+    a.cpu += c;
+    a.n += r.n;
+    a.failed += r.failed;
+    a.turns.push((1000 * c) / r.n);
+    a.lat.push(...r.lat);
+  }
+}
+const at = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+console.log(`paced at ${RATE}/s, ${SECONDS} s each in turns of ${SLICE} s`);
+for (const [name, a] of acc) {
+  console.log(
+    `${name.padEnd(8)} HTTP-thread CPU ${((1000 * a.cpu) / a.n).toFixed(3)} ms/req (median turn ${at(a.turns, 0.5).toFixed(3)}), ` +
+      `n ${a.n}, not 200 valid ${a.failed}, p50 ${at(a.lat, 0.5).toFixed(1)} p99 ${at(a.lat, 0.99).toFixed(1)} ms`,
+  );
+}
+for (const p of peers.values()) await p.stop();
+await pccs.close();
