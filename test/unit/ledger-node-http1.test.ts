@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
 import { Http1Agent, type Http1Answer } from '../../src/ledger/node/http1Agent.js';
 import { BodyDecoder, Http1Error, NEED_MORE, type Framing } from '../../src/ledger/node/http1Framing.js';
-import { BufferPool, ByteBudget, type CappedBody } from '../../src/upstreamBody.js';
+import { BufferPool, ByteBudget, CappedBuffer, type CappedBody } from '../../src/upstreamBody.js';
 
 /**
  * The ledger node's own HTTP/1.1 reader (src/ledger/node/http1Agent.ts) against real loopback
@@ -449,6 +449,38 @@ describe("HTTP/1.1 reader: plain connections read into the agent's one buffer", 
     });
     expect(result.ok && result.bytes.equals(body)).toBe(true);
     expect(events).toBe(0);
+  });
+
+  it('a declared length is read in place, into the body buffer, and the kept connection then reads elsewhere', async () => {
+    const first = pattern(1_000_000, 8);
+    const second = pattern(700_000, 9);
+    const s = await rawServer((sock, _r, n) => {
+      const body = n === 0 ? first : second;
+      writeParts(sock, [`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\n\r\n`, ...Array.from({ length: 20 }, (_, i) => body.subarray((i * body.length) / 20, ((i + 1) * body.length) / 20))]);
+    });
+    const agent = newAgent();
+    const pool = new BufferPool(1 << 22);
+    const budget = new ByteBudget(1 << 22);
+    let pushed = 0;
+    const original = CappedBuffer.prototype.push;
+    const spy = vi.spyOn(CappedBuffer.prototype, 'push').mockImplementation(function (this: CappedBuffer, value: Uint8Array, start = 0, end = value.length) {
+      pushed += end - start;
+      return original.call(this, value, start, end);
+    });
+    try {
+      const a = await (await agent.get(`${s.url}/1`, {}, never())).read(2_000_000, budget, pool, true);
+      expect(a.ok && a.bytes.equals(first)).toBe(true);
+      // copied: at most what came with the head and the first read after it; the rest landed in place
+      expect(pushed).toBeLessThanOrEqual(2 * 64 * 1024);
+      expect(agent.idleCount).toBe(1);
+      // the same connection, the first body still held: the second's bytes go to a buffer of their own
+      const b = await (await agent.get(`${s.url}/2`, {}, never())).read(2_000_000, budget, pool, true);
+      expect(b.ok && b.bytes.equals(second)).toBe(true);
+      expect(a.ok && a.bytes.equals(first)).toBe(true);
+      expect(s.connections).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("the body's first bytes, read with the head, are kept while another connection's reads reuse the buffer", async () => {

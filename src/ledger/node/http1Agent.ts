@@ -10,7 +10,9 @@ import { BodyDecoder, framingOf, headEnd, Http1Error, listOf, NEED_MORE, parseHe
  * Buffer of its own (garbage for the GC, most of a scan's peak RSS). A plain (http:) connection
  * reads into one buffer of the agent's (net's `onread`), so that no read allocates a chunk either:
  * per-read chunks were the GC's main work in a `/blocks` scan (external memory that starts a
- * mark-compact every few answers). TLS connections read chunks as node gives them. The body is read under the same
+ * mark-compact every few answers); and once a declared length's body is being read, its reads go
+ * straight into the body's buffer (not copied at all). TLS connections read chunks as node gives
+ * them, copied once. The body is read under the same
  * rules as every upstream body (src/upstreamBody.ts `openCappedBody`/`CappedBuffer`): capped while
  * it streams, a declared length above the cap not read, held against the body budget.
  *
@@ -59,7 +61,17 @@ const READ_BUFFER_BYTES = 64 * 1024;
 /** Where a plain connection's reads go (set while an exchange or the idle list holds it; null between). */
 const READER = Symbol('reader');
 type ByteReader = (chunk: Buffer) => void;
-type Plain = Socket & { [READER]: ByteReader | null };
+/**
+ * Where a plain connection's next read may go straight into the body's own buffer (the rest of a
+ * declared length): set while an exchange reads such a body. `room` gives the view to read into
+ * (undefined: the agent's buffer), `filled` is told how many bytes landed there.
+ */
+const IN_PLACE = Symbol('inPlace');
+interface InPlace {
+  room(): Buffer | undefined;
+  filled(n: number): void;
+}
+type Plain = Socket & { [READER]: ByteReader | null; [IN_PLACE]: InPlace | null };
 
 /**
  * Gives a connection's bytes to `fn`: a plain connection's reads (into the agent's one buffer,
@@ -172,23 +184,41 @@ export class Http1Agent {
     return socket;
   }
 
-  /** A plain connection reading into the agent's buffer, each read given to its READER (none: bytes nobody asked for, the connection dropped). */
+  /**
+   * A plain connection reading into the agent's buffer, each read given to its READER (none: bytes
+   * nobody asked for, the connection dropped); or, while an exchange reads the rest of a declared
+   * length, straight into the body's buffer (IN_PLACE). net asks for the buffer of the next read
+   * after each read, so the body's view is never the target once its exchange let go (settled,
+   * kept or destroyed).
+   */
   private connectPlain(host: string, port: number): Socket {
-    const buffer = this.readBuffer;
+    const shared = this.readBuffer;
+    // set once net.connect returns: the first buffer is asked for before (the agent's)
+    let plain: Plain | undefined;
     const socket = net.connect({
       host,
       port,
       onread: {
-        buffer,
+        buffer: (): Uint8Array => plain?.[IN_PLACE]?.room() ?? shared,
         callback: (n: number, into: Uint8Array): boolean => {
-          const reader = socket[READER];
+          const s = plain!;
+          if (into !== shared) {
+            // (a body's view is asked for only while its exchange reads it: never null here)
+            const inPlace = s[IN_PLACE];
+            if (inPlace) inPlace.filled(n);
+            else s.destroy();
+            return true;
+          }
+          const reader = s[READER];
           if (reader) reader(Buffer.from(into.buffer, into.byteOffset, n));
-          else socket.destroy();
+          else s.destroy();
           return true;
         },
       },
     }) as Plain;
     socket[READER] = null;
+    socket[IN_PLACE] = null;
+    plain = socket;
     return socket;
   }
 
@@ -383,6 +413,8 @@ class Exchange {
       this.onBodyFail = reject;
       this.decoder = new BodyDecoder(framing!, limit, this.agent.maxHeadBytes);
       this.phase = Phase.Body;
+      // the rest of a declared length goes straight into the body's buffer (a plain connection)
+      if (IN_PLACE in this.socket) (this.socket as Plain)[IN_PLACE] = this.inPlace;
       try {
         // what came after the head (one chunk's rest, as a rule; more only if the node sent more
         // before the socket paused), then the socket's chunks as they come
@@ -419,15 +451,38 @@ class Exchange {
       this.onBody!(body);
       return true;
     }
-    // the body's exact end: the connection is kept only when nothing followed it and the node keeps it
+    this.complete(r === chunk.length);
+    return true;
+  }
+
+  /** The body's exact end: the connection is kept only when nothing followed it (`nothingAfter`) and the node keeps it. */
+  private complete(nothingAfter: boolean): void {
+    const sink = this.sink!;
     const head = this.head!;
-    const keep = r === chunk.length && head.minor === 1 && this.framing!.kind !== 'close' && !listOf(head.fields.get('connection')).some((t) => t.toLowerCase() === 'close');
+    const keep = nothingAfter && head.minor === 1 && this.framing!.kind !== 'close' && !listOf(head.fields.get('connection')).some((t) => t.toLowerCase() === 'close');
     this.settle();
     if (keep) this.agent.keep(this.origin, this.socket);
     else this.destroy();
     this.onBody!(sink.done());
-    return true;
   }
+
+  /**
+   * Reads in place (a plain connection, a declared length): the view of the body's buffer where the
+   * next read goes (at most the body's rest, so nothing after the body lands there), and the bytes
+   * that landed, counted as the decoder and the sink would have counted them pushed.
+   */
+  private readonly inPlace: InPlace = {
+    room: () => {
+      if (this.phase !== Phase.Body) return undefined;
+      const n = this.decoder!.rest;
+      return n > 0 ? this.sink!.room(n) : undefined;
+    },
+    filled: (n) => {
+      this.gotAny = true;
+      this.sink!.filled(n);
+      if (this.decoder!.took(n)) this.complete(true);
+    },
+  };
 
   private readonly onEnd = (): void => {
     if (this.phase === Phase.Waiting) {
@@ -494,6 +549,7 @@ class Exchange {
     this.phase = Phase.Settled;
     const { socket } = this;
     offBytes(socket, this.onData);
+    if (IN_PLACE in socket && (socket as Plain)[IN_PLACE] === this.inPlace) (socket as Plain)[IN_PLACE] = null;
     socket.off('end', this.onEnd).off('error', this.onError).off('close', this.onClose);
     this.signal.removeEventListener('abort', this.onAbort);
   }
