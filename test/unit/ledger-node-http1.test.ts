@@ -420,7 +420,7 @@ async function clientDataEvents<T>(s: RawServer, run: () => Promise<T>): Promise
   const original = net.Socket.prototype.emit;
   const spy = vi.spyOn(net.Socket.prototype, 'emit').mockImplementation(function (this: Socket, event: string | symbol, ...args: unknown[]) {
     if (event === 'data' && !s.sockets.includes(this)) events++;
-    return original.call(this, event, ...args);
+    return original.apply(this, [event, ...args] as Parameters<Socket['emit']>);
   });
   try {
     const result = await run();
