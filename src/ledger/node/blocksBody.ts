@@ -241,6 +241,9 @@ class Scanner {
     const b = this.b;
     const len = b.length;
     const stack = this.stack;
+    // indentation after a newline, inlined: eight spaces a float64 compare, the rest one by one
+    const v = this.view;
+    const last8 = len - 8;
     let depth = 0;
     let p = this.p;
     let c = 0;
@@ -248,7 +251,10 @@ class Scanner {
     for (;;) {
       c = b[p]!;
       if (c === 0x20 || c === 0x0d || c === 0x09) p++;
-      else if (c === 0x0a) p = this.indentation(p + 1);
+      else if (c === 0x0a) {
+        p++;
+        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
+      }
       else break;
     }
     for (;;) {
@@ -260,7 +266,10 @@ class Scanner {
         for (;;) {
           const d = b[p]!;
           if (d === 0x20 || d === 0x0d || d === 0x09) p++;
-          else if (d === 0x0a) p = this.indentation(p + 1);
+          else if (d === 0x0a) {
+        p++;
+        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
+      }
           else break;
         }
         const d = b[p];
@@ -271,7 +280,10 @@ class Scanner {
           for (;;) {
             c = b[p]!;
             if (c === 0x20 || c === 0x0d || c === 0x09) p++;
-            else if (c === 0x0a) p = this.indentation(p + 1);
+            else if (c === 0x0a) {
+        p++;
+        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
+      }
             else break;
           }
           continue;
@@ -299,7 +311,10 @@ class Scanner {
         for (;;) {
           d = b[p]!;
           if (d === 0x20 || d === 0x0d || d === 0x09) p++;
-          else if (d === 0x0a) p = this.indentation(p + 1);
+          else if (d === 0x0a) {
+        p++;
+        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
+      }
           else break;
         }
         if (d === COMMA) {
@@ -308,7 +323,10 @@ class Scanner {
             for (;;) {
               d = b[p]!;
               if (d === 0x20 || d === 0x0d || d === 0x09) p++;
-              else if (d === 0x0a) p = this.indentation(p + 1);
+              else if (d === 0x0a) {
+        p++;
+        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
+      }
               else break;
             }
             p = this.memberName(p);
@@ -316,7 +334,10 @@ class Scanner {
           for (;;) {
             c = b[p]!;
             if (c === 0x20 || c === 0x0d || c === 0x09) p++;
-            else if (c === 0x0a) p = this.indentation(p + 1);
+            else if (c === 0x0a) {
+        p++;
+        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
+      }
             else break;
           }
           break;
