@@ -162,6 +162,21 @@ export class CappedBuffer {
   }
 
   /**
+   * A view of the buffer where up to `max` of the body's next bytes may be read in place (a body of
+   * declared length, whose buffer and budget were taken whole): undefined when there is no such room.
+   */
+  room(max: number): Buffer | undefined {
+    if (this.declared === undefined) return undefined;
+    const end = Math.min(this.buf.length, this.declared, this.size + max);
+    return end > this.size ? this.buf.subarray(this.size, end) : undefined;
+  }
+
+  /** `n` bytes were read in place, into the view `room` gave. */
+  filled(n: number): void {
+    this.size += n;
+  }
+
+  /**
    * The body is larger than the limit (`next`: the bytes that did not fit, none when only announced):
    * the failure, with the start of the body as an excerpt for messages; the budget is given back.
    */

@@ -144,6 +144,43 @@ describe('structural /blocks reader', () => {
     );
   });
 
+  it('reads pretty indentation of any length at any alignment like JSON.parse, a run corrupted or cut anywhere included', () => {
+    const blocks = [
+      { header: { metadata: { height: 7, timestamp: 1 } }, authority: { a: [[[['x', 1]]], { b: [{ c: 'y' }] }] }, transactions: [] },
+      { header: { metadata: { height: 8, timestamp: 2 } }, transactions: [{ id: 'at8' }] },
+    ];
+    for (const indent of [1, 3, 8, 9]) {
+      const text = JSON.stringify(blocks, null, indent);
+      const lines: number[] = [];
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines.push(i + 1);
+      for (let shift = 0; shift < 8; shift++) {
+        // the body at every offset of its ArrayBuffer (the runs start at every alignment)
+        const at = (bytes: Buffer): Buffer => {
+          const host = Buffer.alloc(bytes.length + 16, 0x20);
+          bytes.copy(host, shift);
+          return host.subarray(shift, shift + bytes.length);
+        };
+        const whole = Buffer.from(text);
+        expect(run(readBlocksStructural, at(whole), 7)).toEqual(run(readBlocksJson, whole, 7));
+        // a byte in an indentation run replaced, or the body cut inside it
+        for (const line of lines.filter((_, k) => k % 3 === shift % 3)) {
+          for (let d = 0; whole[line + d] === 0x20; d++) {
+            for (const c of ['x', ',', '"', '\t', '\n']) {
+              const bad = Buffer.from(whole);
+              bad[line + d] = c.charCodeAt(0);
+              const ref = run(readBlocksJson, bad, 7);
+              const got = run(readBlocksStructural, at(bad), 7);
+              if (ref.ok) expect(got).toEqual(ref);
+              else expect(got).toMatchObject({ ok: false, code: 'LEDGER_NODE_MALFORMED_BLOCKS' });
+            }
+            const cut = whole.subarray(0, line + d);
+            expect(run(readBlocksStructural, at(cut), 7)).toMatchObject({ ok: false, code: 'LEDGER_NODE_MALFORMED_BLOCKS' });
+          }
+        }
+      }
+    }
+  });
+
   const good = (h: number) => ({ header: { metadata: { height: h, timestamp: 1700000000 + h } }, authority: { a: ['[{"'] }, transactions: [{ id: `at${h}` }] });
 
   it.each([

@@ -3,11 +3,11 @@ import net, { type AddressInfo, type Server, type Socket } from 'node:net';
 import tls from 'node:tls';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
 import { Http1Agent, type Http1Answer } from '../../src/ledger/node/http1Agent.js';
 import { BodyDecoder, Http1Error, NEED_MORE, type Framing } from '../../src/ledger/node/http1Framing.js';
-import { BufferPool, ByteBudget, type CappedBody } from '../../src/upstreamBody.js';
+import { BufferPool, ByteBudget, CappedBuffer, type CappedBody } from '../../src/upstreamBody.js';
 
 /**
  * The ledger node's own HTTP/1.1 reader (src/ledger/node/http1Agent.ts) against real loopback
@@ -408,6 +408,161 @@ describe('HTTP/1.1 reader: connections', () => {
     const slow = createLedgerNodeClient({ baseUrl: `${s.url}/v2/mainnet`, timeoutMs: 100, retries: 0 });
     const t = (await failure(slow.getBytes('/blocks?start=1&end=2'))) as Error & { code: string };
     expect(t.code).toBe('LEDGER_NODE_TIMEOUT');
+  });
+});
+
+/**
+ * 'data' events of client sockets (those not accepted by `s`) during `run`: a plain connection of
+ * the agent reads into the agent's one buffer and emits none (a read allocates no chunk).
+ */
+async function clientDataEvents<T>(s: RawServer, run: () => Promise<T>): Promise<{ events: number; result: T }> {
+  let events = 0;
+  const original = net.Socket.prototype.emit;
+  const spy = vi.spyOn(net.Socket.prototype, 'emit').mockImplementation(function (this: Socket, event: string | symbol, ...args: unknown[]) {
+    if (event === 'data' && !s.sockets.includes(this)) events++;
+    return original.apply(this, [event, ...args] as Parameters<Socket['emit']>);
+  });
+  try {
+    const result = await run();
+    return { events, result };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** Bytes 0..n-1 of a pattern that differs at every offset within 251 (so a misplaced or stale byte shows). */
+const pattern = (n: number, seed: number): Buffer => {
+  const b = Buffer.alloc(n);
+  for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) % 251;
+  return b;
+};
+
+describe("HTTP/1.1 reader: plain connections read into the agent's one buffer", () => {
+  it('a body of many reads arrives whole and no read makes a chunk of its own', async () => {
+    const body = pattern(1_000_000, 7);
+    const s = await rawServer((sock) => writeParts(sock, [`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\n\r\n`, ...Array.from({ length: 40 }, (_, i) => body.subarray(i * 25_000, (i + 1) * 25_000))]));
+    const agent = newAgent();
+    const pool = new BufferPool(1 << 21);
+    const { events, result } = await clientDataEvents(s, async () => {
+      const a = await agent.get(`${s.url}/b`, {}, never());
+      return a.read(2_000_000, new ByteBudget(1 << 21), pool, true);
+    });
+    expect(result.ok && result.bytes.equals(body)).toBe(true);
+    expect(events).toBe(0);
+  });
+
+  it('a declared length is read in place, into the body buffer, and the kept connection then reads elsewhere', async () => {
+    const first = pattern(1_000_000, 8);
+    const second = pattern(700_000, 9);
+    const s = await rawServer((sock, _r, n) => {
+      const body = n === 0 ? first : second;
+      writeParts(sock, [`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\n\r\n`, ...Array.from({ length: 20 }, (_, i) => body.subarray((i * body.length) / 20, ((i + 1) * body.length) / 20))]);
+    });
+    const agent = newAgent();
+    const pool = new BufferPool(1 << 22);
+    const budget = new ByteBudget(1 << 22);
+    let pushed = 0;
+    const original = CappedBuffer.prototype.push;
+    const spy = vi.spyOn(CappedBuffer.prototype, 'push').mockImplementation(function (this: CappedBuffer, value: Uint8Array, start = 0, end = value.length) {
+      pushed += end - start;
+      return original.call(this, value, start, end);
+    });
+    try {
+      const a = await (await agent.get(`${s.url}/1`, {}, never())).read(2_000_000, budget, pool, true);
+      expect(a.ok && a.bytes.equals(first)).toBe(true);
+      // copied: at most what came with the head and the first read after it; the rest landed in place
+      expect(pushed).toBeLessThanOrEqual(2 * 64 * 1024);
+      expect(agent.idleCount).toBe(1);
+      // the same connection, the first body still held: the second's bytes go to a buffer of their own
+      const b = await (await agent.get(`${s.url}/2`, {}, never())).read(2_000_000, budget, pool, true);
+      expect(b.ok && b.bytes.equals(second)).toBe(true);
+      expect(a.ok && a.bytes.equals(first)).toBe(true);
+      expect(s.connections).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("the body's first bytes, read with the head, are kept while another connection's reads reuse the buffer", async () => {
+    const a = pattern(200_000, 1);
+    const b = pattern(200_000, 2);
+    let restOfA: (() => void) | undefined;
+    const s = await rawServer((sock, req) => {
+      if (req.startsWith('GET /a ')) {
+        // the head and the body's start in one write (one read, as a rule): the rest when the test says
+        sock.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${a.length}\r\n\r\n`, 'latin1'), a.subarray(0, 30_000)]));
+        restOfA = () => sock.write(a.subarray(30_000));
+      } else sock.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${b.length}\r\n\r\n`, 'latin1'), b]));
+    });
+    const agent = newAgent();
+    const { events } = await clientDataEvents(s, async () => {
+      const answerA = await agent.get(`${s.url}/a`, {}, never());
+      // B on a second connection, read whole while A's body waits to be asked for
+      const gotB = await (await agent.get(`${s.url}/b`, {}, never())).read(1_000_000);
+      expect(gotB.ok && gotB.bytes.equals(b)).toBe(true);
+      const reading = answerA.read(1_000_000);
+      restOfA!();
+      const gotA = await reading;
+      expect(gotA.ok && gotA.bytes.equals(a)).toBe(true);
+    });
+    expect(s.connections).toBe(2);
+    expect(events).toBe(0);
+  });
+
+  it('chunked framing across read boundaries, on a kept connection, then a Content-Length answer on it', async () => {
+    // chunk sizes that put chunk-size lines and CRLFs across the 64 KiB reads, written at once
+    const sizes = [65_530, 1, 65_536, 3, 65_537, 100_000, 7, 131_072];
+    const body = pattern(sizes.reduce((n, k) => n + k, 0), 3);
+    let at = 0;
+    const parts: Buffer[] = [Buffer.from('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', 'latin1')];
+    for (const k of sizes) {
+      parts.push(Buffer.from(`${k.toString(16)};x=1\r\n`, 'latin1'), body.subarray(at, at + k), Buffer.from('\r\n', 'latin1'));
+      at += k;
+    }
+    parts.push(Buffer.from('0\r\nx-trailer: t\r\n\r\n', 'latin1'));
+    const chunked = Buffer.concat(parts);
+    const plain = pattern(150_000, 4);
+    const s = await rawServer((sock, _r, n) =>
+      sock.write(n < 2 ? chunked : Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${plain.length}\r\n\r\n`, 'latin1'), plain])),
+    );
+    const agent = newAgent();
+    const { events } = await clientDataEvents(s, async () => {
+      for (let i = 0; i < 2; i++) {
+        const got = await (await agent.get(`${s.url}/c${i}`, {}, never())).read(1_000_000);
+        expect(got.ok && got.bytes.equals(body)).toBe(true);
+        expect(agent.idleCount).toBe(1);
+      }
+      const got = await (await agent.get(`${s.url}/plain`, {}, never())).read(1_000_000, new ByteBudget(1 << 20), new BufferPool(1 << 20), true);
+      expect(got.ok && got.bytes.equals(plain)).toBe(true);
+    });
+    expect(s.connections).toBe(1);
+    expect(agent.idleCount).toBe(1);
+    expect(events).toBe(0);
+  });
+
+  it('a body over the cap is refused while it streams (chunked, close-delimited), its start kept as the excerpt', async () => {
+    const big = pattern(600_000, 5);
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < big.length; i += 50_000) chunks.push(Buffer.from('c350\r\n', 'latin1'), big.subarray(i, i + 50_000), Buffer.from('\r\n', 'latin1'));
+    const s = await rawServer((sock, _r, n) =>
+      n === 0
+        ? sock.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', 'latin1'), ...chunks]))
+        : sock.end(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\n\r\n', 'latin1'), big])),
+    );
+    const agent = newAgent();
+    const budget = new ByteBudget(1 << 20);
+    const { events } = await clientDataEvents(s, async () => {
+      for (const path of ['/chunked', '/close']) {
+        const got = await (await agent.get(`${s.url}${path}`, {}, never())).read(200_000, budget);
+        expect(got).toMatchObject({ ok: false, reason: 'tooLarge' });
+        expect(got.ok === false && got.reason === 'tooLarge' && got.bytes.equals(big.subarray(0, 64 * 1024))).toBe(true);
+        expect(budget.inUse).toBe(0);
+      }
+    });
+    await closed(s.sockets[0]!);
+    await closed(s.sockets[1]!);
+    expect(agent.idleCount).toBe(0);
+    expect(events).toBe(0);
   });
 });
 

@@ -5,9 +5,14 @@ import { BodyDecoder, framingOf, headEnd, Http1Error, listOf, NEED_MORE, parseHe
 
 /**
  * A minimal HTTP/1.1 GET client on `net`/`tls`, the ledger node's raw-bytes transport (`/blocks`
- * ranges of ≈ 17.5 MB): each body byte is copied once, from the socket's chunk straight into the
+ * ranges of ≈ 17.5 MB): each body byte is copied once, from the socket's read straight into the
  * body's (pooled) buffer, where node:http's parser first copies every piece of the body into a new
- * Buffer of its own (garbage for the GC, most of a scan's peak RSS). The body is read under the same
+ * Buffer of its own (garbage for the GC, most of a scan's peak RSS). A plain (http:) connection
+ * reads into one buffer of the agent's (net's `onread`), so that no read allocates a chunk either:
+ * per-read chunks were the GC's main work in a `/blocks` scan (external memory that starts a
+ * mark-compact every few answers); and once a declared length's body is being read, its reads go
+ * straight into the body's buffer (not copied at all). TLS connections read chunks as node gives
+ * them, copied once. The body is read under the same
  * rules as every upstream body (src/upstreamBody.ts `openCappedBody`/`CappedBuffer`): capped while
  * it streams, a declared length above the cap not read, held against the body budget.
  *
@@ -51,6 +56,41 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const EMPTY = Buffer.alloc(0);
 
+/** Bytes one read of a plain (http:) connection may bring: the size of the agent's one read buffer. */
+const READ_BUFFER_BYTES = 64 * 1024;
+/** Where a plain connection's reads go (set while an exchange or the idle list holds it; null between). */
+const READER = Symbol('reader');
+type ByteReader = (chunk: Buffer) => void;
+/**
+ * Where a plain connection's next read may go straight into the body's own buffer (the rest of a
+ * declared length): set while an exchange reads such a body. `room` gives the view to read into
+ * (undefined: the agent's buffer), `filled` is told how many bytes landed there.
+ */
+const IN_PLACE = Symbol('inPlace');
+interface InPlace {
+  room(): Buffer | undefined;
+  filled(n: number): void;
+}
+type Plain = Socket & { [READER]: ByteReader | null; [IN_PLACE]: InPlace | null };
+
+/**
+ * Gives a connection's bytes to `fn`: a plain connection's reads (into the agent's one buffer,
+ * `onread`) through its READER, a TLS connection's 'data' chunks as they come. The chunk given to
+ * `fn` is valid only during the call (a plain connection's next read overwrites it): whatever is
+ * kept of it is copied.
+ */
+function onBytes(socket: Socket, fn: ByteReader): void {
+  if (READER in socket) (socket as Plain)[READER] = fn;
+  else socket.on('data', fn);
+}
+
+function offBytes(socket: Socket, fn: ByteReader): void {
+  if (READER in socket) {
+    const plain = socket as Plain;
+    if (plain[READER] === fn) plain[READER] = null;
+  } else socket.off('data', fn);
+}
+
 /** A reused connection that ended or failed before any byte of the answer: the request may go again on a fresh one. */
 class StaleConnection extends Error {}
 
@@ -78,6 +118,13 @@ export class Http1Agent {
   private readonly idle = new Map<string, Idle[]>();
   private readonly maxIdle: number;
   readonly maxHeadBytes: number;
+  /**
+   * The one buffer every plain connection of this agent reads into (net's `onread`): a read's bytes
+   * are consumed (parsed, or copied into the body's buffer) before the next read anywhere, so no
+   * read allocates a chunk of its own (64 KiB of external memory a read, ≈ 270 for one `/blocks`
+   * answer: the GC's main work in a scan).
+   */
+  private readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
 
   constructor(private readonly opts: Http1AgentOptions = {}) {
     this.maxIdle = Math.max(0, opts.maxIdlePerOrigin ?? DEFAULT_MAX_IDLE);
@@ -123,7 +170,7 @@ export class Http1Agent {
     const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
     const socket =
       u.protocol === 'http:'
-        ? net.connect({ host, port: Number(u.port || 80) })
+        ? this.connectPlain(host, Number(u.port || 80))
         : tls.connect({
             host,
             port: Number(u.port || 443),
@@ -137,13 +184,52 @@ export class Http1Agent {
     return socket;
   }
 
+  /**
+   * A plain connection reading into the agent's buffer, each read given to its READER (none: bytes
+   * nobody asked for, the connection dropped); or, while an exchange reads the rest of a declared
+   * length, straight into the body's buffer (IN_PLACE). net asks for the buffer of the next read
+   * after each read, so the body's view is never the target once its exchange let go (settled,
+   * kept or destroyed).
+   */
+  private connectPlain(host: string, port: number): Socket {
+    const shared = this.readBuffer;
+    // set once net.connect returns: the first buffer is asked for before (the agent's)
+    let plain: Plain | undefined;
+    const socket = net.connect({
+      host,
+      port,
+      onread: {
+        buffer: (): Uint8Array => plain?.[IN_PLACE]?.room() ?? shared,
+        callback: (n: number, into: Uint8Array): boolean => {
+          const s = plain!;
+          if (into !== shared) {
+            // (a body's view is asked for only while its exchange reads it: never null here)
+            const inPlace = s[IN_PLACE];
+            if (inPlace) inPlace.filled(n);
+            else s.destroy();
+            return true;
+          }
+          const reader = s[READER];
+          if (reader) reader(Buffer.from(into.buffer, into.byteOffset, n));
+          else s.destroy();
+          return true;
+        },
+      },
+    }) as Plain;
+    socket[READER] = null;
+    socket[IN_PLACE] = null;
+    plain = socket;
+    return socket;
+  }
+
   private takeIdle(origin: string): Socket | undefined {
     const list = this.idle.get(origin);
     const kept = list?.pop();
     if (!kept) return undefined;
     if (list!.length === 0) this.idle.delete(origin);
     const { socket } = kept;
-    socket.off('data', kept.drop).off('end', kept.drop).off('close', kept.drop).off('error', kept.drop);
+    offBytes(socket, kept.drop);
+    socket.off('end', kept.drop).off('close', kept.drop).off('error', kept.drop);
     socket.ref();
     return socket;
   }
@@ -165,12 +251,14 @@ export class Http1Agent {
           l!.splice(at, 1);
           if (l!.length === 0) this.idle.delete(origin);
         }
-        socket.off('data', entry.drop).off('end', entry.drop).off('close', entry.drop).off('error', entry.drop);
+        offBytes(socket, entry.drop);
+        socket.off('end', entry.drop).off('close', entry.drop).off('error', entry.drop);
         socket.on('error', () => undefined);
         socket.destroy();
       },
     };
-    socket.on('data', entry.drop).once('end', entry.drop).once('close', entry.drop).once('error', entry.drop);
+    onBytes(socket, entry.drop);
+    socket.once('end', entry.drop).once('close', entry.drop).once('error', entry.drop);
     // idle connections never hold the process open; read, so that a close (or bytes no request
     // asked for) is seen while idle
     socket.unref();
@@ -198,7 +286,7 @@ class Exchange {
   private gotAny = false;
   private head: Head | undefined;
   private framing: Framing | undefined;
-  /** Bytes after the head received before `read` (views of the socket's chunks). */
+  /** Bytes after the head received before `read` (copies: a plain connection's next read overwrites its chunk). */
   private pending: Buffer[] = [];
   /** The connection ended (FIN, or an error) before `read`. */
   private endedEarly: { error?: unknown } | undefined;
@@ -223,7 +311,7 @@ class Exchange {
       this.onHead = resolve;
       this.onHeadFail = reject;
       const { socket, signal } = this;
-      socket.on('data', this.onData);
+      onBytes(socket, this.onData);
       socket.on('end', this.onEnd);
       socket.on('error', this.onError);
       socket.on('close', this.onClose);
@@ -237,7 +325,7 @@ class Exchange {
     try {
       if (this.phase === Phase.Head) this.readHead(chunk, 0);
       else if (this.phase === Phase.Body) this.readBody(chunk, 0);
-      else if (this.phase === Phase.Waiting) this.pending.push(chunk);
+      else if (this.phase === Phase.Waiting) this.pending.push(Buffer.from(chunk));
     } catch (e) {
       this.fail(e);
     }
@@ -280,7 +368,7 @@ class Exchange {
       this.framing = framingOf(head);
       this.phase = Phase.Waiting;
       this.socket.pause();
-      if (from < chunk.length) this.pending.push(chunk.subarray(from));
+      if (from < chunk.length) this.pending.push(Buffer.from(chunk.subarray(from)));
       this.onHead!(this.answer(head));
       return;
     }
@@ -325,6 +413,8 @@ class Exchange {
       this.onBodyFail = reject;
       this.decoder = new BodyDecoder(framing!, limit, this.agent.maxHeadBytes);
       this.phase = Phase.Body;
+      // the rest of a declared length goes straight into the body's buffer (a plain connection)
+      if (IN_PLACE in this.socket) (this.socket as Plain)[IN_PLACE] = this.inPlace;
       try {
         // what came after the head (one chunk's rest, as a rule; more only if the node sent more
         // before the socket paused), then the socket's chunks as they come
@@ -361,15 +451,38 @@ class Exchange {
       this.onBody!(body);
       return true;
     }
-    // the body's exact end: the connection is kept only when nothing followed it and the node keeps it
+    this.complete(r === chunk.length);
+    return true;
+  }
+
+  /** The body's exact end: the connection is kept only when nothing followed it (`nothingAfter`) and the node keeps it. */
+  private complete(nothingAfter: boolean): void {
+    const sink = this.sink!;
     const head = this.head!;
-    const keep = r === chunk.length && head.minor === 1 && this.framing!.kind !== 'close' && !listOf(head.fields.get('connection')).some((t) => t.toLowerCase() === 'close');
+    const keep = nothingAfter && head.minor === 1 && this.framing!.kind !== 'close' && !listOf(head.fields.get('connection')).some((t) => t.toLowerCase() === 'close');
     this.settle();
     if (keep) this.agent.keep(this.origin, this.socket);
     else this.destroy();
     this.onBody!(sink.done());
-    return true;
   }
+
+  /**
+   * Reads in place (a plain connection, a declared length): the view of the body's buffer where the
+   * next read goes (at most the body's rest, so nothing after the body lands there), and the bytes
+   * that landed, counted as the decoder and the sink would have counted them pushed.
+   */
+  private readonly inPlace: InPlace = {
+    room: () => {
+      if (this.phase !== Phase.Body) return undefined;
+      const n = this.decoder!.rest;
+      return n > 0 ? this.sink!.room(n) : undefined;
+    },
+    filled: (n) => {
+      this.gotAny = true;
+      this.sink!.filled(n);
+      if (this.decoder!.took(n)) this.complete(true);
+    },
+  };
 
   private readonly onEnd = (): void => {
     if (this.phase === Phase.Waiting) {
@@ -435,7 +548,9 @@ class Exchange {
   private settle(): void {
     this.phase = Phase.Settled;
     const { socket } = this;
-    socket.off('data', this.onData).off('end', this.onEnd).off('error', this.onError).off('close', this.onClose);
+    offBytes(socket, this.onData);
+    if (IN_PLACE in socket && (socket as Plain)[IN_PLACE] === this.inPlace) (socket as Plain)[IN_PLACE] = null;
+    socket.off('end', this.onEnd).off('error', this.onError).off('close', this.onClose);
     this.signal.removeEventListener('abort', this.onAbort);
   }
 

@@ -178,6 +178,17 @@ export class BodyDecoder {
     return this.feedChunked(chunk, from, onData);
   }
 
+  /** Bytes of a declared length still to come (0 for the other framings): what may be read straight into the body's buffer. */
+  get rest(): number {
+    return this.framing.kind === 'length' ? this.remaining : 0;
+  }
+
+  /** `n` (at most `rest`) bytes of a declared length were read in place: whether the body is complete. */
+  took(n: number): boolean {
+    this.remaining -= n;
+    return this.remaining === 0;
+  }
+
   /** The connection ended (FIN): whether that is the body's end (a body read until close). */
   end(): boolean {
     return this.framing.kind === 'close';
