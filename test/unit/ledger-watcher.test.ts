@@ -6,6 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
@@ -85,6 +87,33 @@ describe('ledger watcher', () => {
     expect(store.list({}, 10).records.map((r) => r.transitionId)).toEqual([ids[2], ids[1], ids[0]]);
     expect(store.counts()).toEqual({ valid: 3, invalid: 0, unverifiable: 0, unattested: 0 });
     expect(w.status()).toEqual({ running: false, blockSource: '/blocks' });
+    store.close();
+  });
+
+  it('keeps no range it stored: the blocks of every range but the last are collectable while it runs', async () => {
+    // A full collection on demand (the flag, then a context's gc that sees it).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    node.reset();
+    const store = openUpdateStore(join(dir, 'kept.db'));
+    const ev = events();
+    const scanner = createBlockScanner({ baseUrl: node.url, rps: 0, timeoutMs: 5000, retries: 0, backoffMs: 0 });
+    const ranges: WeakRef<object>[] = [];
+    const fetchRange = scanner.fetchRange.bind(scanner);
+    scanner.fetchRange = async (start, end) => {
+      const blocks = await fetchRange(start, end);
+      ranges.push(new WeakRef(blocks));
+      return blocks;
+    };
+    const w = new LedgerWatcher({ scanner, store, programs: [P], verify: async () => valid, fromHeight: 10, pollIntervalMs: 100, batchBlocks: 2, concurrency: 1, log: ev.log });
+    w.start();
+    await ev.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === 19);
+    // Past the job that stored the last range (WeakRef targets are kept until then), the watcher still running.
+    await new Promise((r) => setImmediate(r));
+    gc();
+    expect(ranges).toHaveLength(5);
+    expect(ranges.slice(0, -1).filter((r) => r.deref() !== undefined)).toHaveLength(0);
+    await w.stop();
     store.close();
   });
 

@@ -119,15 +119,18 @@ export class LedgerWatcher {
   private stopped = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
-  private readonly stopSignal: Promise<typeof STOPPED>;
-  private signalStop!: () => void;
+  /**
+   * What stop() settles: the pending race() calls' own resolvers, each removed once its promise
+   * settled. Not a long-lived promise raced against: every Promise.race on one would leave a
+   * reaction on it holding the race's promise and so its value (a range's blocks) until stop.
+   */
+  private readonly onStop = new Set<() => void>();
   private lastError: WatcherStatus['lastError'];
   /** The completeness check gave its answer (or cannot: no JWT, refused): not run again. */
   private completenessDone = false;
   private readonly sem: Semaphore;
 
   constructor(private readonly o: WatcherOptions) {
-    this.stopSignal = new Promise((r) => (this.signalStop = () => r(STOPPED)));
     this.sem = new Semaphore(Math.max(1, o.concurrency));
   }
 
@@ -160,10 +163,29 @@ export class LedgerWatcher {
     return { running: this.loop !== undefined && !this.stopped, ...(kind ? { blockSource: blockSourceRoute(kind) } : {}), ...(this.lastError ? { lastError: this.lastError } : {}) };
   }
 
-  /** `p`, or STOPPED as soon as stop() is called. */
+  private signalStop(): void {
+    for (const f of this.onStop) f();
+    this.onStop.clear();
+  }
+
+  /** `p`, or STOPPED as soon as stop() is called; nothing of `p` is kept once it settled. */
   private race<T>(p: Promise<T>): Promise<T | typeof STOPPED> {
     p.catch(() => undefined); // an abandoned request may fail later
-    return Promise.race([p, this.stopSignal]);
+    if (this.stopped) return Promise.resolve(STOPPED);
+    return new Promise((resolve, reject) => {
+      const stop = () => resolve(STOPPED);
+      this.onStop.add(stop);
+      p.then(
+        (v) => {
+          this.onStop.delete(stop);
+          resolve(v);
+        },
+        (e: unknown) => {
+          this.onStop.delete(stop);
+          reject(e);
+        },
+      );
+    });
   }
 
   private sleep(ms: number): Promise<void> {
