@@ -13,7 +13,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { serialize } from 'node:v8';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { bundleFromCollateral, startPccsServer } from '../test/support/pccs-server.js';
@@ -22,6 +21,7 @@ import { coreInputOf } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
 import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
 import { freePort, startServiceProcess } from './serviceProcess.js';
+import { pacedPosts } from './pacedLoad.js';
 const RATE = Number(process.env.AB_RATE ?? 200);
 const SECONDS = Number(process.env.AB_SECONDS ?? 30);
 const SLICE = Number(process.env.AB_SLICE ?? 2);
@@ -57,43 +57,10 @@ function mainCpu(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
-/** One request every 1/RATE s on a keep-alive agent for `seconds`, whatever the answers (open loop). */
+/** One request every 1/RATE s for `seconds`, whatever the answers (open loop; bench/pacedLoad.ts). */
 async function paced(url: string, seconds: number): Promise<{ n: number; lat: number[]; failed: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const target = new URL(`${url}/decodeReport`);
-  const total = Math.round(RATE * seconds);
-  const t0 = performance.now();
-  const pending: Promise<void>[] = [];
-  const lat: number[] = [];
-  let failed = 0;
-  for (let n = 0; n < total; n++) {
-    const wait = t0 + (n * 1000) / RATE - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const body = bodies[n % bodies.length]!;
-    const start = performance.now();
-    pending.push(
-      new Promise<void>((res) => {
-        const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (r) => {
-          let text = '';
-          r.setEncoding('utf8');
-          r.on('data', (d: string) => (text += d));
-          r.on('end', () => {
-            lat.push(performance.now() - start);
-            if (r.statusCode !== 200 || !text.includes('"reportValid":true')) failed++;
-            res();
-          });
-        });
-        req.on('error', () => {
-          failed++;
-          res();
-        });
-        req.end(body);
-      }),
-    );
-  }
-  await Promise.all(pending);
-  agent.destroy();
-  return { n: total, lat, failed };
+  const r = await pacedPosts(url, bodies, RATE, seconds);
+  return { n: r.lat.length + r.errors, lat: r.lat, failed: r.non2xx + r.errors + r.invalid };
 }
 
 for (const p of peers.values()) await paced(p.url, 5); // warm-up

@@ -15,7 +15,6 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { serialize } from 'node:v8';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -24,6 +23,7 @@ import { reportText } from '../test/support/ledger-reports.js';
 import { coreInputOf, createCorePath } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
 import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
+import { pacedPosts, type PacedRaw } from './pacedLoad.js';
 
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
 /** Load before the measured runs, for the JIT to reach steady state. */
@@ -137,15 +137,6 @@ async function load(url: string, opts: { connections: number; overallRate?: numb
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, invalid };
 }
 
-/** What one paced slice saw: each answer's latency (ms), the slice's length (s) and the failures. */
-interface PacedRaw {
-  lat: number[];
-  elapsed: number;
-  non2xx: number;
-  errors: number;
-  invalid: number;
-}
-
 /** Latency percentiles and rate of one or more paced slices taken together. */
 function summarise(slices: PacedRaw[]): Run {
   const lat = slices.flatMap((x) => x.lat).sort((x, y) => x - y);
@@ -155,53 +146,8 @@ function summarise(slices: PacedRaw[]): Run {
   return { rps: lat.length / elapsed, p50: Math.round(pct(0.5) * 10) / 10, p99: Math.round(pct(0.99) * 10) / 10, non2xx: sum('non2xx'), errors: sum('errors'), invalid: sum('invalid') };
 }
 
-/**
- * Open-loop run at a fixed rate: one request every 1/rate s on a keep-alive agent, whatever the
- * answers (autocannon's overallRate refills once a second and sends bursts, which inflates p99).
- */
-async function paced(url: string, rate: number, seconds: number): Promise<PacedRaw> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const target = new URL(`${url}/decodeReport`);
-  const lat: number[] = [];
-  let non2xx = 0;
-  let errors = 0;
-  let invalid = 0;
-  let i = 0;
-  const total = Math.round(rate * seconds);
-  const t0 = performance.now();
-  const pending: Promise<void>[] = [];
-  for (let n = 0; n < total; n++) {
-    const due = t0 + (n * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const body = bodies[i++ % bodies.length]!;
-    const start = performance.now();
-    pending.push(
-      new Promise<void>((res) => {
-        const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (r) => {
-          let text = '';
-          r.setEncoding('utf8');
-          r.on('data', (d: string) => (text += d));
-          r.on('end', () => {
-            lat.push(performance.now() - start);
-            if (r.statusCode !== 200) non2xx++;
-            else if (!text.includes('"reportValid":true')) invalid++;
-            res();
-          });
-        });
-        req.on('error', () => {
-          errors++;
-          res();
-        });
-        req.end(body);
-      }),
-    );
-  }
-  await Promise.all(pending);
-  const elapsed = (performance.now() - t0) / 1000;
-  agent.destroy();
-  return { lat, elapsed, non2xx, errors, invalid };
-}
+/** One paced slice of the mix's bodies (bench/pacedLoad.ts). */
+const paced = (url: string, rate: number, seconds: number): Promise<PacedRaw> => pacedPosts(url, bodies, rate, seconds);
 
 /** CPU seconds (user + system) used so far by a process (or, with tid, one of its threads), from /proc. */
 function cpuSeconds(pid: number, tid?: number): number {

@@ -11,13 +11,19 @@ import { describe, expect, it } from 'vitest';
 import { addChunkCheck, inflightBytes } from '../../src/server/inflight.js';
 import { until } from '../support/wait.js';
 
-function request(f: ReturnType<typeof inflightBytes>, length: number) {
+/** A request's body handed to the counter: the raw payload, the response's raw socket stand-in and the counted stream. */
+function counted(f: ReturnType<typeof inflightBytes>, length: number, remoteAddress = '127.0.0.1') {
   const payload = new PassThrough();
   const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
   let counter!: Transform;
+  (f.preParsing as any)({ headers: { 'content-length': String(length) }, socket: { remoteAddress } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
+  return { payload, raw, counter };
+}
+
+function request(f: ReturnType<typeof inflightBytes>, length: number) {
+  const { payload, raw, counter } = counted(f, length);
   let forwarded = 0;
   let error: Error | undefined;
-  (f.preParsing as any)({ headers: { 'content-length': String(length) }, socket: { remoteAddress: '127.0.0.1' } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
   counter.on('data', (d: Buffer) => (forwarded += d.length));
   counter.on('error', (e) => (error = e));
   return { send: (n: number) => payload.write(Buffer.alloc(n, 0x20)), forwarded: () => forwarded, error: () => error, answered: () => raw.emit('close') };
@@ -60,10 +66,7 @@ describe('request bytes counted as they arrive', () => {
     const a = request(f, 80);
     a.send(80);
     await until('A counted', () => a.forwarded() === 80);
-    const payload = new PassThrough();
-    const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
-    let counter!: Transform;
-    (f.preParsing as any)({ headers: { 'content-length': '60' }, socket: { remoteAddress: '127.0.0.2' } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
+    const { payload, raw, counter } = counted(f, 60, '127.0.0.2');
     const got: Buffer[] = [];
     let ended = false;
     counter.on('data', (d: Buffer) => got.push(d));
@@ -87,10 +90,7 @@ describe('request bytes counted as they arrive', () => {
     const a = request(f, 80);
     a.send(80);
     await until('A counted', () => a.forwarded() === 80);
-    const payload = new PassThrough();
-    const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
-    let counter!: Transform;
-    (f.preParsing as any)({ headers: { 'content-length': '60' }, socket: { remoteAddress: '127.0.0.2' } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
+    const { payload, raw, counter } = counted(f, 60, '127.0.0.2');
     payload.end(Buffer.alloc(60, 3));
     await new Promise((r) => setImmediate(r));
     const got: Buffer[] = [];
@@ -107,10 +107,7 @@ describe('request bytes counted as they arrive', () => {
 
   it('a body refused by a chunk check (the depth scan) is not read further', async () => {
     const f = inflightBytes({ maxBytes: 100_000 });
-    const payload = new PassThrough();
-    const raw = Object.assign(new EventEmitter(), { setHeader: () => undefined });
-    let counter!: Transform;
-    (f.preParsing as any)({ headers: { 'content-length': '50000' }, socket: { remoteAddress: '127.0.0.1' } }, { raw }, payload, (_e: unknown, c: Transform) => (counter = c));
+    const { payload, counter } = counted(f, 50_000);
     expect(addChunkCheck(counter, (chunk) => (chunk[0] === 0x5b ? new Error('too deep') : undefined))).toBe(true);
     let error: Error | undefined;
     counter.on('error', (e) => (error = e));
