@@ -241,9 +241,6 @@ class Scanner {
     const b = this.b;
     const len = b.length;
     const stack = this.stack;
-    // indentation after a newline, inlined: eight spaces a float64 compare, the rest one by one
-    const v = this.view;
-    const last8 = len - 8;
     let depth = 0;
     let p = this.p;
     let c = 0;
@@ -251,10 +248,7 @@ class Scanner {
     for (;;) {
       c = b[p]!;
       if (c === 0x20 || c === 0x0d || c === 0x09) p++;
-      else if (c === 0x0a) {
-        p++;
-        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
-      }
+      else if (c === 0x0a) p = this.indentation(p + 1);
       else break;
     }
     for (;;) {
@@ -266,10 +260,7 @@ class Scanner {
         for (;;) {
           const d = b[p]!;
           if (d === 0x20 || d === 0x0d || d === 0x09) p++;
-          else if (d === 0x0a) {
-        p++;
-        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
-      }
+          else if (d === 0x0a) p = this.indentation(p + 1);
           else break;
         }
         const d = b[p];
@@ -280,10 +271,7 @@ class Scanner {
           for (;;) {
             c = b[p]!;
             if (c === 0x20 || c === 0x0d || c === 0x09) p++;
-            else if (c === 0x0a) {
-        p++;
-        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
-      }
+            else if (c === 0x0a) p = this.indentation(p + 1);
             else break;
           }
           continue;
@@ -311,10 +299,7 @@ class Scanner {
         for (;;) {
           d = b[p]!;
           if (d === 0x20 || d === 0x0d || d === 0x09) p++;
-          else if (d === 0x0a) {
-        p++;
-        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
-      }
+          else if (d === 0x0a) p = this.indentation(p + 1);
           else break;
         }
         if (d === COMMA) {
@@ -323,10 +308,7 @@ class Scanner {
             for (;;) {
               d = b[p]!;
               if (d === 0x20 || d === 0x0d || d === 0x09) p++;
-              else if (d === 0x0a) {
-        p++;
-        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
-      }
+              else if (d === 0x0a) p = this.indentation(p + 1);
               else break;
             }
             p = this.memberName(p);
@@ -334,10 +316,7 @@ class Scanner {
           for (;;) {
             c = b[p]!;
             if (c === 0x20 || c === 0x0d || c === 0x09) p++;
-            else if (c === 0x0a) {
-        p++;
-        while (p <= last8 && v.getFloat64(p) === SPACES8) p += 8;
-      }
+            else if (c === 0x0a) p = this.indentation(p + 1);
             else break;
           }
           break;
