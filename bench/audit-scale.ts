@@ -3,7 +3,9 @@
  * `npm run build`) over blocks [0, N) of the mainnet-shaped stand-in (test/support/mainnet-node.ts,
  * its own process), once per block source, on the same chain and the same N:
  *   (a) `/blocks` read by JSON.parse of the whole answer (VERIFIER_BLOCKS_READER=json),
- *   (b) `/blocks` read by the structural reader (--block-source blocks),
+ *   (b) `/blocks` read by the structural reader (--block-source blocks) while the bytes arrive, with
+ *       its WebAssembly fast path; (bw) the same once each body is whole (VERIFIER_BLOCKS_READER=whole);
+ *       (bj) the JavaScript walk alone, once each body is whole (VERIFIER_BLOCKS_READER=js),
  *   (c) `/blocks/transactions` (--block-source transactions),
  *   (f) the floor: a minimal node:http client process (no CLI) that GETs the same `/blocks` ranges
  *       at the same concurrency and discards the bytes; (g) the same, copying each answer into one
@@ -15,7 +17,7 @@
  * wait4's rusage via /usr/bin/time, not wall time), peak RSS (maxrss = VmHWM) and the projection
  * to 22.1 M blocks. The stand-in's rate limit is set high (--rps) so that it never paces the run.
  *
- *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,c,f,g,h] [--rps R] [--profile DIR] [--base-cli PATH]
+ *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,bw,bj,c,f,g,h] [--rps R] [--profile DIR] [--base-cli PATH]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,7 +48,7 @@ const { values } = parseArgs({
     blocks: { type: 'string', default: '200000' },
     concurrency: { type: 'string' },
     batch: { type: 'string' },
-    rows: { type: 'string', default: 'a,b,c,f,g,h' },
+    rows: { type: 'string', default: 'a,b,bw,bj,c,f,g,h' },
     rps: { type: 'string', default: '100000' },
     prefix: { type: 'string', default: '/v2/mainnet' },
     profile: { type: 'string' },
@@ -122,6 +124,8 @@ Promise.all(Array.from({ length: C }, worker)).then(() => {
 const ROWS: Row[] = [
   { id: 'a', label: "(a) /blocks, JSON.parse of the whole answer (today's reader)", args: ['--block-source', 'blocks'], env: { VERIFIER_BLOCKS_READER: 'json' } },
   { id: 'b', label: '(b) /blocks, structural reader', args: ['--block-source', 'blocks'], env: {} },
+  { id: 'bw', label: '(b) /blocks, structural reader once the body is whole, not while it arrives (VERIFIER_BLOCKS_READER=whole)', args: ['--block-source', 'blocks'], env: { VERIFIER_BLOCKS_READER: 'whole' } },
+  { id: 'bj', label: '(b) /blocks, structural reader in JavaScript alone, once the body is whole (VERIFIER_BLOCKS_READER=js)', args: ['--block-source', 'blocks'], env: { VERIFIER_BLOCKS_READER: 'js' } },
   { id: 'c', label: '(c) /blocks/transactions', args: ['--block-source', 'transactions'], env: {} },
   { id: 'f', label: '(f) floor: node:http GET of the same /blocks ranges, bytes discarded', args: [], env: {}, floor: 'discard' },
   { id: 'g', label: '(g) floor: node:http GET of the same /blocks ranges, copied into one buffer each', args: [], env: {}, floor: 'copy' },
@@ -134,7 +138,7 @@ const hasSource = `${help.stdout}${help.stderr}`.includes('--block-source');
 if (!hasSource) {
   ROWS[1]!.args = [];
   ROWS[1]!.label = "(b) /blocks, structural reader (the CLI's default reader; no --block-source yet)";
-  ROWS.splice(2, 1);
+  ROWS.splice(ROWS.findIndex((r) => r.id === 'c'), 1);
 }
 if (values['base-cli']) {
   // Each CLI row twice, the base build's right after this one's (same load, same chain).

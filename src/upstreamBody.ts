@@ -123,6 +123,13 @@ export class CappedBuffer {
   private size = 0;
   /** The buffer taken from `pool` (a body of declared length), given back with the budget. */
   private pooled: Buffer | undefined;
+  /**
+   * Told after each landing of the body's bytes: the buffer, and how many of its first bytes are
+   * the body's so far (a reader that reads while they arrive, e.g. the `/blocks` reader). The
+   * buffer may change while the body grows (its bytes keep their offsets). One that throws is told
+   * no more: the body itself is read on.
+   */
+  onBytes: ((buf: Buffer, size: number) => void) | undefined;
   constructor(
     private readonly limit: number,
     private readonly declared: number | undefined,
@@ -158,7 +165,16 @@ export class CappedBuffer {
     }
     this.buf.set(start === 0 && end === value.length ? value : value.subarray(start, end), size);
     this.size = size + n;
+    if (this.onBytes) this.landed();
     return undefined;
+  }
+
+  private landed(): void {
+    try {
+      this.onBytes!(this.buf, this.size);
+    } catch {
+      this.onBytes = undefined;
+    }
   }
 
   /**
@@ -174,6 +190,7 @@ export class CappedBuffer {
   /** `n` bytes were read in place, into the view `room` gave. */
   filled(n: number): void {
     this.size += n;
+    if (this.onBytes) this.landed();
   }
 
   /**
@@ -225,9 +242,10 @@ function start(declared: number | undefined, limit: number, budget?: ByteBudget,
 /**
  * Reads `res`'s body up to `limit` bytes, cancelling the stream (which closes the connection) as
  * soon as it is known to be larger, or as soon as `budget` has no room for a chunk. The bytes read
- * are held against the budget until `release` (or the failure) gives them back.
+ * are held against the budget until `release` (or the failure) gives them back. `onBytes` is told
+ * of the bytes as they land (CappedBuffer.onBytes).
  */
-export async function readCapped(res: Response, limit: number, budget?: ByteBudget): Promise<CappedBody> {
+export async function readCapped(res: Response, limit: number, budget?: ByteBudget, onBytes?: CappedBuffer['onBytes']): Promise<CappedBody> {
   if (!res.body) return { ok: true, bytes: Buffer.alloc(0), release: () => undefined };
   const declaredText = res.headers.get('content-length');
   const into = start(declaredText !== null && /^\d+$/.test(declaredText) ? Number(declaredText) : undefined, limit, budget);
@@ -235,6 +253,7 @@ export async function readCapped(res: Response, limit: number, budget?: ByteBudg
     await res.body.cancel().catch(() => undefined);
     return into;
   }
+  into.onBytes = onBytes;
   const reader = res.body.getReader();
   try {
     for (;;) {

@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { readBlocksJson, readBlocksStructural, blocksReader, type BlockRecord } from '../../src/ledger/node/blocksBody.js';
+import { CappedBuffer } from '../../src/upstreamBody.js';
+import { readBlocksJson, readBlocksStructural, readBlocksStructuralJs, blocksReading, BlocksArrival, type BlockRecord } from '../../src/ledger/node/blocksBody.js';
 
 type Out = { ok: true; blocks: BlockRecord[] } | { ok: false; code: string; message: string };
 const run = (reader: typeof readBlocksJson, body: Buffer, start: number): Out => {
@@ -203,8 +204,87 @@ describe('structural /blocks reader', () => {
     expect((run(readBlocksStructural, Buffer.from(text), 5) as { message: string }).message).toContain(why);
   });
 
-  it('is the reader in use unless VERIFIER_BLOCKS_READER=json selects the reference', () => {
-    expect(blocksReader({})).toBe(readBlocksStructural);
-    expect(blocksReader({ VERIFIER_BLOCKS_READER: 'json' })).toBe(readBlocksJson);
+  it('reads while the bytes arrive unless VERIFIER_BLOCKS_READER picks a reader of the whole body (json, js, whole)', () => {
+    expect(blocksReading({})(5)).toBeInstanceOf(BlocksArrival);
+    const text = Buffer.from(JSON.stringify([good(5)]));
+    for (const v of ['json', 'js', 'whole']) {
+      const r = blocksReading({ VERIFIER_BLOCKS_READER: v })(5);
+      expect(r.arrived).toBeUndefined();
+      expect(r.read(text, 1)).toEqual(readBlocksJson(text, 5));
+    }
+    expect(readBlocksStructuralJs(text, 5)).toEqual(readBlocksJson(text, 5));
+  });
+});
+
+describe('reading a /blocks body while it arrives (BlocksArrival)', () => {
+  /** The body landing in one buffer at the given sizes (a retry's bytes in the same buffer), then read whole. */
+  const arrive = (body: Buffer, start: number, landings: number[], o: { minTry?: number; window?: number } = {}, before?: Buffer) => {
+    const a = new BlocksArrival(start, { minTry: o.minTry ?? 1, ...(o.window ? { skip: { window: o.window } } : {}) });
+    const buf = Buffer.alloc(Math.max(body.length, before?.length ?? 0) + 64, 0x41);
+    if (before) {
+      // An earlier attempt's bytes, cut, then the retry's in the same buffer.
+      for (const n of landings.filter((x) => x < before.length)) {
+        before.copy(buf, 0, 0, n);
+        a.arrived(buf, n, 1);
+      }
+    }
+    let at = 0;
+    for (const n of [...landings.filter((x) => x <= body.length), body.length]) {
+      body.copy(buf, at, at, n);
+      at = n;
+      a.arrived(buf, n, 2);
+    }
+    try {
+      return { ok: true, blocks: a.read(buf.subarray(0, body.length), 2) };
+    } catch (e) {
+      return { ok: false, code: (e as { code?: string }).code ?? 'THROWN', message: (e as Error).message };
+    }
+  };
+  const landings = fc.array(fc.nat(), { maxLength: 12 }).map((xs) => xs.sort((x, y) => x - y));
+
+  it('gives the whole body’s answer and error, byte for byte, wherever the bytes landed', () => {
+    const corrupt = fc.constantFrom(...'{}[],:"\\ 0a-e.tn'.split('').map((c) => c.charCodeAt(0)));
+    fc.assert(
+      fc.property(body, landings, fc.option(fc.tuple(fc.nat(), corrupt), { freq: 2 }), fc.constantFrom(undefined, 8, 64), ([start, st, blocks], cuts, flip, window) => {
+        const buf = Buffer.from(write(blocks as Tree[], { ...st, spaces: st.spaces.map((x) => x.replace(/[^ ]/g, ' ')) }), 'utf8');
+        let bad = buf;
+        if (flip) {
+          bad = Buffer.from(buf);
+          bad[flip[0] % buf.length] = flip[1];
+        }
+        const at = cuts.map((c) => c % (bad.length + 1));
+        const ref = run(readBlocksStructuralJs, bad, start);
+        expect(arrive(bad, start, at, { ...(window ? { window } : {}) })).toEqual(ref);
+        expect(arrive(bad.subarray(0, at[0] ?? 0), start, at)).toEqual(run(readBlocksStructuralJs, bad.subarray(0, at[0] ?? 0), start));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('starts over on a retry: nothing read from an earlier attempt’s bytes is kept', () => {
+    const block = (id: string, h: number) => ({ header: { metadata: { height: h, timestamp: h } }, transactions: [{ id }] });
+    const first = Buffer.from(JSON.stringify([block('aaaaaaaaaa', 5), block('cccccccccc', 6)]));
+    const retry = Buffer.from(JSON.stringify([block('bbbbbbbbbb', 5), block('dddddddddd', 6)]));
+    const cut = first.lastIndexOf('{"header"');
+    const got = arrive(retry, 5, [cut, cut + 1], {}, first);
+    expect(got).toEqual(run(readBlocksStructuralJs, retry, 5));
+    expect(JSON.stringify(got)).not.toContain('aaaaaaaaaa');
+    // Had the attempt's number not changed, the earlier bytes' block would have been kept: the check is not vacuous.
+    const a = new BlocksArrival(5, { minTry: 1 });
+    a.arrived(first, cut, 1);
+    expect(JSON.stringify(a.read(retry, 1))).toContain('aaaaaaaaaa');
+  });
+
+  it('is one listener of the body sink, which stops telling one that throws and reads the body on', () => {
+    const sink = new CappedBuffer(1000, undefined, undefined);
+    const told: number[] = [];
+    sink.onBytes = (_b, size) => {
+      told.push(size);
+      if (size > 3) throw new Error('a reader bug');
+    };
+    for (const part of ['[1', ',2', ',3]']) expect(sink.push(Buffer.from(part))).toBeUndefined();
+    expect(told).toEqual([2, 4]);
+    const done = sink.done();
+    expect(done.ok && done.bytes.toString()).toBe('[1,2,3]');
   });
 });

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { BlocksArrival } from '../../src/ledger/node/blocksBody.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
 import { createLedgerNodeClient, LEDGER_NODE_BODY_POOL } from '../../src/ledger/node/client.js';
@@ -131,6 +132,44 @@ describe('ledger node raw bytes over node:http', () => {
       expect(give).toHaveBeenCalledTimes(2);
     } finally {
       give.mockRestore();
+    }
+  });
+
+  it('the /blocks scan reads each body while it arrives, and a retry after a cut answer starts over: the records are the retry’s', async () => {
+    // Two blocks of ≈ 200 kB each; the first answer is another body of the same length, cut after its first block.
+    const pad = 'q'.repeat(200_000);
+    const block = (h: number, id: string) => ({ header: { metadata: { height: h, timestamp: 1_700_000_000 + h } }, authority: { pad }, transactions: [{ id }] });
+    const truth = Buffer.from(JSON.stringify([block(5, 'at5-the-answer'), block(6, 'at6-the-answer')], null, 2));
+    const stale = Buffer.from(JSON.stringify([block(5, 'at5-cut-answer'), block(6, 'at6-cut-answer')], null, 2));
+    expect(stale.length).toBe(truth.length);
+    let answers = 0;
+    const sockets = new Set<Socket>();
+    const raw = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', () => {
+        const body = answers++ === 0 ? stale.subarray(0, stale.indexOf('"height": 6') + 2000) : truth;
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${truth.length}\r\n\r\n`);
+        // The cut answer ends with the connection (its bytes flushed first), the true one with its body.
+        socket.write(body, () => (body === truth ? undefined : socket.destroy()));
+      });
+    });
+    await new Promise<void>((r) => raw.listen(0, '127.0.0.1', () => r()));
+    const read = vi.spyOn(BlocksArrival.prototype, 'arrived');
+    try {
+      const scanner = createBlockScanner({ baseUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v2/mainnet`, rps: 0, timeoutMs: 30_000, retries: 1, backoffMs: 0, blockSource: 'blocks' });
+      const blocks = await scanner.fetchRange(5, 7);
+      expect(answers).toBe(2);
+      expect(blocks.map((b) => [b.height, (b.transactions[0] as { id: string }).id])).toEqual([
+        [5, 'at5-the-answer'],
+        [6, 'at6-the-answer'],
+      ]);
+      // Both attempts' bytes were told to the reader as they landed.
+      expect(new Set(read.mock.calls.map((c) => c[2])).size).toBe(2);
+    } finally {
+      read.mockRestore();
+      // The client keeps the second connection for a next request: closed here, or the server would wait for it.
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((r) => raw.close(() => r()));
     }
   });
 

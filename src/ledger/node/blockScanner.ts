@@ -23,7 +23,7 @@ import { VerifierError } from '../../errors.js';
 import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './client.js';
 import { RateLimiter } from '../../rateLimit.js';
 import type { LedgerNodeCode } from './errors.js';
-import { blocksReader } from './blocksBody.js';
+import { blocksReading } from './blocksBody.js';
 
 export const MAX_BLOCKS_PER_CALL = 50;
 /** snarkOS's MAX_BLOCK_TRANSACTIONS_RANGE: blocks per `/blocks/transactions` call. */
@@ -122,7 +122,7 @@ export const isRouteAbsent = (status: number, body: string): boolean =>
 export function createBlockScanner(o: NodeScanOptions): BlockScanner {
   const limiter = new RateLimiter(o.rps);
   const budget = o.budget;
-  const readBlocks = blocksReader();
+  const reading = blocksReading();
   // Every HTTP attempt, retries included, takes a rate-limit slot; its timeout starts once it has one.
   const client = createLedgerNodeClient({
     baseUrl: o.baseUrl,
@@ -163,9 +163,11 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
   const oneCall = async (kind: BlockSourceKind, start: number, end: number): Promise<ScannedBlock[]> => {
     if (kind === 'blocks') {
       const path = `/blocks?start=${start}&end=${end}`;
-      // Read while the body is held (its buffer then reused for the next range's body).
-      const read = (bytes: Buffer) => readBlocks(bytes, start);
-      const blocks = client.readBytes ? await client.readBytes(path, read) : read(await client.getBytes(path));
+      // Read while the bytes arrive, and while the whole body is held (its buffer then reused for the next range's body).
+      const r = reading(start);
+      const blocks = client.readBytes
+        ? await client.readBytes(path, (bytes, attempt) => r.read(bytes, attempt), r.arrived && ((bytes, size, attempt) => r.arrived!(bytes, size, attempt)))
+        : r.read(await client.getBytes(path), 0);
       checkHeights(blocks.map((b) => b.height), start, end, path);
       return blocks;
     }

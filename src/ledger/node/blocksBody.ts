@@ -4,13 +4,16 @@
  * `transactions`. On mainnet ≈ 97 % of a block is its `authority` (BFT certificates and
  * signatures), so building it with `JSON.parse` costs most of a scan's CPU.
  *
- * Two readers with the same answer for every body:
+ * Readers with the same answer for every body:
  * - `readBlocksStructural` walks the bytes once: it checks the JSON grammar of the whole body
  *   (brackets, commas, colons, strings and their escapes, numbers, literals) while building
  *   nothing, and `JSON.parse`s only the slices of each block's `header` and `transactions`
  *   members. Members come in any order; a duplicated member counts as its last occurrence, as
  *   with `JSON.parse`. One difference, by choice: inside the strings of members it skips, a raw
- *   control character (U+0000..U+001F, which JSON forbids there) is not looked for.
+ *   control character (U+0000..U+001F, which JSON forbids there) is not looked for. Skipped values
+ *   go through the WebAssembly fast path (./jsonSkip.ts) where it runs; `readBlocksStructuralJs`
+ *   is the same walk without it.
+ * - `BlocksArrival`, the one in use: the same walk while the body's bytes arrive, block by block.
  * - `readBlocksJson`, the reference: `JSON.parse` of the whole body (the differential tests' oracle
  *   and the benchmark's "today" row; chosen with the hidden env `VERIFIER_BLOCKS_READER=json`).
  *
@@ -21,6 +24,7 @@
  */
 import { VerifierError } from '../../errors.js';
 import type { LedgerNodeCode } from './errors.js';
+import { createJsonSkipper, type JsonSkipOptions, type JsonSkipper } from './jsonSkip.js';
 
 /** One block as the audit reads it. */
 export interface BlockRecord {
@@ -92,6 +96,12 @@ const NULL = Buffer.from('null');
 const SPACES8 = new DataView(Buffer.alloc(8, 0x20).buffer).getFloat64(0);
 const ARRAY = 1;
 const OBJECT = 2;
+/** Where a read of the blocks array stands: before its '[', after it, after a block. */
+const OPEN = 0;
+const FIRST = 1;
+const NEXT = 2;
+/** What a scanner of a body's start throws where the grammar fails (maybe only the cut): caught by `wholeBlocks`. */
+const CUT = Symbol('cut');
 
 /**
  * A grammar-checking cursor over one body. Strings are skipped with `indexOf` (memchr) for their
@@ -111,11 +121,19 @@ class Scanner {
   constructor(
     readonly b: Buffer,
     readonly start: number,
+    /** The WebAssembly fast path for skipped values (./jsonSkip.ts), where it runs. */
+    private readonly skipper?: JsonSkipper,
+    /**
+     * The bytes are the body's start, not all of it (a body still arriving): a grammar failure,
+     * which may be the cut, throws CUT (no message, no stack) for `BlocksArrival` to catch.
+     */
+    private readonly partial = false,
   ) {
     this.view = new DataView(b.buffer, b.byteOffset, b.length);
   }
 
   fail(what: string): never {
+    if (this.partial) throw CUT;
     const at = this.p >= this.b.length ? 'the end of the body (truncated?)' : `byte ${this.p} (${JSON.stringify(String.fromCharCode(this.b[this.p]!))})`;
     return malformed(`the blocks answer from height ${this.start} is not valid JSON: ${what} at ${at}, in ${where(this.index, this.start)}; ${this.b.length} bytes`);
   }
@@ -238,6 +256,16 @@ class Scanner {
    * commas, colons, member names as strings, escapes, numbers, literals.
    */
   value(): void {
+    // The fast path decides a valid value; anything else (-1) is walked here, which names the error.
+    if (this.skipper) {
+      const end = this.skipper.skip(this.p);
+      if (end >= 0) {
+        this.p = end;
+        return;
+      }
+      // Bytes still arriving: most likely the value is cut; the whole body's read names any error.
+      if (this.partial) throw CUT;
+    }
     const b = this.b;
     const len = b.length;
     const stack = this.stack;
@@ -422,45 +450,181 @@ class Scanner {
     return blockRecord(kept, this.index, this.start);
   }
 
+  /** The blocks read so far, and where the array's grammar stands (a read may go on where one stopped). */
+  out: BlockRecord[] = [];
+  stage = OPEN;
+
+  /** Every block from where the read stands to the body's end, then nothing but whitespace. */
   blocks(): BlockRecord[] {
     const b = this.b;
-    const out: BlockRecord[] = [];
-    this.ws();
-    if (b[this.p] !== LBRACKET) {
-      // A JSON value that is not an array is named as such; anything else fails the grammar.
-      const s = this.p;
-      this.value();
+    if (this.stage === OPEN) {
       this.ws();
-      if (this.p !== b.length) this.fail('unexpected data after the JSON value');
-      this.p = s;
-      return malformed(`the blocks answer from height ${this.start} is not a JSON array`);
+      if (b[this.p] !== LBRACKET) {
+        // A JSON value that is not an array is named as such; anything else fails the grammar.
+        const s = this.p;
+        this.value();
+        this.ws();
+        if (this.p !== b.length) this.fail('unexpected data after the JSON value');
+        this.p = s;
+        return malformed(`the blocks answer from height ${this.start} is not a JSON array`);
+      }
+      this.p++;
+      this.stage = FIRST;
     }
-    this.p++;
     this.ws();
-    if (b[this.p] === RBRACKET) this.p++;
+    if (this.stage === FIRST && b[this.p] === RBRACKET) this.p++;
     else {
       for (;;) {
-        out.push(this.block());
-        this.index++;
-        this.ws();
-        const d = b[this.p];
-        if (d === COMMA) this.p++;
-        else if (d === RBRACKET) {
+        if (this.stage === NEXT) {
+          this.ws();
+          const d = b[this.p];
+          if (d === RBRACKET) {
+            this.p++;
+            break;
+          }
+          if (d !== COMMA) this.fail('expected "," or "]"');
           this.p++;
-          break;
-        } else this.fail('expected "," or "]"');
+        }
+        this.out.push(this.block());
+        this.index++;
+        this.stage = NEXT;
       }
     }
     this.ws();
     if (this.p !== b.length) this.fail('unexpected data after the array');
-    return out;
+    return this.out;
+  }
+
+  /**
+   * The whole blocks among bytes that are not the whole body yet (`partial`): read on block by
+   * block, and stop, where the last read stood, at the first that the bytes do not hold whole (or
+   * that fails: `blocks()` on the whole body then names it).
+   */
+  wholeBlocks(): void {
+    const b = this.b;
+    for (;;) {
+      const { p, index, stage } = this;
+      try {
+        if (stage === OPEN) {
+          this.ws();
+          if (b[this.p] !== LBRACKET) return;
+          this.p++;
+          this.stage = FIRST;
+          continue;
+        }
+        this.ws();
+        if (stage === NEXT) {
+          if (b[this.p] !== COMMA) return;
+          this.p++;
+        } else if (b[this.p] === RBRACKET) return;
+        const record = this.block();
+        this.out.push(record);
+        this.index++;
+        this.stage = NEXT;
+      } catch (e) {
+        this.p = p;
+        this.index = index;
+        this.stage = stage;
+        if (e === CUT || e instanceof VerifierError) return;
+        throw e;
+      }
+    }
+  }
+
+  /** Takes over where another scanner of the same body's bytes stopped. */
+  resume(from: Pick<Scanner, 'p' | 'index' | 'stage' | 'out'>): this {
+    this.p = from.p;
+    this.index = from.index;
+    this.stage = from.stage;
+    this.out = from.out;
+    return this;
   }
 }
 
-/** The structural reader: the authority and every other member but header and transactions are checked and skipped, not built. */
-export const readBlocksStructural: BlocksReader = (body, start) => new Scanner(body, start).blocks();
+/**
+ * The structural reader: the authority and every other member but header and transactions are
+ * checked and skipped, not built; values are skipped by the WebAssembly fast path where it runs.
+ */
+export const readBlocksStructural: BlocksReader = (body, start) => new Scanner(body, start, createJsonSkipper(body)).blocks();
 
-/** The reader in use: the structural one, or the reference when `VERIFIER_BLOCKS_READER=json` (the benchmark's "today" row). */
-export function blocksReader(env: NodeJS.ProcessEnv = process.env): BlocksReader {
-  return env.VERIFIER_BLOCKS_READER === 'json' ? readBlocksJson : readBlocksStructural;
+/** The structural reader with fast-path windows of its own size (tests cross windows with small ones). */
+export const structuralReaderWith =
+  (o: JsonSkipOptions): BlocksReader =>
+  (body, start) =>
+    new Scanner(body, start, createJsonSkipper(body, o)).blocks();
+
+/** The structural reader in JavaScript alone (the differential tests' and the benchmark's row without the fast path). */
+export const readBlocksStructuralJs: BlocksReader = (body, start) => new Scanner(body, start).blocks();
+
+/**
+ * A `/blocks` body read while it arrives: each `arrived` reads the whole blocks among the bytes
+ * landed so far, while the processor's caches still hold them (read after the whole body, the
+ * first of its ≈ 17 MB have long left them), and `read` the rest once the body is whole. The answer
+ * and every error are `readBlocksStructural`'s on the whole body, wherever the arrival was cut: a
+ * block counts once read whole, a failure among bytes not all there yet is left to `read`, which
+ * reads on from the last whole block over the whole body. Each attempt at the body (a retry)
+ * starts over.
+ */
+export class BlocksArrival {
+  private state: Scanner | undefined;
+  private attempt = -1;
+  /** Bytes past the last whole block before trying again: about two blocks. */
+  private need = 0;
+
+  constructor(
+    readonly start: number,
+    private readonly o: { skip?: JsonSkipOptions; /** Fewest new bytes worth a try (default 64 KiB; tests try at every landing). */ minTry?: number } = {},
+  ) {}
+
+  /** The body's first `size` bytes are in `bytes` (where they stay until the body is read) in the `attempt`-th try at it. */
+  arrived(bytes: Buffer, size: number, attempt: number): void {
+    if (attempt !== this.attempt || (this.state && this.state.p > size)) {
+      this.attempt = attempt;
+      this.state = undefined;
+      this.need = 0;
+    }
+    const from = this.state?.p ?? 0;
+    if (size - from < this.need) return;
+    const view = bytes.subarray(0, size);
+    const s = new Scanner(view, this.start, createJsonSkipper(view, this.o.skip), true);
+    if (this.state) s.resume(this.state);
+    try {
+      s.wholeBlocks();
+    } catch {
+      // Nothing a read while arriving throws is the answer: `read` reads the whole body from the start.
+      this.state = undefined;
+      this.need = Infinity;
+      return;
+    }
+    this.state = s;
+    // Try again once about two more blocks may be whole (before the first, twice the bytes tried).
+    const least = this.o.minTry ?? 64 * 1024;
+    this.need = s.index > 0 ? Math.max(2 * (s.p / s.index), least) : Math.max(2 * (size - from), least);
+  }
+
+  /** The whole body of the `attempt`-th try: its blocks, or the error that names what is wrong. */
+  read(body: Buffer, attempt: number): BlockRecord[] {
+    const s = new Scanner(body, this.start, createJsonSkipper(body, this.o.skip));
+    if (this.state && attempt === this.attempt && this.state.p <= body.length) s.resume(this.state);
+    return s.blocks();
+  }
+}
+
+/** How one answer's body is read: while its bytes arrive (where the reader can) and once it is whole. */
+export interface BlocksReading {
+  arrived?(bytes: Buffer, size: number, attempt: number): void;
+  read(body: Buffer, attempt: number): BlockRecord[];
+}
+
+/**
+ * The reading in use for the answer of `start`: the structural reader while the bytes arrive
+ * (`BlocksArrival`), or by the hidden `VERIFIER_BLOCKS_READER` (benchmark rows), once the body is
+ * whole: `json` the reference, `js` the structural reader without its WebAssembly fast path,
+ * `whole` the structural reader with it.
+ */
+export function blocksReading(env: NodeJS.ProcessEnv = process.env): (start: number) => BlocksReading {
+  const v = env.VERIFIER_BLOCKS_READER;
+  const whole = v === 'json' ? readBlocksJson : v === 'js' ? readBlocksStructuralJs : v === 'whole' ? readBlocksStructural : undefined;
+  if (whole) return (start) => ({ read: (body) => whole(body, start) });
+  return (start) => new BlocksArrival(start);
 }

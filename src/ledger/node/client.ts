@@ -2,7 +2,7 @@ import { combinedSignal } from '../../abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
 import { publicUrl, redactorOf, secretsOf } from '../../publicUrl.js';
-import { BufferPool, ByteBudget, readCapped, type CappedBody } from '../../upstreamBody.js';
+import { BufferPool, ByteBudget, readCapped, type CappedBody, type CappedBuffer } from '../../upstreamBody.js';
 import type { LedgerNodeCode } from './errors.js';
 import { Http1Agent } from './http1Agent.js';
 
@@ -91,8 +91,17 @@ export interface LedgerNodeClient {
    * back: its buffer is reused for a later body (LEDGER_NODE_BODY_POOL), so `read` must keep no
    * view of the bytes (decoded strings are copies). What `read` throws is thrown as is.
    */
-  readBytes?<T>(pathAndQuery: string, read: (bytes: Buffer) => T): Promise<T>;
+  readBytes?<T>(pathAndQuery: string, read: (bytes: Buffer, attempt: number) => T, arrived?: Arrived): Promise<T>;
 }
+
+/**
+ * Told of a body's bytes as they land, for a reader that reads while they arrive: the buffer, how
+ * many of its first bytes are the body's so far, and which attempt at the request they belong to
+ * (the same number `readBytes`'s `read` is then given with the whole body; a retry's bytes start
+ * over at 0). The buffer is the one `read` gets (or, for a body of undeclared length, one its
+ * bytes were since moved to at the same offsets).
+ */
+export type Arrived = (bytes: Buffer, size: number, attempt: number) => void;
 
 export interface GetOptions {
   absentWhen?: (status: number, body: string) => boolean;
@@ -173,7 +182,7 @@ interface Answer {
   status: number;
   header(name: string): string | null;
   /** Reads at most `limit` bytes of the body as a stream (src/upstreamBody.ts), held against `budget` until `release`. */
-  read(limit: number, budget?: ByteBudget, pool?: BufferPool): Promise<CappedBody>;
+  read(limit: number, budget?: ByteBudget, pool?: BufferPool, onBytes?: CappedBuffer['onBytes']): Promise<CappedBody>;
 }
 
 /** Sends a GET, aborted (body included) when `signal` aborts. */
@@ -182,7 +191,7 @@ type Send = (url: string, headers: Record<string, string>, signal: AbortSignal) 
 function sendWith(fetchImpl: typeof fetch): Send {
   return async (url, headers, signal) => {
     const res = await fetchImpl(url, { method: 'GET', headers, signal });
-    return { status: res.status, header: (name) => res.headers.get(name), read: (limit, budget) => readCapped(res, limit, budget) };
+    return { status: res.status, header: (name) => res.headers.get(name), read: (limit, budget, _pool, onBytes) => readCapped(res, limit, budget, onBytes) };
   };
 }
 
@@ -205,7 +214,7 @@ const HTTP1_AGENT = new Http1Agent();
 function sendHttp1(agent: Http1Agent): Send {
   return async (url, headers, signal) => {
     const res = await agent.get(url, headers, signal);
-    return { status: res.status, header: (name) => res.header(name), read: (limit, budget, pool) => res.read(limit, budget, pool, res.status === 200) };
+    return { status: res.status, header: (name) => res.header(name), read: (limit, budget, pool, onBytes) => res.read(limit, budget, pool, res.status === 200, onBytes) };
   };
 }
 
@@ -220,8 +229,8 @@ async function readBody(res: Answer, limit: number, budget?: ByteBudget): Promis
 }
 
 /** readBody's bytes, undecoded (what the `/blocks` reader walks). */
-async function readBodyBytes(res: Answer, limit: number, budget?: ByteBudget, pool?: BufferPool): Promise<{ bytes: Buffer; truncated: boolean; overBudget: boolean; release: () => void }> {
-  const body = await res.read(limit, budget, pool);
+async function readBodyBytes(res: Answer, limit: number, budget?: ByteBudget, pool?: BufferPool, onBytes?: CappedBuffer['onBytes']): Promise<{ bytes: Buffer; truncated: boolean; overBudget: boolean; release: () => void }> {
+  const body = await res.read(limit, budget, pool, onBytes);
   if (body.ok) return { bytes: body.bytes, truncated: false, overBudget: false, release: body.release };
   const bytes = body.reason === 'tooLarge' ? body.bytes : Buffer.alloc(0);
   return { bytes, truncated: body.reason === 'tooLarge', overBudget: body.reason === 'overBudget', release: () => undefined };
@@ -285,7 +294,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
   const rateLimitPatienceMs = Math.max(0, opts.rateLimitPatienceMs ?? DEFAULT_RATE_LIMIT_PATIENCE_MS);
 
-  async function attempt(url: string, timeoutMs: number, getOpts: GetOptions, as: BodyAs): Promise<Attempt> {
+  async function attempt(url: string, timeoutMs: number, getOpts: GetOptions, as: BodyAs, onBytes?: CappedBuffer['onBytes']): Promise<Attempt> {
     const { absentWhen } = getOpts;
     const maxBody = Math.min(maxBodyBytes, getOpts.maxBodyBytes ?? maxBodyBytes);
     const fail = (code: LedgerNodeCode, reason: string, retryable: boolean, retryAfterMs?: number): Attempt => ({
@@ -317,7 +326,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         if (absentWhen?.(res.status, text)) return { ok: true, value: undefined };
         return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, body ${excerpt(text, redact)}`, res.status >= 500);
       }
-      const { bytes, truncated, overBudget, release } = await readBodyBytes(res, maxBody, bodyBudget, as === 'pooled' ? LEDGER_NODE_BODY_POOL : undefined);
+      const { bytes, truncated, overBudget, release } = await readBodyBytes(res, maxBody, bodyBudget, as === 'pooled' ? LEDGER_NODE_BODY_POOL : undefined, onBytes);
       if (truncated) {
         return fail('LEDGER_NODE_BAD_RESPONSE', `response body is larger than ${maxBody} bytes (abandoned at the cap)`, false);
       }
@@ -358,7 +367,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   /** A wait between attempts, cut short by the caller's signal (the next attempt then fails at once). */
   const pause = (ms: number): Promise<unknown> => sleep(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
 
-  async function get(pathAndQuery: string, getOpts: GetOptions, as: BodyAs, read?: (bytes: Buffer) => unknown): Promise<unknown> {
+  async function get(pathAndQuery: string, getOpts: GetOptions, as: BodyAs, read?: (bytes: Buffer, attempt: number) => unknown, arrived?: Arrived): Promise<unknown> {
     const url = requestUrl(pathAndQuery);
     // what messages show: the configured base without its query, then our own path and query
     const shown = `${baseUrl}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
@@ -378,11 +387,12 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         deadline += Date.now() - waitedFrom;
       }
       const remaining = deadline - Date.now();
-      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts, as);
+      const onBytes = arrived && ((bytes: Buffer, size: number) => arrived(bytes, size, attempts));
+      const result = await attempt(url, Math.max(1, Math.min(opts.timeoutMs, remaining)), getOpts, as, onBytes);
       if (result.ok) {
         if (!read) return result.value;
         try {
-          return read(result.value as Buffer);
+          return read(result.value as Buffer, attempts);
         } finally {
           result.release?.();
         }
@@ -416,7 +426,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
     baseUrl,
     getJson: (pathAndQuery, getOpts = {}) => get(pathAndQuery, getOpts, 'json'),
     getBytes: async (pathAndQuery) => (await get(pathAndQuery, {}, 'bytes')) as Buffer,
-    readBytes: async <T>(pathAndQuery: string, read: (bytes: Buffer) => T) => (await get(pathAndQuery, {}, 'pooled', read)) as T,
+    readBytes: async <T>(pathAndQuery: string, read: (bytes: Buffer, attempt: number) => T, arrived?: Arrived) => (await get(pathAndQuery, {}, 'pooled', read, arrived)) as T,
     redact,
   };
 }

@@ -44,10 +44,11 @@ export interface Http1Answer {
   /**
    * Reads the body (once) into a CappedBuffer: at most `limit` bytes, held against `budget`, into a
    * buffer of `pool` when its length is declared; `waitForRoom` waits for room in the budget for a
-   * declared length that fits (`openCappedBody`). The connection closing before the body's end
-   * rejects; the signal aborting rejects with its reason.
+   * declared length that fits (`openCappedBody`); `onBytes` is told of the bytes as they land
+   * (CappedBuffer.onBytes). The connection closing before the body's end rejects; the signal
+   * aborting rejects with its reason.
    */
-  read(limit: number, budget?: ByteBudget, pool?: BufferPool, waitForRoom?: boolean): Promise<CappedBody>;
+  read(limit: number, budget?: ByteBudget, pool?: BufferPool, waitForRoom?: boolean, onBytes?: CappedBuffer['onBytes']): Promise<CappedBody>;
 }
 
 const DEFAULT_MAX_IDLE = 8;
@@ -378,11 +379,11 @@ class Exchange {
     return {
       status: head.status,
       header: (name) => head.fields.get(name.toLowerCase())?.join(', ') ?? null,
-      read: (limit, budget, pool, waitForRoom = false) => this.read(limit, budget, pool, waitForRoom),
+      read: (limit, budget, pool, waitForRoom = false, onBytes) => this.read(limit, budget, pool, waitForRoom, onBytes),
     };
   }
 
-  private async read(limit: number, budget: ByteBudget | undefined, pool: BufferPool | undefined, waitForRoom: boolean): Promise<CappedBody> {
+  private async read(limit: number, budget: ByteBudget | undefined, pool: BufferPool | undefined, waitForRoom: boolean, onBytes: CappedBuffer['onBytes']): Promise<CappedBody> {
     if (this.reading) throw new Error('the body was already read');
     this.reading = true;
     const { signal, framing } = this;
@@ -407,6 +408,7 @@ class Exchange {
       throw signal.reason;
     }
     const sink = into;
+    sink.onBytes = onBytes;
     return new Promise<CappedBody>((resolve, reject) => {
       this.sink = sink;
       this.onBody = resolve;
