@@ -5,9 +5,11 @@
  * peer `base`) and floor+piscina (bench/floorServer.ts) run side by side with 2 workers on the mix
  * of bench/http-load.ts, each warmed 5 s, then paced in turns of AB_SLICE seconds (default 2) until
  * each has had AB_SECONDS (default 30) at AB_RATE req/s (default 200). Prints each peer's HTTP
- * (main) thread CPU per request from /proc, over the whole run and the median of its turns, and
- * its p50/p99. AB_PEERS chooses the peers (default service,base,floor); AB_NODE_ARGS are node flags
- * for the service and base (e.g. --cpu-prof --cpu-prof-dir=DIR).
+ * (main) thread CPU per request from /proc, over the whole run and the median of its turns, its
+ * voluntary context switches (sleeps) per request, and its p50/p99. AB_PEERS chooses the peers
+ * (default service,base,floor); AB_NODE_ARGS are node flags for the service and base (e.g.
+ * --cpu-prof --cpu-prof-dir=DIR), AB_BASE_NODE_ARGS for base alone (default: AB_NODE_ARGS),
+ * AB_FLOOR_NODE_ARGS for floor+piscina.
  * Usage: npm run build && AB_BASE=../other/dist/src/main.js npx tsx bench/http-ab.ts
  */
 import { spawn } from 'node:child_process';
@@ -38,7 +40,8 @@ const starters: Record<string, () => Promise<PeerProcess>> = {
     if (!process.env.AB_BASE) throw new Error('the peer base needs AB_BASE (another build\'s dist/src/main.js)');
     const port = await freePort();
     writeFileSync(join(dir, 'base.json'), JSON.stringify({ ...cfg, port, host: '127.0.0.1' }));
-    const child = spawn(process.execPath, [...nodeArgs, resolve(process.env.AB_BASE!), '--config', join(dir, 'base.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const baseArgs = process.env.AB_BASE_NODE_ARGS !== undefined ? process.env.AB_BASE_NODE_ARGS.split(' ').filter(Boolean) : nodeArgs;
+    const child = spawn(process.execPath, [...baseArgs, resolve(process.env.AB_BASE!), '--config', join(dir, 'base.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; (await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200; i++) {
       if (i > 600 || child.exitCode !== null) throw new Error('the base build did not become ready');
@@ -46,7 +49,7 @@ const starters: Record<string, () => Promise<PeerProcess>> = {
     }
     return { url, pid: child.pid!, stop: stopOf(child) };
   },
-  floor: () => startBenchPeer('floorServer.ts', ['2', join(dir, 'core-input.v8'), 'piscina']),
+  floor: () => startBenchPeer('floorServer.ts', ['2', join(dir, 'core-input.v8'), 'piscina'], { nodeArgs: (process.env.AB_FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean) }),
 };
 const names = (process.env.AB_PEERS ?? 'service,base,floor').split(',');
 const peers = new Map<string, PeerProcess>();
@@ -57,6 +60,11 @@ function mainCpu(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
+/** Voluntary context switches (sleeps) of a process's main thread so far, from /proc. */
+function mainSleeps(pid: number): number {
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'))![1]);
+}
+
 /** One request every 1/RATE s for `seconds`, whatever the answers (open loop; bench/pacedLoad.ts). */
 async function paced(url: string, seconds: number): Promise<{ n: number; lat: number[]; failed: number }> {
   const r = await pacedPosts(url, bodies, RATE, seconds);
@@ -64,14 +72,16 @@ async function paced(url: string, seconds: number): Promise<{ n: number; lat: nu
 }
 
 for (const p of peers.values()) await paced(p.url, 5); // warm-up
-const acc = new Map(names.map((n) => [n, { cpu: 0, n: 0, failed: 0, turns: [] as number[], lat: [] as number[] }]));
+const acc = new Map(names.map((n) => [n, { cpu: 0, sleeps: 0, n: 0, failed: 0, turns: [] as number[], lat: [] as number[] }]));
 for (let done = 0; done < SECONDS; done += SLICE) {
   for (const [name, p] of peers) {
     const c0 = mainCpu(p.pid);
+    const s0 = mainSleeps(p.pid);
     const r = await paced(p.url, SLICE);
     const c = mainCpu(p.pid) - c0;
     const a = acc.get(name)!;
     a.cpu += c;
+    a.sleeps += mainSleeps(p.pid) - s0;
     a.n += r.n;
     a.failed += r.failed;
     a.turns.push((1000 * c) / r.n);
@@ -82,7 +92,7 @@ const at = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(x
 console.log(`paced at ${RATE}/s, ${SECONDS} s each in turns of ${SLICE} s`);
 for (const [name, a] of acc) {
   console.log(
-    `${name.padEnd(8)} HTTP-thread CPU ${((1000 * a.cpu) / a.n).toFixed(3)} ms/req (median turn ${at(a.turns, 0.5).toFixed(3)}), ` +
+    `${name.padEnd(8)} HTTP-thread CPU ${((1000 * a.cpu) / a.n).toFixed(3)} ms/req (median turn ${at(a.turns, 0.5).toFixed(3)}), sleeps ${(a.sleeps / a.n).toFixed(2)}/req, ` +
       `n ${a.n}, not 200 valid ${a.failed}, p50 ${at(a.lat, 0.5).toFixed(1)} p99 ${at(a.lat, 0.99).toFixed(1)} ms`,
   );
 }

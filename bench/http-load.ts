@@ -204,6 +204,10 @@ const SERVER_HISTOGRAMS: Record<string, [name: string, label: string]> = {
   'worker run (incl. collateral wait)': ['verifier_pool_run_seconds_bucket{', ''],
   'collateral wait (worker asks → gets)': ['verifier_collateral_wait_seconds_bucket{', ''],
   'worker GC pauses': ['verifier_worker_gc_pause_seconds_bucket{', ''],
+  // The HTTP thread's own GC pauses (prom-client's default GC histogram; buckets 1, 10, 100 ms).
+  'HTTP-thread GC: scavenges': ['verifier_nodejs_gc_duration_seconds_bucket{', 'kind="minor"'],
+  'HTTP-thread GC: mark-compact pauses': ['verifier_nodejs_gc_duration_seconds_bucket{', 'kind="major"'],
+  'HTTP-thread GC: incremental marking': ['verifier_nodejs_gc_duration_seconds_bucket{', 'kind="incremental"'],
 };
 function serverHistograms(before: string, after: string): Record<string, string> {
   const buckets = (text: string, [name, label]: [string, string]) => {
