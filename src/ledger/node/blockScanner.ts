@@ -166,7 +166,7 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
       // Read while the bytes arrive, and while the whole body is held (its buffer then reused for the next range's body).
       const r = reading(start);
       const blocks = client.readBytes
-        ? await client.readBytes(path, (bytes, attempt) => r.read(bytes, attempt), r.arrived && ((bytes, size, attempt) => r.arrived!(bytes, size, attempt)))
+        ? await client.readBytes(path, (bytes, attempt) => r.read(bytes, attempt), r.arrived?.bind(r))
         : r.read(await client.getBytes(path), 0);
       checkHeights(blocks.map((b) => b.height), start, end, path);
       return blocks;

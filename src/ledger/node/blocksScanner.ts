@@ -6,9 +6,9 @@
  */
 import { VerifierError } from '../../errors.js';
 import { blockRecord, malformed, where, type BlockRecord } from './blockRecord.js';
+import type { JsonSkipper } from './jsonSkip.js';
 
 type Json = Record<string, unknown>;
-import type { JsonSkipper } from './jsonSkip.js';
 
 // Bytes of the JSON grammar.
 const QUOTE = 0x22;
@@ -395,10 +395,43 @@ export class Scanner {
 
   /** Every block from where the read stands to the body's end, then nothing but whitespace. */
   blocks(): BlockRecord[] {
+    while (this.step());
+    this.p++; // the array's ']'
+    this.ws();
+    if (this.p !== this.b.length) this.fail('unexpected data after the array');
+    return this.out;
+  }
+
+  /**
+   * The whole blocks among bytes that are not the whole body yet (`partial`): read on block by
+   * block, and stop, where the last read stood, at the first that the bytes do not hold whole (or
+   * that fails: `blocks()` on the whole body then names it).
+   */
+  wholeBlocks(): void {
+    for (;;) {
+      const { p, index, stage } = this;
+      try {
+        if (!this.step()) return;
+      } catch (e) {
+        this.p = p;
+        this.index = index;
+        this.stage = stage;
+        if (e === CUT || e instanceof VerifierError) return;
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * One step of the array from where the read stands: its '[', or its next block (after a ',' but
+   * for the first); false at its ']' (left for the caller).
+   */
+  private step(): boolean {
     const b = this.b;
+    this.ws();
     if (this.stage === OPEN) {
-      this.ws();
       if (b[this.p] !== LBRACKET) {
+        if (this.partial) throw CUT;
         // A JSON value that is not an array is named as such; anything else fails the grammar.
         const s = this.p;
         this.value();
@@ -409,65 +442,18 @@ export class Scanner {
       }
       this.p++;
       this.stage = FIRST;
+      return true;
     }
-    this.ws();
-    if (this.stage === FIRST && b[this.p] === RBRACKET) this.p++;
-    else {
-      for (;;) {
-        if (this.stage === NEXT) {
-          this.ws();
-          const d = b[this.p];
-          if (d === RBRACKET) {
-            this.p++;
-            break;
-          }
-          if (d !== COMMA) this.fail('expected "," or "]"');
-          this.p++;
-        }
-        this.out.push(this.block());
-        this.index++;
-        this.stage = NEXT;
-      }
+    const d = b[this.p];
+    if (d === RBRACKET) return false;
+    if (this.stage === NEXT) {
+      if (d !== COMMA) this.fail('expected "," or "]"');
+      this.p++;
     }
-    this.ws();
-    if (this.p !== b.length) this.fail('unexpected data after the array');
-    return this.out;
-  }
-
-  /**
-   * The whole blocks among bytes that are not the whole body yet (`partial`): read on block by
-   * block, and stop, where the last read stood, at the first that the bytes do not hold whole (or
-   * that fails: `blocks()` on the whole body then names it).
-   */
-  wholeBlocks(): void {
-    const b = this.b;
-    for (;;) {
-      const { p, index, stage } = this;
-      try {
-        if (stage === OPEN) {
-          this.ws();
-          if (b[this.p] !== LBRACKET) return;
-          this.p++;
-          this.stage = FIRST;
-          continue;
-        }
-        this.ws();
-        if (stage === NEXT) {
-          if (b[this.p] !== COMMA) return;
-          this.p++;
-        } else if (b[this.p] === RBRACKET) return;
-        const record = this.block();
-        this.out.push(record);
-        this.index++;
-        this.stage = NEXT;
-      } catch (e) {
-        this.p = p;
-        this.index = index;
-        this.stage = stage;
-        if (e === CUT || e instanceof VerifierError) return;
-        throw e;
-      }
-    }
+    this.out.push(this.block());
+    this.index++;
+    this.stage = NEXT;
+    return true;
   }
 
   /** Takes over where another scanner of the same body's bytes stopped. */
