@@ -60,12 +60,16 @@ export class ByteBudget {
  * RSS). At most `maxFreeBytes` of free buffers are kept, the largest ones first; a buffer is handed
  * out only for a body of at least a quarter of its size. A new buffer is made an eighth larger than
  * asked, so that the next bodies, a little larger or smaller (ranges differ by some percent), fit
- * in it too rather than each larger one taking a fresh buffer.
+ * in it too rather than each larger one taking a fresh buffer. `alloc` makes the new ones (a reader
+ * may want its bodies where it reads them best, e.g. the `/blocks` reader's WebAssembly memory).
  */
 export class BufferPool {
   private readonly free: Buffer[] = [];
   private freeBytes = 0;
-  constructor(readonly maxFreeBytes: number) {}
+  constructor(
+    readonly maxFreeBytes: number,
+    private readonly alloc: (n: number) => Buffer = (n) => Buffer.allocUnsafeSlow(n),
+  ) {}
 
   /** A buffer of at least `n` bytes (its first `n` to be written), from the free ones or new. */
   take(n: number): Buffer {
@@ -74,7 +78,7 @@ export class BufferPool {
       const l = this.free[i]!.length;
       if (l >= n && l <= 4 * n && (best < 0 || l < this.free[best]!.length)) best = i;
     }
-    if (best < 0) return Buffer.allocUnsafeSlow(n + (n >>> 3));
+    if (best < 0) return this.alloc(n + (n >>> 3));
     const [b] = this.free.splice(best, 1);
     this.freeBytes -= b!.length;
     return b!;

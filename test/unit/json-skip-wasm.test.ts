@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { assembleJsonSkip, renderJsonSkipSource, OUT } from '../../scripts/gen-json-skip-wasm.js';
-import { createJsonSkipper } from '../../src/ledger/node/jsonSkip.js';
+import { createJsonSkipper, readsInPlace, skipBodyBuffer } from '../../src/ledger/node/jsonSkip.js';
+import { LEDGER_NODE_BODY_POOL } from '../../src/ledger/node/client.js';
 import { readBlocksStructural, readBlocksStructuralJs, structuralReaderWith, type BlocksReader } from '../../src/ledger/node/blocksBody.js';
 
 const run = (reader: BlocksReader, body: Buffer, start: number) => {
@@ -19,6 +20,15 @@ const run = (reader: BlocksReader, body: Buffer, start: number) => {
   } catch (e) {
     return { ok: false, code: (e as { code?: string }).code, message: (e as Error).message };
   }
+};
+
+/** `bytes` at the start of a buffer from skipBodyBuffer (read in place), whose bytes after them are not zeros. */
+const inPlace = (bytes: Uint8Array, room = 64) => {
+  const b = skipBodyBuffer(bytes.length + room).fill(0x31);
+  b.set(bytes);
+  const view = b.subarray(0, bytes.length);
+  expect(readsInPlace(view)).toBe(true);
+  return view;
 };
 
 const skipper = (text: string | Buffer, o?: { window?: number; maxWindow?: number }) => {
@@ -117,9 +127,34 @@ describe('WebAssembly JSON skipper', () => {
           const read = structuralReaderWith({ window, maxWindow: window << doublings });
           expect(run(read, body, 10)).toEqual(run(readBlocksStructuralJs, body, 10));
           expect(run(read, body.subarray(0, p), 10)).toEqual(run(readBlocksStructuralJs, body.subarray(0, p), 10));
+          // The same bodies read in place, with digits (not zeros) after them in the buffer.
+          expect(run(read, inPlace(body), 10)).toEqual(run(readBlocksStructuralJs, body, 10));
+          expect(run(read, inPlace(body.subarray(0, p)), 10)).toEqual(run(readBlocksStructuralJs, body.subarray(0, p), 10));
         },
       ),
       { numRuns: 600 },
     );
+  });
+
+  it('reads the ledger node’s bodies where they lie, and never past a body’s end, even when more bytes land after it between two skips', () => {
+    expect(readsInPlace(LEDGER_NODE_BODY_POOL.take(100_000))).toBe(true);
+    const own = skipBodyBuffer(1000);
+    expect(readsInPlace(own.subarray(1, 10))).toBe(false);
+    expect(readsInPlace(Buffer.alloc(1000))).toBe(false);
+    // A number and a string cut at the end of the bytes landed so far, the rest landing between two skips.
+    const text = Buffer.from('[12345, "abcdefghijklmnopqrstuvwxyz0123456789"] 678 ');
+    for (let cut = 0; cut <= text.length; cut++) {
+      const buf = skipBodyBuffer(text.length + 64).fill(0);
+      buf.set(text.subarray(0, cut));
+      const view = buf.subarray(0, cut);
+      const s = createJsonSkipper(view)!;
+      const first = s.skip(0);
+      buf.set(text.subarray(cut), cut);
+      const second = s.skip(0);
+      const whole = cut >= 47 ? 47 : -1;
+      expect([first, second]).toEqual([whole, whole]);
+      // A number at the end of the bytes is whole there (as the JavaScript walk reads it).
+      expect(createJsonSkipper(view)!.skip(48)).toBe(cut <= 48 ? -1 : Math.min(cut, 51));
+    }
   });
 });

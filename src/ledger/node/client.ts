@@ -5,6 +5,7 @@ import { publicUrl, redactorOf, secretsOf } from '../../publicUrl.js';
 import { BufferPool, ByteBudget, readCapped, type CappedBody, type CappedBuffer } from '../../upstreamBody.js';
 import type { LedgerNodeCode } from './errors.js';
 import { Http1Agent } from './http1Agent.js';
+import { skipBodyBuffer } from './jsonSkip.js';
 
 /**
  * Small client for a snarkOS ledger node's REST API (`GET {base}/program/…/mapping/…`,
@@ -128,9 +129,11 @@ const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 export const LEDGER_NODE_BODY_BUDGET = new ByteBudget(32 * 1024 * 1024);
 /**
  * Buffers of bodies handed to `readBytes` readers, reused: at most one budget's worth kept free
- * (with the 32 MiB budget a scan's 17.5 MB ranges are read one at a time: one buffer, kept).
+ * (with the 32 MiB budget a scan's 17.5 MB ranges are read one at a time: one buffer, kept). Each
+ * lies in the memory of the `/blocks` reader's WebAssembly skipper (jsonSkip.ts), which reads the
+ * body where the socket's bytes landed rather than a copy.
  */
-export const LEDGER_NODE_BODY_POOL = new BufferPool(32 * 1024 * 1024);
+export const LEDGER_NODE_BODY_POOL = new BufferPool(32 * 1024 * 1024, skipBodyBuffer);
 const ERROR_BODY_BYTES = 4096;
 const SHOWN_BODY_CHARS = 200;
 const DEFAULT_RATE_LIMIT_PATIENCE_MS = 300_000;
