@@ -53,6 +53,8 @@ interface Peers {
   /** In process, the outcome serialised by the route. */
   inProcessOutcome: FastifyInstance;
   pool: Composed;
+  /** The verifiers behind reference, pooled, inProcess and inProcessOutcome, in that order. */
+  composed: [Composed, Composed, Composed, Composed];
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ async function peers(raw: Record<string, unknown>): Promise<Peers> {
   return {
     ...apps,
     pool,
+    composed: [refPool, pool, inProc, inProcRef],
     async close() {
       for (const a of Object.values(apps)) await a.close();
       for (const c of composed) await c.close();
@@ -117,6 +120,20 @@ async function expectSameAnswers(p: Peers, cases: readonly Case[]): Promise<Answ
     }
   }
   return refs;
+}
+
+/** The verification metrics a verifier counted (kind, outcome, code; hash times), sample lines in order. */
+async function verificationCounts(c: Composed): Promise<string[]> {
+  const text = await c.metrics.registry.metrics();
+  return text.split('\n').filter((l) => /^verifier_(verifications_total|verification_failures_total|verification_duration_seconds_count|hash_duration_seconds_count)\b/.test(l));
+}
+
+/** The pool answering bytes counts each verification as the pool answering outcomes does (and so in process). */
+async function expectSameCounts(p: Peers): Promise<void> {
+  const [reference, pooled, inProcess, inProcessOutcome] = await Promise.all(p.composed.map(verificationCounts));
+  expect(reference!.some((l) => l.startsWith('verifier_verifications_total{'))).toBe(true);
+  expect(pooled).toEqual(reference);
+  expect(inProcess).toEqual(inProcessOutcome);
 }
 
 /** What the answers were, so that a spread of verdicts is known to have been compared. */
@@ -159,6 +176,7 @@ describe('real vectors: the README pairs (PCCS with the 2026-09-22 collateral) a
       ...eras,
     ];
     const got = verdicts(await expectSameAnswers(p, cases));
+    await expectSameCounts(p);
     const outcomes = new Set(got.map((g) => g.outcome));
     expect([...outcomes].sort()).toEqual(['invalid', 'unverifiable', 'valid']);
     // The answers compared include the era vectors' collateral errors and the HTTP thread's own refusals.
@@ -218,6 +236,7 @@ describe('the minted mix of the load benches (typeA against a minted PCCS, typeB
       { name: 'typeB with a nonce it does not carry', body: { userData: u0.userData.text, report: reportText(u0.typeB), nonce: '11'.repeat(32) } },
     ];
     const refs = await expectSameAnswers(p, cases);
+    await expectSameCounts(p);
     const got = verdicts(refs);
     expect(got.slice(0, bodies.length).every((g) => g.outcome === 'valid')).toBe(true);
     expect(got.slice(bodies.length).every((g) => g.outcome === 'invalid')).toBe(true);
