@@ -279,8 +279,9 @@ export class VerifierPool implements VerifierService {
 
   /**
    * Single-report jobs as one batch task (bytes copied, not transferred), aborted when the first
-   * member's deadline fires; each member gets what it would alone (its outcome, or its answer). When the batch fails, each member whose own time limit has not passed
-   * waits again, at the front, to run alone.
+   * member's deadline fires; each member gets what it would get alone (its outcome, or its
+   * answer). When the batch fails, each member whose own time limit has not passed waits again,
+   * at the front, to run alone.
    */
   private async runShared(group: Job[]): Promise<void> {
     const signal = new Deadline(0);
