@@ -19,7 +19,7 @@ import { isErrorCode, outcomeFor, type ErrorCode, type Outcome } from '../errorC
 import { isVerifierError } from '../errors.js';
 import perfHooks from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { ReportAnswer, ReportTexts, VerificationFacts, VerifierService, VerifyOutcome } from '../verify/types.js';
 import type { ReportCheck } from '../verify/types.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 import { poseidon8KernelName } from '../hash/kernel.js';
@@ -539,34 +539,38 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   return { registry, sink, observeHttp };
 }
 
-/** Reports the outcome of a decodeReport call into the sink. */
-export function recordVerification(sink: MetricsSink, out: Pick<VerifyOutcome, 'reportType' | 'reportValid' | 'error' | 'timings'>, seconds: number): void {
+/** Reports the outcome of a decodeReport call (or its facts: ReportAnswer) into the sink. */
+export function recordVerification(sink: MetricsSink, out: VerificationFacts, seconds: number): void {
   sink.observeVerification(out.reportType ?? 'unknown', out.reportValid, out.error?.code, seconds);
   if (out.timings?.hashSeconds !== undefined) sink.observeHash(out.timings.hashSeconds);
 }
 
 /**
  * The service every front end calls (built by the composition root, src/compose.ts): each
- * verification — decodeReport (POST /decodeReport, the CLI, the benchmarks) and verifyBytes
- * (POST /verify) — is reported once: kind, outcome, failure code and wall time. A call that throws
+ * verification — decodeReport (the CLI, the benchmarks), decodeReportAnswer (POST /decodeReport:
+ * counted by the answer's facts) and verifyBytes (POST /verify) — is reported once: kind,
+ * outcome, failure code and wall time. A call that throws
  * counts as an `unknown` report with its code (INTERNAL_ERROR when it has none; a full pool's
  * POOL_OVERLOADED: unverifiable) and the error is rethrown unchanged. decode verifies nothing and
  * is passed through.
  */
 export function instrumentService(svc: VerifierService, sink: MetricsSink): VerifierService {
-  const counted = async (run: () => Promise<VerifyOutcome>): Promise<VerifyOutcome> => {
+  const counted = async <R>(run: () => Promise<R>, facts: (r: R) => VerificationFacts): Promise<R> => {
     const t0 = performance.now();
-    let out: VerifyOutcome;
+    let out: R;
     try {
       out = await run();
     } catch (e) {
       sink.observeVerification('unknown', false, isVerifierError(e) ? e.code : 'INTERNAL_ERROR', (performance.now() - t0) / 1000);
       throw e;
     }
-    recordVerification(sink, out, (performance.now() - t0) / 1000);
+    recordVerification(sink, facts(out), (performance.now() - t0) / 1000);
     return out;
   };
+  const outcome = (o: VerifyOutcome): VerificationFacts => o;
+  const answered = (a: ReportAnswer): VerificationFacts => a.facts;
   const admit = svc.admit?.bind(svc);
+  const answer = svc.decodeReportAnswer?.bind(svc);
   return {
     ...(svc.capacity !== undefined ? { capacity: svc.capacity } : {}),
     ...(admit
@@ -583,7 +587,8 @@ export function instrumentService(svc: VerifierService, sink: MetricsSink): Veri
         }
       : {}),
     decode: (userData) => svc.decode(userData),
-    decodeReport: (userData, report, opts) => counted(() => svc.decodeReport(userData, report, opts)),
+    decodeReport: (userData, report, opts) => counted(() => svc.decodeReport(userData, report, opts), outcome),
+    ...(answer ? { decodeReportAnswer: (userData: string, report: string, opts?: { nonce?: string }) => counted(() => answer(userData, report, opts), answered) } : {}),
     // A batch: each report counts once, with the batch's wall time shared out evenly.
     ...(svc.decodeReports
       ? {
@@ -603,7 +608,7 @@ export function instrumentService(svc: VerifierService, sink: MetricsSink): Veri
           },
         }
       : {}),
-    verifyBytes: (task) => counted(() => svc.verifyBytes(task)),
+    verifyBytes: (task) => counted(() => svc.verifyBytes(task), outcome),
     checkResponse: async (entry) => {
       const t0 = performance.now();
       let c: ReportCheck;

@@ -1,6 +1,7 @@
 /**
  * The verification worker pool shared by the server, the bulk CLI and the benchmarks. It transports
- * bytes (or a POST /verify entry) and results: a Piscina worker runs the verification core, and
+ * bytes (or a POST /verify entry) and results (for POST /decodeReport, the answer's bytes made in
+ * the worker: decodeReportAnswer): a Piscina worker runs the verification core, and
  * asks the main thread for collateral when a report reaches its collateral step
  * (collateralPort.ts; the task's deadline is held while the source answers). The queue is
  * bounded (POOL_OVERLOADED at once when full), every task has a time limit (POOL_TASK_TIMEOUT,
@@ -15,7 +16,8 @@ import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../packageRoot.js';
 import { decodeUserDataText, parseReportTexts, structFailure } from '../verify/verifyReport.js';
-import type { DecodeOutcome, ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { DecodeOutcome, ReportAnswer, ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
+import { decodeReportAnswer } from '../verify/decodeReportAnswer.js';
 import type { ReportCheck } from '../verify/types.js';
 import type { AttestationResponse } from '../verify/attestationResponseSchema.js';
 import { findReportKind, wireKind } from '../verify/kinds/index.js';
@@ -123,11 +125,26 @@ export class VerifierPool implements VerifierService {
     return 'error' in task ? structFailure(task.error) : this.verifyBytes(task);
   }
 
+  /**
+   * POST /decodeReport's answer: the worker verifies and serialises it, and transfers its bytes
+   * (the HTTP thread receives no outcome to deserialise and serialise again); a struct text that
+   * does not parse is answered here, as decodeReport's outcome would be.
+   */
+  async decodeReportAnswer(userDataText: string, reportText: string, o: { nonce?: string } = {}): Promise<ReportAnswer> {
+    const task = parseReportTexts(userDataText, reportText, o);
+    return 'error' in task ? decodeReportAnswer(structFailure(task.error)) : ((await this.runBytes(task, true)) as ReportAnswer);
+  }
+
   /** Verifies parsed bytes; the byte arrays are transferred to the worker (unusable afterwards). */
   async verifyBytes(t: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }): Promise<VerifyOutcome> {
-    const task: VerifyTask = { op: 'bytes', userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}) };
+    return (await this.runBytes(t, false)) as VerifyOutcome;
+  }
+
+  /** One report's task, its bytes transferred: its outcome, or its answer (`answer`). */
+  private runBytes(t: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }, answer: boolean): Promise<unknown> {
+    const task: VerifyTask = { op: 'bytes', userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}), ...(answer ? { answer: true as const } : {}) };
     const transfer = [t.userData.buffer, t.report.buffer].filter((b, i, all) => all.indexOf(b) === i) as ArrayBuffer[];
-    return (await this.run(task, transfer, findReportKind(t.report)?.collateral !== undefined)) as VerifyOutcome;
+    return this.run(task, transfer, findReportKind(t.report)?.collateral !== undefined);
   }
 
   /**
@@ -262,22 +279,23 @@ export class VerifierPool implements VerifierService {
 
   /**
    * Single-report jobs as one batch task (bytes copied, not transferred), aborted when the first
-   * member's deadline fires. When the batch fails, each member whose own time limit has not passed
-   * waits again, at the front, to run alone.
+   * member's deadline fires; each member gets what it would get alone (its outcome, or its
+   * answer). When the batch fails, each member whose own time limit has not passed waits again,
+   * at the front, to run alone.
    */
   private async runShared(group: Job[]): Promise<void> {
     const signal = new Deadline(0);
     for (const j of group) j.deadline.once('abort', () => signal.fire(j.deadline.reason));
     const items = group.map((j) => {
       const t = j.task as BytesTask;
-      return { userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}) };
+      return { userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}), ...(t.answer ? { answer: t.answer } : {}) };
     });
     const task: VerifyTask = { op: 'bytesMany', items };
     const ticket = group.some((j) => j.mayNeedCollateral) ? this.desk?.open((on) => this.hold(group.map((j) => j.deadline), on)) : undefined;
     if (ticket !== undefined) task.collateralTicket = ticket;
     this.coalesced += group.length;
     try {
-      const { result, stamps } = (await this.piscina.run(task, { signal })) as StampedResult<VerifyOutcome[]>;
+      const { result, stamps } = (await this.piscina.run(task, { signal })) as StampedResult<unknown[]>;
       for (const [i, j] of group.entries()) {
         this.opts.onTaskStages?.(stagesOf(j.submittedAt, stamps));
         j.settle({ ok: true, value: result[i] });

@@ -21,12 +21,17 @@ interface TaskBase {
   collateralTicket?: number;
 }
 
-/** Recovered bytes (POST /decodeReport, the CLI, the watcher). */
+/**
+ * Recovered bytes (POST /decodeReport, the CLI, the watcher). With `answer` the worker answers
+ * the report's POST /decodeReport answer (ReportAnswer: its bytes, transferred, and the outcome's
+ * facts) instead of its outcome, so the HTTP thread never receives the outcome's object graph.
+ */
 export interface BytesTask extends TaskBase {
   op: 'bytes';
   userData: Uint8Array;
   report: Uint8Array;
   nonce?: Uint8Array;
+  answer?: true;
 }
 
 /** One schema-checked POST /verify entry, checked whole in the worker. */
@@ -40,10 +45,12 @@ export interface ResponseTask extends TaskBase {
  * the worker hashes their userData in one call (hashReportDataMany), then verifies them in order.
  * One collateral port serves all of them. An item with `requestKeys` also gets the keys of its
  * stored requests (VerifyOutcome.requestKeys), hashed in the worker rather than the main thread.
+ * An item with `answer` (a coalesced POST /decodeReport, waiting.ts) gets its ReportAnswer instead
+ * of its outcome, as alone.
  */
 export interface BytesBatchTask extends TaskBase {
   op: 'bytesMany';
-  items: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array; requestKeys?: RequestLayout }[];
+  items: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array; requestKeys?: RequestLayout; answer?: true }[];
 }
 
 export type VerifyTask = BytesTask | ResponseTask | BytesBatchTask;

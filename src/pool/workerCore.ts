@@ -3,7 +3,9 @@
  * the report's kind asked of the main thread when the report reaches its collateral step
  * (collateralPort.ts; reused for a while: collateralReuse.ts) and verified (once per collateral
  * version) in the worker by the kind's collateral port. A batch task (several reports) hashes their
- * userData in one call first. Each result goes back with the task's stamps (stages.ts).
+ * userData in one call first. Each result goes back with the task's stamps (stages.ts). A report
+ * asked for its answer (`answer`: POST /decodeReport) goes back as its answer's bytes and the
+ * outcome's facts (decodeReportAnswer.ts); answerBuffers() lists those bytes for the transfer.
  */
 import type { KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -13,8 +15,9 @@ import { hashReportDataMany } from '../hash/index.js';
 import { requestKeysOf } from '../encoding/eras/index.js';
 import { verifyReportBytes, type VerifyDeps } from '../verify/verifyReport.js';
 import { checkAttestationResponse } from '../verify/attestationResponse.js';
+import { decodeReportAnswer } from '../verify/decodeReportAnswer.js';
 import { findReportKind, REPORT_TYPES, type CollateralSource } from '../verify/kinds/index.js';
-import type { Policy, ReportCheck, ReportType, ReportVerifier, VerifyOutcome } from '../verify/types.js';
+import type { Policy, ReportAnswer, ReportCheck, ReportType, ReportVerifier, VerifyOutcome } from '../verify/types.js';
 import type { VerifyTask, WorkerSetup } from './task.js';
 import { unpackCollateral } from './collateralPack.js';
 import { CollateralLine } from './collateralPort.js';
@@ -35,7 +38,15 @@ function batchHashes(items: readonly { userData: Uint8Array }[]): { hashes: (Uin
   }
 }
 
-export type WorkerResult = VerifyOutcome | ReportCheck | VerifyOutcome[];
+export type WorkerResult = VerifyOutcome | ReportAnswer | ReportCheck | (VerifyOutcome | ReportAnswer)[];
+
+const isAnswer = (r: unknown): r is ReportAnswer => typeof r === 'object' && r !== null && (r as Partial<ReportAnswer>).body instanceof Uint8Array;
+
+/** The buffers of the answers in a result (each its own ArrayBuffer): transferred, not copied, to the main thread. */
+export function answerBuffers(result: WorkerResult): ArrayBuffer[] {
+  const all = Array.isArray(result) ? result : [result];
+  return all.filter(isAnswer).map((a) => a.body.buffer as ArrayBuffer);
+}
 
 export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Promise<StampedResult<WorkerResult>> {
   const roots = Object.fromEntries(REPORT_TYPES.map((id) => [id, parseCertificate(setup.roots[id])])) as Record<ReportType, Certificate>;
@@ -98,7 +109,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
       if (task.op === 'response') return await checkAttestationResponse(task.entry, verify);
       if (task.op === 'bytesMany') {
         const { hashes, secondsEach } = batchHashes(task.items);
-        const outs: VerifyOutcome[] = [];
+        const outs: (VerifyOutcome | ReportAnswer)[] = [];
         for (const [i, it] of task.items.entries()) {
           const h = hashes[i];
           const out = await verify(it.userData, it.report, { ...(it.nonce ? { nonce: it.nonce } : {}), ...(h ? { userDataHash: h } : {}) });
@@ -111,11 +122,12 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
               /* left to the caller, which computes them (and meets the same failure) itself */
             }
           }
-          outs.push(out);
+          outs.push(it.answer ? decodeReportAnswer(out) : out);
         }
         return outs;
       }
-      return await verify(task.userData, task.report, task.nonce ? { nonce: task.nonce } : {});
+      const out = await verify(task.userData, task.report, task.nonce ? { nonce: task.nonce } : {});
+      return task.answer ? decodeReportAnswer(out) : out;
     } finally {
       if (task.collateralTicket !== undefined) line?.forget(task.collateralTicket);
     }

@@ -1,6 +1,7 @@
 /** The in-process VerifierService: the core called directly (the worker pool wraps the same calls). */
 import { decodeUserDataText, verifyReportBytes, verifyReportText, type VerifyDeps } from './verifyReport.js';
 import { checkAttestationResponse } from './attestationResponse.js';
+import { decodeReportAnswer } from './decodeReportAnswer.js';
 import type { Policy, ReportTexts, VerifierService, VerifyOutcome } from './types.js';
 
 /**
@@ -15,6 +16,8 @@ export function createInProcessService(policy: Policy, deps: VerifyDeps): Verifi
   return {
     decode: (userData) => decodeUserDataText(userData),
     decodeReport: (userData, report, opts) => verifyReportText(userData, report, policy, deps, opts),
+    // In process the outcome is already here: its answer is serialised on this thread.
+    decodeReportAnswer: async (userData, report, opts) => decodeReportAnswer(await verifyReportText(userData, report, policy, deps, opts)),
     verifyBytes: (t) => verifyReportBytes(t.userData, t.report, policy, deps, t.nonce ? { nonce: t.nonce } : {}),
     checkResponse: (entry) => checkAttestationResponse(entry, (userData, report, o) => verifyReportBytes(userData, report, policy, deps, o)),
     decodeReports: (pairs) => decodeReportsInOrder(pairs, (userData, report) => verifyReportText(userData, report, policy, deps)),

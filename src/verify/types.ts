@@ -40,6 +40,23 @@ export interface VerifyOutcome {
   requestKeys?: RequestKeys[];
 }
 
+/**
+ * What a caller counts of an outcome (metrics: kind, verdict, failure code, hash time) when it
+ * does not take the outcome itself (POST /decodeReport's answer, ReportAnswer).
+ */
+export type VerificationFacts = Pick<VerifyOutcome, 'reportType' | 'reportValid' | 'timings'> & { error?: Pick<FailureInfo, 'code'> };
+
+/**
+ * POST /decodeReport's answer as it is sent: the UTF-8 JSON of decodeReportBody(outcome) as the
+ * route's response schema serialises it (src/verify/decodeReportAnswer.ts), and the facts of the
+ * outcome the caller counts. The pool's worker produces it, so the HTTP thread never receives the
+ * outcome's object graph.
+ */
+export interface ReportAnswer {
+  body: Uint8Array;
+  facts: VerificationFacts;
+}
+
 export interface VerifyOptions {
   /** A request nonce the report must carry (kinds with acceptsNonce). */
   nonce?: Uint8Array;
@@ -79,6 +96,11 @@ export interface ReportTexts {
 export interface VerifierService {
   decode(userData: string): DecodeOutcome | Promise<DecodeOutcome>;
   decodeReport(userData: string, report: string, opts?: { nonce?: string }): Promise<VerifyOutcome>;
+  /**
+   * decodeReport's answer bytes for POST /decodeReport (ReportAnswer), made where the verification
+   * ran (a pool worker). Absent: the route serialises decodeReport's outcome itself (same bytes).
+   */
+  decodeReportAnswer?(userData: string, report: string, opts?: { nonce?: string }): Promise<ReportAnswer>;
   /** Verifies recovered bytes (userData 4096 or 5120, report 5120); the arrays may be handed to a worker and detached. */
   verifyBytes(task: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array }): Promise<VerifyOutcome>;
   /**

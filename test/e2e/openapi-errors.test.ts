@@ -78,6 +78,10 @@ beforeAll(async () => {
     decodeReport: async () => {
       throw new VerifierError('POOL_OVERLOADED', 'the verifier is overloaded');
     },
+    // POST /decodeReport asks the service for its answer's bytes (the pool's worker makes them).
+    decodeReportAnswer: async () => {
+      throw new VerifierError('POOL_OVERLOADED', 'the verifier is overloaded');
+    },
     checkResponse: async () => {
       throw new VerifierError('POOL_OVERLOADED', 'the verifier is overloaded');
     },

@@ -13,7 +13,7 @@ import { composeVerifier } from '../../src/compose.js';
 import { resolveConfig } from '../../src/config/load.js';
 import { createInProcessService } from '../../src/verify/service.js';
 import { parseCertificate } from '../../src/attestation/x509/certificate.js';
-import type { VerifyOutcome } from '../../src/verify/types.js';
+import type { ReportAnswer, VerifyOutcome } from '../../src/verify/types.js';
 import { parsePemChain } from '../../src/attestation/x509/certificate.js';
 import { parseChunkedStruct } from '../../src/aleo/struct.js';
 import { parseUserData, requestKeysOf } from '../../src/encoding/eras/index.js';
@@ -177,6 +177,50 @@ describe('VerifierPool', () => {
       await dying;
       expect(outs.map((o) => (o instanceof Error ? (o as { code?: string }).code : (o as VerifyOutcome).reportValid))).toEqual([true, true, true]);
       expect(one.stats().coalesced).toBe(2);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('POST /decodeReport answers (their bytes made in the worker) coalesce with outcomes: each report gets what it asked for; a batch whose worker dies answers each again alone', async () => {
+    const one = new VerifierPool({ threads: 1, maxQueue: 16, taskTimeoutMs: 30_000, setup });
+    try {
+      const nitro = examples.nitro.request;
+      const other = { userData: examples.sgx.request.userData, report: nitro.report };
+      const bytes = (a: ReportAnswer) => Buffer.from(a.body).toString('utf8');
+      // Each alone first (the pool idle: one task each), as the references.
+      const validAlone = await one.decodeReportAnswer(nitro.userData, nitro.report);
+      const mismatchAlone = await one.decodeReportAnswer(other.userData, other.report);
+      expect(validAlone.body.buffer.byteLength).toBe(validAlone.body.byteLength);
+      expect(validAlone.facts).toMatchObject({ reportType: 'typeB', reportValid: true });
+      expect(mismatchAlone.facts).toMatchObject({ reportType: 'typeB', reportValid: false, error: { code: 'USERDATA_HASH_MISMATCH' } });
+      expect(JSON.parse(bytes(mismatchAlone))).toMatchObject({ reportValid: false, outcome: 'invalid', errorCode: 'USERDATA_HASH_MISMATCH' });
+      const coalescedBefore = one.stats().coalesced;
+      // The first runs alone at once; the three behind it go to the worker together.
+      const [a0, a1, o2, a3] = await Promise.all([
+        one.decodeReportAnswer(nitro.userData, nitro.report),
+        one.decodeReportAnswer(other.userData, other.report),
+        one.decodeReport(nitro.userData, nitro.report),
+        one.decodeReportAnswer(nitro.userData, nitro.report, { nonce: '00'.repeat(32) }),
+      ]);
+      expect(one.stats().coalesced - coalescedBefore).toBe(3);
+      expect(bytes(a0!)).toBe(bytes(validAlone));
+      expect(bytes(a1!)).toBe(bytes(mismatchAlone));
+      expect(o2).toMatchObject({ reportType: 'typeB', reportValid: true });
+      expect('body' in o2!).toBe(false);
+      expect(a3!.facts).toMatchObject({ reportValid: false, error: { code: 'TYPEB_NONCE_MISMATCH' } });
+      // The worker stopped before the two waiting answers are handed to it together: each is made again alone.
+      const piscina = (one as unknown as { piscina: { threads: { terminate(): Promise<number> }[] } }).piscina;
+      let dying: Promise<number> | undefined;
+      const first = one.decodeReportAnswer(nitro.userData, nitro.report).then((a) => {
+        dying = piscina.threads[0]!.terminate();
+        return a;
+      });
+      const rest = [nitro, other].map((p) => one.decodeReportAnswer(p.userData, p.report));
+      const again = await Promise.all([first, ...rest]);
+      await dying;
+      expect(again.map(bytes)).toEqual([bytes(validAlone), bytes(validAlone), bytes(mismatchAlone)]);
+      expect(one.stats().coalesced - coalescedBefore).toBe(5);
     } finally {
       await one.close();
     }
