@@ -4,11 +4,11 @@
  * CRLs, signed TCB info / QE identity bodies and signed quotes v3. Everything is minted with
  * node:crypto P-256 keys and a small DER writer, so any field can be varied for negative tests.
  */
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHash, sign, type KeyObject } from 'node:crypto';
 import { parseCertificate, type Certificate } from '../../src/attestation/x509/certificate.js';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 
-import { bits as bitString, bool, explicit, integer as int, octets, oid, printable, seq, set, time as utcTime, utf8 } from './x509-mint.js';
+import { bits as bitString, bool, explicit, generateEcKey, integer as int, octets, oid, printable, seq, set, time as utcTime, utf8 } from './x509-mint.js';
 
 // ---------- X.509 ----------
 const ECDSA_SHA256 = seq(oid('1.2.840.10045.4.3.2'));
@@ -40,7 +40,8 @@ export interface KeyPair {
   readonly privateKey: KeyObject;
   readonly publicKey: KeyObject;
 }
-export const newKey = (): KeyPair => generateKeyPairSync('ec', { namedCurve: 'P-256' });
+/** A new P-256 key pair (generateEcKey: key objects that share no lock with their generation job). */
+export const newKey = (): KeyPair => generateEcKey('P-256');
 
 export interface Issued {
   readonly cert: Certificate;

@@ -3,7 +3,7 @@
  * Every field is controllable (critical flags, pathLen, keyUsage, extra extensions, validity,
  * signature algorithm), so tests can build exactly the broken certificate they need.
  */
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 
 // ---- DER writer -----------------------------------------------------------------------------
 function len(n: number): Uint8Array {
@@ -110,8 +110,21 @@ export interface KeyPair {
   readonly privateKey: KeyObject;
   readonly publicKey: KeyObject;
 }
+/**
+ * A new EC key pair. The pair is generated as DER and made into key objects of its own: a key
+ * object straight from generateKeyPairSync shares its lock with the generation job, and Node 20
+ * deadlocks when a garbage collection during that key's export (`export({ format: 'jwk' })`
+ * allocates while holding the lock) destroys the job, whose destructor takes the same lock (seen
+ * once in CI: the test process stuck in a futex under ExportJWKEcKey → ~KeyGenJob; nodejs/node
+ * #64851 reworks these locks).
+ */
 export function generateEcKey(curve: Curve): KeyPair {
-  return generateKeyPairSync('ec', { namedCurve: curve === 'P-256' ? 'prime256v1' : 'secp384r1' });
+  const { privateKey, publicKey } = generateKeyPairSync('ec', {
+    namedCurve: curve === 'P-256' ? 'prime256v1' : 'secp384r1',
+    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+  });
+  return { privateKey: createPrivateKey({ key: privateKey, format: 'der', type: 'pkcs8' }), publicKey: createPublicKey({ key: publicKey, format: 'der', type: 'spki' }) };
 }
 
 export interface MintCertificateOptions {
