@@ -1,5 +1,5 @@
 /**
- * The fast path of the structural `/blocks` reader (./blocksBody.ts): one JSON value skipped, its
+ * The fast path of the structural `/blocks` reader (./blocksScanner.ts): one JSON value skipped, its
  * grammar checked, sixteen bytes at a time by a small WebAssembly SIMD module (./jsonSkip.wat,
  * assembled into ./jsonSkip.wasm.b64.ts). On a mainnet block that is the authority, ≈ 97 % of the
  * bytes, which the JavaScript reader walks string by string (one `indexOf` call each).

@@ -1,17 +1,18 @@
 ;; Skipping one JSON value while checking its grammar, sixteen bytes at a time (WebAssembly SIMD):
-;; the fast path of the structural /blocks reader (blocksBody.ts) over a block's authority.
-;; Assembled into jsonSkipWasm.ts by `npx tsx scripts/gen-wasm.ts`; test/unit/json-skip-wasm.test.ts
+;; the fast path of the structural /blocks reader (blocksScanner.ts) over a block's authority.
+;; Assembled into jsonSkip.wasm.b64.ts by `npx tsx scripts/gen-json-skip-wasm.ts`; test/unit/json-skip-wasm.test.ts
 ;; holds the committed bytes to this source.
 ;;
-;; Memory: bytes [0, 4096) are the stack of open containers (1 = array, 2 = object); the caller
-;; copies a window of the body at DATA = 4096 and writes at least 32 zero bytes after it. A zero
+;; Memory: bytes [0, 4096) are the stack of open containers (1 = array, 2 = object); the body lies
+;; at DATA = 4096 (read into this memory, or a window of it copied there: jsonSkip.ts), and the
+;; caller writes at least 32 zero bytes after the bytes it may read. A zero
 ;; byte is never valid where this module reads (not whitespace, not a token, a control character
 ;; inside a string), so every loop stops at the window's end without a bounds check, and no load
 ;; reaches past the zeros (the widest is 16 bytes from a position at or before the first zero).
 ;;
 ;; skip(p) answers the position just after the value starting at p (after whitespace), or -1: the
 ;; value is not valid JSON, nests deeper than 4095, holds a raw control character in a string, or
-;; runs past the window. The grammar is the JavaScript reader's (Scanner.value in blocksBody.ts):
+;; runs past the window. The grammar is the JavaScript reader's (Scanner.value in blocksScanner.ts):
 ;; a -1 only sends the caller to that reader, which decides (and names the error), so this module
 ;; may refuse more than JSON refuses, never accept more.
 (module
