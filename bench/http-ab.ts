@@ -9,11 +9,12 @@
  * voluntary context switches (sleeps) per request, and its p50/p99. AB_PEERS chooses the peers
  * (default service,base,floor); AB_NODE_ARGS are node flags for the service and base (e.g.
  * --cpu-prof --cpu-prof-dir=DIR), AB_BASE_NODE_ARGS for base alone (default: AB_NODE_ARGS),
- * AB_FLOOR_NODE_ARGS for floor+piscina.
+ * AB_FLOOR_NODE_ARGS for floor+piscina, AB_BASE_CONFIG config settings (JSON) for base alone (e.g. an A/B
+ * of a setting: AB_BASE=dist/src/main.js AB_BASE_CONFIG='{"workerYoungGenerationMb":48}').
  * Usage: npm run build && AB_BASE=../other/dist/src/main.js npx tsx bench/http-ab.ts
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { serialize } from 'node:v8';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,7 +40,7 @@ const starters: Record<string, () => Promise<PeerProcess>> = {
   base: async () => {
     if (!process.env.AB_BASE) throw new Error('the peer base needs AB_BASE (another build\'s dist/src/main.js)');
     const port = await freePort();
-    writeFileSync(join(dir, 'base.json'), JSON.stringify({ ...cfg, port, host: '127.0.0.1' }));
+    writeFileSync(join(dir, 'base.json'), JSON.stringify({ ...cfg, ...(JSON.parse(process.env.AB_BASE_CONFIG ?? '{}') as object), port, host: '127.0.0.1' }));
     const baseArgs = process.env.AB_BASE_NODE_ARGS !== undefined ? process.env.AB_BASE_NODE_ARGS.split(' ').filter(Boolean) : nodeArgs;
     const child = spawn(process.execPath, [...baseArgs, resolve(process.env.AB_BASE!), '--config', join(dir, 'base.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
     const url = `http://127.0.0.1:${port}`;
@@ -60,6 +61,21 @@ function mainCpu(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
+/** CPU seconds (user + system) of each of a process's threads so far, by thread id, from /proc (a thread that ended is left out). */
+function threadCpu(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      out.set(Number(tid), (Number(f[11]) + Number(f[12])) / 100);
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return out;
+}
+
 /** Voluntary context switches (sleeps) of a process's main thread so far, from /proc. */
 function mainSleeps(pid: number): number {
   return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'))![1]);
@@ -72,14 +88,18 @@ async function paced(url: string, seconds: number): Promise<{ n: number; lat: nu
 }
 
 for (const p of peers.values()) await paced(p.url, 5); // warm-up
-const acc = new Map(names.map((n) => [n, { cpu: 0, sleeps: 0, n: 0, failed: 0, turns: [] as number[], lat: [] as number[] }]));
-for (let done = 0; done < SECONDS; done += SLICE) {
-  for (const [name, p] of peers) {
+const acc = new Map(names.map((n) => [n, { cpu: 0, sleeps: 0, n: 0, failed: 0, turns: [] as number[], lat: [] as number[], threads: new Map<number, number>() }]));
+// Each round starts with the next peer: a fixed order gave the first place a worse tail (bench/http-load.ts).
+for (let done = 0, round = 0; done < SECONDS; done += SLICE, round++) {
+  for (const name of names.map((_, i) => names[(i + round) % names.length]!)) {
+    const p = peers.get(name)!;
     const c0 = mainCpu(p.pid);
     const s0 = mainSleeps(p.pid);
+    const t0 = threadCpu(p.pid);
     const r = await paced(p.url, SLICE);
     const c = mainCpu(p.pid) - c0;
     const a = acc.get(name)!;
+    for (const [t, v] of threadCpu(p.pid)) a.threads.set(t, (a.threads.get(t) ?? 0) + v - (t0.get(t) ?? 0));
     a.cpu += c;
     a.sleeps += mainSleeps(p.pid) - s0;
     a.n += r.n;
@@ -95,6 +115,12 @@ for (const [name, a] of acc) {
     `${name.padEnd(8)} HTTP-thread CPU ${((1000 * a.cpu) / a.n).toFixed(3)} ms/req (median turn ${at(a.turns, 0.5).toFixed(3)}), sleeps ${(a.sleeps / a.n).toFixed(2)}/req, ` +
       `n ${a.n}, not 200 valid ${a.failed}, p50 ${at(a.lat, 0.5).toFixed(1)} p99 ${at(a.lat, 0.99).toFixed(1)} ms`,
   );
+  // Node names its threads alike: the HTTP thread is the process's own id, the two busiest others
+  // are the pool's workers (2 workers), the rest V8's and libuv's helpers.
+  const ms = (s: number) => ((1000 * s) / a.n).toFixed(3);
+  const others = [...a.threads].filter(([tid]) => tid !== peers.get(name)!.pid).map(([, s]) => s).sort((x, y) => y - x);
+  const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
+  console.log(`${''.padEnd(8)} whole process ${ms(sum([...a.threads.values()]))} ms/req: HTTP thread ${ms(a.threads.get(peers.get(name)!.pid) ?? 0)}, workers ${ms(sum(others.slice(0, 2)))}, helpers ${ms(sum(others.slice(2)))}`);
 }
 for (const p of peers.values()) await p.stop();
 await pccs.close();

@@ -193,6 +193,15 @@ function splitThreads(pid: number, before: Map<number, number>, after: Map<numbe
   return { main, workers: busiest, rest, restByThread, workerTids: others.slice(0, workers).map((t) => t.tid) };
 }
 
+/**
+ * CPU time the hypervisor gave to other guests while this one wanted it (steal, /proc/stat's
+ * eighth figure), both cores together, in seconds: a host stall that no peer caused shows here.
+ */
+function stealSeconds(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  return Number(f[8] ?? 0) / 100;
+}
+
 /** The service's Prometheus text. */
 const scrape = (url: string) => fetch(`${url}/metrics`).then((r) => r.text());
 
@@ -287,17 +296,28 @@ for (const workers of WORKER_COUNTS) {
     // Same load: every peer paced at PACED_SHARE of the service's maximum, in turns of
     // SLICE_SECONDS, so that the host's drift over the run falls on all of them alike.
     const rate = (ladder[tag].rate = Math.max(1, Math.floor(results[`${tag}, max`]!.rps * PACED_SHARE)));
-    const acc = new Map(PEER_NAMES.map((p) => [p, { slices: [] as PacedRaw[], main: 0, server: 0, client: 0 }]));
+    const acc = new Map(PEER_NAMES.map((p) => [p, { slices: [] as PacedRaw[], main: 0, server: 0, client: 0, steal: 0, worstSteal: 0 }]));
     const service = running.get('service')!;
+    // One unmeasured round of the same turns first: the first peer otherwise meets the paced load
+    // after ≈ 35 s idle (the other peers' maximum runs) and the others after less. An A/A run (the
+    // service's own build as `base`) gave the first peer a p99 1.3–2.2 × its twin's
+    // (BENCHMARKS.md, issue 35): a place in the run, not the build.
+    for (const peer of PEER_NAMES) await paced(running.get(peer)!.url, rate, SLICE_SECONDS);
     const m0 = await scrape(service.url);
-    for (let done = 0; done < DURATION; done += SLICE_SECONDS) {
-      for (const peer of PEER_NAMES) {
+    // Each round starts with the next peer, so that no peer always takes the same place in the
+    // turns: the A/A run above also gave the first peer the worse p99 after the warm round.
+    for (let done = 0, round = 0; done < DURATION; done += SLICE_SECONDS, round++) {
+      for (const peer of PEER_NAMES.map((_, i) => PEER_NAMES[(i + round) % PEER_NAMES.length]!)) {
         const svc = running.get(peer)!;
         const a = acc.get(peer)!;
         const s0 = cpuSeconds(svc.pid);
         const t0 = threadSeconds(svc.pid);
         const c0 = process.cpuUsage();
+        const h0 = stealSeconds();
         a.slices.push(await paced(svc.url, rate, SLICE_SECONDS));
+        const stolen = stealSeconds() - h0;
+        a.steal += stolen;
+        a.worstSteal = Math.max(a.worstSteal, stolen);
         const c1 = process.cpuUsage(c0);
         a.main += splitThreads(svc.pid, t0, threadSeconds(svc.pid), workers).main;
         a.server += cpuSeconds(svc.pid) - s0;
@@ -314,6 +334,7 @@ for (const workers of WORKER_COUNTS) {
       serverSide[name] = {
         ...(peer === 'service' ? serverHistograms(m0, m1) : {}),
         'CPU (2 cores = 2 CPU-s per s)': `server ${(a.server / seconds).toFixed(2)} CPU-s/s, load generator ${(a.client / seconds).toFixed(2)} CPU-s/s`,
+        'host steal (CPU the hypervisor took)': `${((1000 * a.steal) / seconds).toFixed(0)} ms/s over its slices, worst ${SLICE_SECONDS} s slice ${(1000 * a.worstSteal).toFixed(0)} ms`,
       };
       ladder[tag].peers[peer]!.paced = (1000 * a.main) / a.slices.reduce((n, x) => n + x.lat.length, 0);
       capacity[name]!.paced = run.p99 / Math.max(1e-9, run.p50);
