@@ -3,10 +3,12 @@
  * service's front end on a shared host (where latencies are noise but CPU time per request is
  * not): the built service (dist/src/main.js), another build of it (AB_BASE=<its dist/src/main.js>,
  * peer `base`) and floor+piscina (bench/floorServer.ts) run side by side with 2 workers on the mix
- * of bench/http-load.ts, each warmed 5 s, then paced in turns of AB_SLICE seconds (default 2) until
- * each has had AB_SECONDS (default 30) at AB_RATE req/s (default 200). Prints each peer's HTTP
- * (main) thread CPU per request from /proc, over the whole run and the median of its turns, its
- * voluntary context switches (sleeps) per request, and its p50/p99. AB_PEERS chooses the peers
+ * of bench/http-load.ts, each warmed 5 s, then paced in turns of AB_SLICE seconds (default 2), each
+ * round starting with the next peer, until each has had AB_SECONDS (default 30) at AB_RATE req/s
+ * (default 200). Prints each peer's HTTP (main) thread CPU per request from /proc, over the whole
+ * run and the median of its turns, its voluntary context switches (sleeps) per request, its
+ * p50/p99, and its whole process's CPU per request split into HTTP thread, workers and the
+ * other (V8, libuv) threads. AB_PEERS chooses the peers
  * (default service,base,floor); AB_NODE_ARGS are node flags for the service and base (e.g.
  * --cpu-prof --cpu-prof-dir=DIR), AB_BASE_NODE_ARGS for base alone (default: AB_NODE_ARGS),
  * AB_FLOOR_NODE_ARGS for floor+piscina, AB_BASE_CONFIG config settings (JSON) for base alone (e.g. an A/B
@@ -14,7 +16,7 @@
  * Usage: npm run build && AB_BASE=../other/dist/src/main.js npx tsx bench/http-ab.ts
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { serialize } from 'node:v8';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,7 +26,8 @@ import { coreInputOf } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
 import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
 import { freePort, startServiceProcess } from './serviceProcess.js';
-import { pacedPosts } from './pacedLoad.js';
+import { pacedPosts, turnOrder } from './pacedLoad.js';
+import { splitThreads, threadSeconds, threadSleepsOf } from './procStat.js';
 const RATE = Number(process.env.AB_RATE ?? 200);
 const SECONDS = Number(process.env.AB_SECONDS ?? 30);
 const SLICE = Number(process.env.AB_SLICE ?? 2);
@@ -55,32 +58,6 @@ const starters: Record<string, () => Promise<PeerProcess>> = {
 const names = (process.env.AB_PEERS ?? 'service,base,floor').split(',');
 const peers = new Map<string, PeerProcess>();
 for (const n of names) peers.set(n, await starters[n]!());
-/** CPU seconds (user + system) of a process's main thread so far, from /proc (USER_HZ = 100). */
-function mainCpu(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
-
-/** CPU seconds (user + system) of each of a process's threads so far, by thread id, from /proc (a thread that ended is left out). */
-function threadCpu(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-      out.set(Number(tid), (Number(f[11]) + Number(f[12])) / 100);
-    } catch {
-      /* the thread ended */
-    }
-  }
-  return out;
-}
-
-/** Voluntary context switches (sleeps) of a process's main thread so far, from /proc. */
-function mainSleeps(pid: number): number {
-  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'))![1]);
-}
-
 /** One request every 1/RATE s for `seconds`, whatever the answers (open loop; bench/pacedLoad.ts). */
 async function paced(url: string, seconds: number): Promise<{ n: number; lat: number[]; failed: number }> {
   const r = await pacedPosts(url, bodies, RATE, seconds);
@@ -91,17 +68,17 @@ for (const p of peers.values()) await paced(p.url, 5); // warm-up
 const acc = new Map(names.map((n) => [n, { cpu: 0, sleeps: 0, n: 0, failed: 0, turns: [] as number[], lat: [] as number[], threads: new Map<number, number>() }]));
 // Each round starts with the next peer: a fixed order gave the first place a worse tail (bench/http-load.ts).
 for (let done = 0, round = 0; done < SECONDS; done += SLICE, round++) {
-  for (const name of names.map((_, i) => names[(i + round) % names.length]!)) {
+  for (const name of turnOrder(names, round)) {
     const p = peers.get(name)!;
-    const c0 = mainCpu(p.pid);
-    const s0 = mainSleeps(p.pid);
-    const t0 = threadCpu(p.pid);
+    const s0 = threadSleepsOf(p.pid, p.pid);
+    const t0 = threadSeconds(p.pid);
     const r = await paced(p.url, SLICE);
-    const c = mainCpu(p.pid) - c0;
+    const t1 = threadSeconds(p.pid);
     const a = acc.get(name)!;
-    for (const [t, v] of threadCpu(p.pid)) a.threads.set(t, (a.threads.get(t) ?? 0) + v - (t0.get(t) ?? 0));
+    for (const [t, v] of t1) a.threads.set(t, (a.threads.get(t) ?? 0) + v - (t0.get(t) ?? 0));
+    const c = (t1.get(p.pid) ?? 0) - (t0.get(p.pid) ?? 0);
     a.cpu += c;
-    a.sleeps += mainSleeps(p.pid) - s0;
+    a.sleeps += threadSleepsOf(p.pid, p.pid) - s0;
     a.n += r.n;
     a.failed += r.failed;
     a.turns.push((1000 * c) / r.n);
@@ -115,12 +92,10 @@ for (const [name, a] of acc) {
     `${name.padEnd(8)} HTTP-thread CPU ${((1000 * a.cpu) / a.n).toFixed(3)} ms/req (median turn ${at(a.turns, 0.5).toFixed(3)}), sleeps ${(a.sleeps / a.n).toFixed(2)}/req, ` +
       `n ${a.n}, not 200 valid ${a.failed}, p50 ${at(a.lat, 0.5).toFixed(1)} p99 ${at(a.lat, 0.99).toFixed(1)} ms`,
   );
-  // Node names its threads alike: the HTTP thread is the process's own id, the two busiest others
-  // are the pool's workers (2 workers), the rest V8's and libuv's helpers.
+  // The HTTP thread is the process's own id, the pool's workers its busiest others (splitThreads), the rest V8's and libuv's helpers.
   const ms = (s: number) => ((1000 * s) / a.n).toFixed(3);
-  const others = [...a.threads].filter(([tid]) => tid !== peers.get(name)!.pid).map(([, s]) => s).sort((x, y) => y - x);
-  const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
-  console.log(`${''.padEnd(8)} whole process ${ms(sum([...a.threads.values()]))} ms/req: HTTP thread ${ms(a.threads.get(peers.get(name)!.pid) ?? 0)}, workers ${ms(sum(others.slice(0, 2)))}, helpers ${ms(sum(others.slice(2)))}`);
+  const split = splitThreads(peers.get(name)!.pid, new Map(), a.threads, cfg.workers);
+  console.log(`${''.padEnd(8)} whole process ${ms(split.main + split.workers + split.rest)} ms/req: HTTP thread ${ms(split.main)}, workers ${ms(split.workers)}, helpers ${ms(split.rest)}`);
 }
 for (const p of peers.values()) await p.stop();
 await pccs.close();

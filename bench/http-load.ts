@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { serialize } from 'node:v8';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,7 +23,8 @@ import { reportText } from '../test/support/ledger-reports.js';
 import { coreInputOf, createCorePath } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
 import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
-import { pacedPosts, type PacedRaw } from './pacedLoad.js';
+import { pacedPosts, turnOrder, type PacedRaw } from './pacedLoad.js';
+import { cpuSeconds, splitThreads, stealSeconds, threadSeconds, threadSleeps } from './procStat.js';
 
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
 /** Load before the measured runs, for the JIT to reach steady state. */
@@ -149,59 +150,6 @@ function summarise(slices: PacedRaw[]): Run {
 /** One paced slice of the mix's bodies (bench/pacedLoad.ts). */
 const paced = (url: string, rate: number, seconds: number): Promise<PacedRaw> => pacedPosts(url, bodies, rate, seconds);
 
-/** CPU seconds (user + system) used so far by a process (or, with tid, one of its threads), from /proc. */
-function cpuSeconds(pid: number, tid?: number): number {
-  const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
-  const f = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
-
-/** One figure of every thread of a process, by thread id (a thread that ends while read is left out). */
-function perThread(pid: number, read: (tid: number) => number): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      out.set(Number(tid), read(Number(tid)));
-    } catch {
-      /* thread ended */
-    }
-  }
-  return out;
-}
-
-/** CPU seconds of every thread of a process, by thread id. */
-const threadSeconds = (pid: number) => perThread(pid, (tid) => cpuSeconds(pid, tid));
-
-/** Voluntary context switches (the thread went to sleep and was woken) of every thread, by thread id. */
-const threadSleeps = (pid: number) =>
-  perThread(pid, (tid) => Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'))?.[1]));
-
-/**
- * Splits a process's CPU over an interval: the main thread, the `workers` busiest other threads
- * (the worker threads; their ids in `workerTids`), the rest.
- */
-function splitThreads(pid: number, before: Map<number, number>, after: Map<number, number>, workers: number) {
-  const used = [...after].map(([tid, s]) => ({ tid, s: s - (before.get(tid) ?? 0) }));
-  const main = used.find((t) => t.tid === pid)?.s ?? 0;
-  const others = used.filter((t) => t.tid !== pid).sort((x, y) => y.s - x.s);
-  const busiest = others.slice(0, workers).reduce((a, t) => a + t.s, 0);
-  const rest = others.slice(workers).reduce((a, t) => a + t.s, 0);
-  // Node names every thread "node": tell them apart by thread id offset (V8's platform threads
-  // are created right after the main thread, libuv's pool on first use).
-  const restByThread: Record<string, number> = {};
-  for (const t of others.slice(workers)) if (t.s > 0) restByThread[`+${t.tid - pid}`] = t.s;
-  return { main, workers: busiest, rest, restByThread, workerTids: others.slice(0, workers).map((t) => t.tid) };
-}
-
-/**
- * CPU time the hypervisor gave to other guests while this one wanted it (steal, /proc/stat's
- * eighth figure), both cores together, in seconds: a host stall that no peer caused shows here.
- */
-function stealSeconds(): number {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
-  return Number(f[8] ?? 0) / 100;
-}
-
 /** The service's Prometheus text. */
 const scrape = (url: string) => fetch(`${url}/metrics`).then((r) => r.text());
 
@@ -307,7 +255,7 @@ for (const workers of WORKER_COUNTS) {
     // Each round starts with the next peer, so that no peer always takes the same place in the
     // turns: the A/A run above also gave the first peer the worse p99 after the warm round.
     for (let done = 0, round = 0; done < DURATION; done += SLICE_SECONDS, round++) {
-      for (const peer of PEER_NAMES.map((_, i) => PEER_NAMES[(i + round) % PEER_NAMES.length]!)) {
+      for (const peer of turnOrder(PEER_NAMES, round)) {
         const svc = running.get(peer)!;
         const a = acc.get(peer)!;
         const s0 = cpuSeconds(svc.pid);

@@ -56,3 +56,8 @@ export async function pacedPosts(url: string, bodies: readonly string[], rate: n
   agent.destroy();
   return { lat, elapsed, non2xx, errors, invalid };
 }
+
+/** The peers' order in paced round `round`: each round starts with the next peer, so that no peer always takes the same place in the turns. */
+export function turnOrder<T>(peers: readonly T[], round: number): T[] {
+  return peers.map((_, i) => peers[(i + round) % peers.length]!);
+}

@@ -8,7 +8,7 @@ import { createHash, sign, type KeyObject } from 'node:crypto';
 import { parseCertificate, type Certificate } from '../../src/attestation/x509/certificate.js';
 import type { Collateral } from '../../src/attestation/typeA/collateral.js';
 
-import { bits as bitString, bool, explicit, generateEcKey, integer as int, octets, oid, printable, seq, set, time as utcTime, utf8 } from './x509-mint.js';
+import { bits as bitString, bool, explicit, generateEcKey, integer as int, octets, oid, printable, seq, set, time as utcTime, utf8, type KeyPair } from './x509-mint.js';
 
 // ---------- X.509 ----------
 const ECDSA_SHA256 = seq(oid('1.2.840.10045.4.3.2'));
@@ -36,10 +36,7 @@ function keyUsage(bits: number[]): Uint8Array {
   return bitString(Uint8Array.of(v), unused);
 }
 
-export interface KeyPair {
-  readonly privateKey: KeyObject;
-  readonly publicKey: KeyObject;
-}
+export type { KeyPair };
 /** A new P-256 key pair (generateEcKey: key objects that share no lock with their generation job). */
 export const newKey = (): KeyPair => generateEcKey('P-256');
 
