@@ -4,7 +4,8 @@
  * not): the built service (dist/src/main.js), another build of it (AB_BASE=<its dist/src/main.js>,
  * peer `base`) and floor+piscina (bench/floorServer.ts) run side by side with 2 workers on the mix
  * of bench/http-load.ts, each warmed 5 s, then paced in turns of AB_SLICE seconds (default 2), each
- * round starting with the next peer, until each has had AB_SECONDS (default 30) at AB_RATE req/s
+ * round starting with the next peer, in whole cycles of the peers until each has had at least
+ * AB_SECONDS (default 30) at AB_RATE req/s
  * (default 200). Prints each peer's HTTP (main) thread CPU per request from /proc, over the whole
  * run and the median of its turns, its voluntary context switches (sleeps) per request, its
  * p50/p99, and its whole process's CPU per request split into HTTP thread, workers and the
@@ -26,7 +27,7 @@ import { coreInputOf } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
 import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
 import { freePort, startServiceProcess } from './serviceProcess.js';
-import { pacedPosts, turnOrder } from './pacedLoad.js';
+import { pacedPosts, turnOrder, turnRounds } from './pacedLoad.js';
 import { splitThreads, threadSeconds, threadSleepsOf } from './procStat.js';
 const RATE = Number(process.env.AB_RATE ?? 200);
 const SECONDS = Number(process.env.AB_SECONDS ?? 30);
@@ -67,7 +68,7 @@ async function paced(url: string, seconds: number): Promise<{ n: number; lat: nu
 for (const p of peers.values()) await paced(p.url, 5); // warm-up
 const acc = new Map(names.map((n) => [n, { cpu: 0, sleeps: 0, n: 0, failed: 0, turns: [] as number[], lat: [] as number[], threads: new Map<number, number>() }]));
 // Each round starts with the next peer: a fixed order gave the first place a worse tail (bench/http-load.ts).
-for (let done = 0, round = 0; done < SECONDS; done += SLICE, round++) {
+for (let round = 0, rounds = turnRounds(SECONDS, SLICE, names.length); round < rounds; round++) {
   for (const name of turnOrder(names, round)) {
     const p = peers.get(name)!;
     const s0 = threadSleepsOf(p.pid, p.pid);

@@ -4,9 +4,11 @@
  * workers, a PCCS-compatible server serves the minted typeA collateral, and autocannon drives
  * the load from this process. Each peer (PEERS below: the service, the service without Fastify,
  * the node:http floor with Piscina, with the parse, and bare) is warmed for LOAD_WARM_SECONDS
- * (default 10) and loaded at its maximum rate, one after the other. Then all of them are paced at
- * the same rate, LOAD_PACED_SHARE (0.6) of the service's maximum, in turns of LOAD_SLICE_SECONDS,
- * so that the host's drift falls on all alike. Prints throughput, p50/p99 latency, the server's own
+ * (default 10), then loaded at its maximum rate and after that paced at one rate,
+ * LOAD_PACED_SHARE (0.6) of the service's maximum; both phases run the peers in turns of
+ * LOAD_SLICE_SECONDS (each round starting with the next peer, in whole cycles of the peers) until
+ * each has had at least LOAD_SECONDS, so that the host's drift falls on all alike (a maximum's p50
+ * and p99 are the medians of its turns'). Prints throughput, p50/p99 latency, the server's own
  * latency histograms, and the HTTP thread's CPU per request of each peer read from /proc: the
  * differences between rungs price the layers. LOAD_FLOOR=0 runs the service alone.
  * Usage: npm run build && npx tsx bench/http-load.ts
@@ -23,7 +25,7 @@ import { reportText } from '../test/support/ledger-reports.js';
 import { coreInputOf, createCorePath } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
 import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
-import { pacedPosts, turnOrder, type PacedRaw } from './pacedLoad.js';
+import { pacedPosts, turnOrder, turnRounds, type PacedRaw } from './pacedLoad.js';
 import { cpuSeconds, splitThreads, stealSeconds, threadSeconds, threadSleeps } from './procStat.js';
 
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
@@ -113,12 +115,16 @@ for (const p of PEER_NAMES) if (!(p in PEERS)) throw new Error(`LOAD_PEERS: unkn
 if (PEER_NAMES[0] !== 'service') throw new Error('LOAD_PEERS: the service comes first (the others are paced at its rate)');
 
 interface Run {
+  /** Answers a second (maximum runs: answered over their turns' seconds). */
   rps: number;
   p50: number;
   p99: number;
   non2xx: number;
   errors: number;
   invalid: number;
+  /** Responses counted and the seconds they came in (for the sum over turns). */
+  answered: number;
+  seconds: number;
 }
 
 async function load(url: string, opts: { connections: number; overallRate?: number; seconds: number }): Promise<Run> {
@@ -135,7 +141,7 @@ async function load(url: string, opts: { connections: number; overallRate?: numb
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
     requests: bodies.map((body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body, onResponse })),
   } as unknown as autocannon.Options);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, invalid };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, invalid, answered: r.requests.total, seconds: r.duration };
 }
 
 /** Latency percentiles and rate of one or more paced slices taken together. */
@@ -144,7 +150,7 @@ function summarise(slices: PacedRaw[]): Run {
   const elapsed = slices.reduce((a, x) => a + x.elapsed, 0);
   const sum = (k: 'non2xx' | 'errors' | 'invalid') => slices.reduce((a, x) => a + x[k], 0);
   const pct = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] ?? NaN;
-  return { rps: lat.length / elapsed, p50: Math.round(pct(0.5) * 10) / 10, p99: Math.round(pct(0.99) * 10) / 10, non2xx: sum('non2xx'), errors: sum('errors'), invalid: sum('invalid') };
+  return { rps: lat.length / elapsed, p50: Math.round(pct(0.5) * 10) / 10, p99: Math.round(pct(0.99) * 10) / 10, non2xx: sum('non2xx'), errors: sum('errors'), invalid: sum('invalid'), answered: lat.length, seconds: elapsed };
 }
 
 /** One paced slice of the mix's bodies (bench/pacedLoad.ts). */
@@ -195,13 +201,15 @@ function serverHistograms(before: string, after: string): Record<string, string>
 const results: Record<string, Run> = {};
 const cpu: Record<
   string,
-  { server: number; main: number; workers: number; rest: number; restByThread: Record<string, number>; sleeps: { main: number; workers: number }; client: number; requests: number }
+  { server: number; main: number; workers: number; rest: number; restByThread: Record<string, number>; sleeps: { main: number; workers: number }; client: number; requests: number; seconds: number }
 > = {};
 const serverSide: Record<string, Record<string, string>> = {};
 const capacity: Record<string, { coreMs: number; workers: number; rps: number; ratio: number; paced: number }> = {};
 /** HTTP-thread CPU per answered request (ms) of each peer, at its maximum and at the common paced rate. */
 const ladder: Record<string, { rate: number; peers: Partial<Record<PeerName, { max: number; paced: number }>> }> = {};
-/** The paced phase runs the peers in turn, SLICE_SECONDS each, until each has had DURATION seconds. */
+/** LOAD_NO_SCRAPE=1: the paced turns without any GET /metrics around them (no server histograms). */
+const NO_SCRAPE = process.env.LOAD_NO_SCRAPE === '1';
+/** Both phases run the peers in turns of SLICE_SECONDS (ROUNDS rounds below). */
 const SLICE_SECONDS = Number(process.env.LOAD_SLICE_SECONDS ?? 2);
 /**
  * The paced rate as a share of the service's maximum. 0.6 by default: at 0.8 the service's own
@@ -209,34 +217,61 @@ const SLICE_SECONDS = Number(process.env.LOAD_SLICE_SECONDS ?? 2);
  * run turns into an overload (queues, then batching that lowers the CPU per request).
  */
 const PACED_SHARE = Number(process.env.LOAD_PACED_SHARE ?? 0.6);
+/** Rounds of turns in each phase: whole cycles of the peers, each peer LOAD_SECONDS or a little more (pacedLoad.ts turnRounds). */
+const ROUNDS = turnRounds(DURATION, SLICE_SECONDS, PEER_NAMES.length);
 for (const workers of WORKER_COUNTS) {
   for (let rep = 1; rep <= REPEAT; rep++) {
     const tag = `${workers} worker(s)${REPEAT > 1 ? ` #${rep}` : ''}`;
     const nameOf = (peer: PeerName) => (peer === 'service' ? tag : `${tag} ${peer}`);
     ladder[tag] = { rate: 0, peers: {} };
     const running = new Map<PeerName, PeerProcess>();
-    // Maximum rate: each peer alone, one after the other (they stay up, idle, for the paced phase).
     for (const peer of PEER_NAMES) {
-      const name = nameOf(peer);
       const svc = await PEERS[peer](workers);
       running.set(peer, svc);
       // Warm caches and JIT until steady state: three isolates tier up their code, and V8's
       // background compiler still costs ~0.3 ms of CPU per request after 2 s of load.
       await load(svc.url, { connections: 8 * workers, seconds: WARM_SECONDS });
-      // the per-report core cost, measured now (server idle) so that both figures share the machine's state
-      const core = await corePath.measure({ timeMs: 2000, warmupMs: 300 });
-      const s0 = cpuSeconds(svc.pid);
-      const t0 = threadSeconds(svc.pid);
-      const z0 = threadSleeps(svc.pid);
-      const c0 = process.cpuUsage();
-      const max = await load(svc.url, { connections: 8 * workers, seconds: DURATION });
-      const c1 = process.cpuUsage(c0);
-      const { workerTids, ...split } = splitThreads(svc.pid, t0, threadSeconds(svc.pid), workers);
-      const z1 = threadSleeps(svc.pid);
-      const slept = (tid: number) => (z1.get(tid) ?? 0) - (z0.get(tid) ?? 0);
-      const requests = max.rps * DURATION;
-      const sleeps = { main: slept(svc.pid) / requests, workers: workerTids.reduce((a, tid) => a + slept(tid), 0) / requests };
-      cpu[`${name}, max`] = { server: cpuSeconds(svc.pid) - s0, ...split, sleeps, client: (c1.user + c1.system) / 1e6, requests };
+    }
+    // the per-report core cost, measured now (servers idle), right before the maximum runs
+    const core = await corePath.measure({ timeMs: 2000, warmupMs: 300 });
+    // Maximum rate: each peer alone at full load, in turns of SLICE_SECONDS, each round starting
+    // with the next peer, ROUNDS rounds (as the paced phase below). Run one
+    // after the other, the maxima met the host in different states: the core path timed before
+    // each varied 1.55–2.15 ms in one night (BENCHMARKS.md, issue 35), and the paced rate followed.
+    const maxAcc = new Map(PEER_NAMES.map((p) => [p, { turns: [] as Run[], answered: 0, seconds: 0, server: 0, client: 0, threads: new Map<number, number>(), sleeps: new Map<number, number>() }]));
+    const addTo = (sum: Map<number, number>, before: Map<number, number>, after: Map<number, number>) => {
+      for (const [tid, v] of after) sum.set(tid, (sum.get(tid) ?? 0) + v - (before.get(tid) ?? 0));
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const peer of turnOrder(PEER_NAMES, round)) {
+        const svc = running.get(peer)!;
+        const a = maxAcc.get(peer)!;
+        const s0 = cpuSeconds(svc.pid);
+        const t0 = threadSeconds(svc.pid);
+        const z0 = threadSleeps(svc.pid);
+        const c0 = process.cpuUsage();
+        const turn = await load(svc.url, { connections: 8 * workers, seconds: SLICE_SECONDS });
+        const c1 = process.cpuUsage(c0);
+        addTo(a.threads, t0, threadSeconds(svc.pid));
+        addTo(a.sleeps, z0, threadSleeps(svc.pid));
+        a.server += cpuSeconds(svc.pid) - s0;
+        a.client += (c1.user + c1.system) / 1e6;
+        a.turns.push(turn);
+        a.answered += turn.answered;
+        a.seconds += turn.seconds;
+      }
+    }
+    for (const peer of PEER_NAMES) {
+      const name = nameOf(peer);
+      const a = maxAcc.get(peer)!;
+      const { workerTids, ...split } = splitThreads(running.get(peer)!.pid, new Map(), a.threads, workers);
+      const requests = a.answered;
+      const slept = (tid: number) => a.sleeps.get(tid) ?? 0;
+      const sleeps = { main: slept(running.get(peer)!.pid) / requests, workers: workerTids.reduce((t, tid) => t + slept(tid), 0) / requests };
+      cpu[`${name}, max`] = { server: a.server, ...split, sleeps, client: a.client, requests, seconds: a.seconds };
+      const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
+      const sum = (k: 'non2xx' | 'errors' | 'invalid') => a.turns.reduce((t, x) => t + x[k], 0);
+      const max: Run = { rps: requests / a.seconds, p50: median(a.turns.map((t) => t.p50)), p99: median(a.turns.map((t) => t.p99)), non2xx: sum('non2xx'), errors: sum('errors'), invalid: sum('invalid'), answered: requests, seconds: a.seconds };
       results[`${name}, max`] = max;
       ladder[tag].peers[peer] = { max: (1000 * split.main) / requests, paced: NaN };
       capacity[name] = { coreMs: core.mixMs, workers, rps: max.rps, ratio: (max.rps * core.mixMs) / (1000 * workers), paced: NaN };
@@ -245,16 +280,23 @@ for (const workers of WORKER_COUNTS) {
     // SLICE_SECONDS, so that the host's drift over the run falls on all of them alike.
     const rate = (ladder[tag].rate = Math.max(1, Math.floor(results[`${tag}, max`]!.rps * PACED_SHARE)));
     const acc = new Map(PEER_NAMES.map((p) => [p, { slices: [] as PacedRaw[], main: 0, server: 0, client: 0, steal: 0, worstSteal: 0 }]));
-    const service = running.get('service')!;
     // One unmeasured round of the same turns first: the first peer otherwise meets the paced load
     // after ≈ 35 s idle (the other peers' maximum runs) and the others after less. An A/A run (the
     // service's own build as `base`) gave the first peer a p99 1.3–2.2 × its twin's
     // (BENCHMARKS.md, issue 35): a place in the run, not the build.
     for (const peer of PEER_NAMES) await paced(running.get(peer)!.url, rate, SLICE_SECONDS);
-    const m0 = await scrape(service.url);
+    // The service's metrics before and after the paced turns (its own histograms of them). A
+    // GET /metrics also changes what comes after it: in A/A runs the scraped slot's HTTP thread
+    // then took 45–110 µs more a request than its unscraped twin (6 of 6 repetitions; without any
+    // scrape +15 and −20 µs; after a GET /healthz instead +16; BENCHMARKS.md, issue 35), so the
+    // other builds of the service (`base`) are scraped at the same points; the floors have no
+    // /metrics. LOAD_NO_SCRAPE=1: no scrape (and no server histograms).
+    const scraped = NO_SCRAPE ? [] : PEER_NAMES.filter((p) => p === 'service' || p === 'base').map((p) => running.get(p)!.url);
+    const scrapeAll = async () => (await Promise.all(scraped.map(scrape)))[0] ?? '';
+    const m0 = await scrapeAll();
     // Each round starts with the next peer, so that no peer always takes the same place in the
     // turns: the A/A run above also gave the first peer the worse p99 after the warm round.
-    for (let done = 0, round = 0; done < DURATION; done += SLICE_SECONDS, round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       for (const peer of turnOrder(PEER_NAMES, round)) {
         const svc = running.get(peer)!;
         const a = acc.get(peer)!;
@@ -272,7 +314,7 @@ for (const workers of WORKER_COUNTS) {
         a.client += (c1.user + c1.system) / 1e6;
       }
     }
-    const m1 = await scrape(service.url);
+    const m1 = await scrapeAll();
     for (const peer of PEER_NAMES) {
       const name = nameOf(peer);
       const a = acc.get(peer)!;
@@ -280,7 +322,7 @@ for (const workers of WORKER_COUNTS) {
       const seconds = a.slices.reduce((t, x) => t + x.elapsed, 0);
       results[`${name}, paced at ${rate}/s`] = run;
       serverSide[name] = {
-        ...(peer === 'service' ? serverHistograms(m0, m1) : {}),
+        ...(peer === 'service' && !NO_SCRAPE ? serverHistograms(m0, m1) : {}),
         'CPU (2 cores = 2 CPU-s per s)': `server ${(a.server / seconds).toFixed(2)} CPU-s/s, load generator ${(a.client / seconds).toFixed(2)} CPU-s/s`,
         'host steal (CPU the hypervisor took)': `${((1000 * a.steal) / seconds).toFixed(0)} ms/s over its slices, worst ${SLICE_SECONDS} s slice ${(1000 * a.worstSteal).toFixed(0)} ms`,
       };
@@ -302,9 +344,9 @@ console.log('\nCPU during the max runs (2 cores = 2 CPU-s per s):');
 for (const [k, v] of Object.entries(cpu)) {
   const perReq = (x: number) => ((1000 * x) / v.requests).toFixed(2);
   console.log(
-    `${k.padEnd(28)} server ${(v.server / DURATION).toFixed(2)} CPU-s/s = ${perReq(v.server)} ms CPU per request: HTTP thread ${perReq(v.main)}, ` +
-      `worker threads ${perReq(v.workers)} (busy ${((100 * v.workers) / (DURATION * Number(k[0]))).toFixed(0)} %), other threads ${perReq(v.rest)}; ` +
-      `load generator ${(v.client / DURATION).toFixed(2)} CPU-s/s = ${perReq(v.client)} ms per request`,
+    `${k.padEnd(28)} server ${(v.server / v.seconds).toFixed(2)} CPU-s/s = ${perReq(v.server)} ms CPU per request: HTTP thread ${perReq(v.main)}, ` +
+      `worker threads ${perReq(v.workers)} (busy ${((100 * v.workers) / (v.seconds * Number(k[0]))).toFixed(0)} %), other threads ${perReq(v.rest)}; ` +
+      `load generator ${(v.client / v.seconds).toFixed(2)} CPU-s/s = ${perReq(v.client)} ms per request`,
   );
   const named = Object.entries(v.restByThread).filter(([, s]) => s > 0).sort((x, y) => y[1] - x[1]);
   console.log(`${''.padEnd(28)} other threads (V8 platform, libuv) by thread id offset: ${named.map(([n, s]) => `${n} ${perReq(s)}`).join(', ')}`);
