@@ -198,6 +198,32 @@ function serverHistograms(before: string, after: string): Record<string, string>
   return out;
 }
 
+/** What one turn of a peer cost: its process's CPU, its threads' CPU and sleeps (before, after), this process's CPU (the load generator's) and the host's steal over it. */
+interface TurnCost<T> {
+  result: T;
+  server: number;
+  threads: [Map<number, number>, Map<number, number>];
+  sleeps: [Map<number, number>, Map<number, number>];
+  client: number;
+  steal: number;
+}
+async function measuredTurn<T>(pid: number, work: () => Promise<T>): Promise<TurnCost<T>> {
+  const s0 = cpuSeconds(pid);
+  const t0 = threadSeconds(pid);
+  const z0 = threadSleeps(pid);
+  const c0 = process.cpuUsage();
+  const h0 = stealSeconds();
+  const result = await work();
+  const steal = stealSeconds() - h0;
+  const c1 = process.cpuUsage(c0);
+  return { result, server: cpuSeconds(pid) - s0, threads: [t0, threadSeconds(pid)], sleeps: [z0, threadSleeps(pid)], client: (c1.user + c1.system) / 1e6, steal };
+}
+
+/** The peers' turns of one phase, round after round (pacedLoad.ts turnOrder, ROUNDS whole cycles). */
+function* turns(): Generator<PeerName> {
+  for (let round = 0; round < ROUNDS; round++) yield* turnOrder(PEER_NAMES, round);
+}
+
 const results: Record<string, Run> = {};
 const cpu: Record<
   string,
@@ -242,24 +268,17 @@ for (const workers of WORKER_COUNTS) {
     const addTo = (sum: Map<number, number>, before: Map<number, number>, after: Map<number, number>) => {
       for (const [tid, v] of after) sum.set(tid, (sum.get(tid) ?? 0) + v - (before.get(tid) ?? 0));
     };
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const peer of turnOrder(PEER_NAMES, round)) {
-        const svc = running.get(peer)!;
-        const a = maxAcc.get(peer)!;
-        const s0 = cpuSeconds(svc.pid);
-        const t0 = threadSeconds(svc.pid);
-        const z0 = threadSleeps(svc.pid);
-        const c0 = process.cpuUsage();
-        const turn = await load(svc.url, { connections: 8 * workers, seconds: SLICE_SECONDS });
-        const c1 = process.cpuUsage(c0);
-        addTo(a.threads, t0, threadSeconds(svc.pid));
-        addTo(a.sleeps, z0, threadSleeps(svc.pid));
-        a.server += cpuSeconds(svc.pid) - s0;
-        a.client += (c1.user + c1.system) / 1e6;
-        a.turns.push(turn);
-        a.answered += turn.answered;
-        a.seconds += turn.seconds;
-      }
+    for (const peer of turns()) {
+      const svc = running.get(peer)!;
+      const a = maxAcc.get(peer)!;
+      const t = await measuredTurn(svc.pid, () => load(svc.url, { connections: 8 * workers, seconds: SLICE_SECONDS }));
+      addTo(a.threads, ...t.threads);
+      addTo(a.sleeps, ...t.sleeps);
+      a.server += t.server;
+      a.client += t.client;
+      a.turns.push(t.result);
+      a.answered += t.result.answered;
+      a.seconds += t.result.seconds;
     }
     for (const peer of PEER_NAMES) {
       const name = nameOf(peer);
@@ -296,23 +315,16 @@ for (const workers of WORKER_COUNTS) {
     const m0 = await scrapeAll();
     // Each round starts with the next peer, so that no peer always takes the same place in the
     // turns: the A/A run above also gave the first peer the worse p99 after the warm round.
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const peer of turnOrder(PEER_NAMES, round)) {
-        const svc = running.get(peer)!;
-        const a = acc.get(peer)!;
-        const s0 = cpuSeconds(svc.pid);
-        const t0 = threadSeconds(svc.pid);
-        const c0 = process.cpuUsage();
-        const h0 = stealSeconds();
-        a.slices.push(await paced(svc.url, rate, SLICE_SECONDS));
-        const stolen = stealSeconds() - h0;
-        a.steal += stolen;
-        a.worstSteal = Math.max(a.worstSteal, stolen);
-        const c1 = process.cpuUsage(c0);
-        a.main += splitThreads(svc.pid, t0, threadSeconds(svc.pid), workers).main;
-        a.server += cpuSeconds(svc.pid) - s0;
-        a.client += (c1.user + c1.system) / 1e6;
-      }
+    for (const peer of turns()) {
+      const svc = running.get(peer)!;
+      const a = acc.get(peer)!;
+      const t = await measuredTurn(svc.pid, () => paced(svc.url, rate, SLICE_SECONDS));
+      a.slices.push(t.result);
+      a.steal += t.steal;
+      a.worstSteal = Math.max(a.worstSteal, t.steal);
+      a.main += splitThreads(svc.pid, ...t.threads, workers).main;
+      a.server += t.server;
+      a.client += t.client;
     }
     const m1 = await scrapeAll();
     for (const peer of PEER_NAMES) {
