@@ -27,8 +27,8 @@ import { coreInputOf } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
 import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
 import { freePort, startServiceProcess } from './serviceProcess.js';
-import { pacedPosts, turnOrder, turnRounds } from './pacedLoad.js';
-import { splitThreads, threadSeconds, threadSleepsOf } from './procStat.js';
+import { pacedPosts, turnRounds, turns } from './pacedLoad.js';
+import { addDeltas, measuredTurn, splitThreads } from './procStat.js';
 const RATE = Number(process.env.AB_RATE ?? 200);
 const SECONDS = Number(process.env.AB_SECONDS ?? 30);
 const SLICE = Number(process.env.AB_SLICE ?? 2);
@@ -68,23 +68,18 @@ async function paced(url: string, seconds: number): Promise<{ n: number; lat: nu
 for (const p of peers.values()) await paced(p.url, 5); // warm-up
 const acc = new Map(names.map((n) => [n, { cpu: 0, sleeps: 0, n: 0, failed: 0, turns: [] as number[], lat: [] as number[], threads: new Map<number, number>() }]));
 // Each round starts with the next peer: a fixed order gave the first place a worse tail (bench/http-load.ts).
-for (let round = 0, rounds = turnRounds(SECONDS, SLICE, names.length); round < rounds; round++) {
-  for (const name of turnOrder(names, round)) {
-    const p = peers.get(name)!;
-    const s0 = threadSleepsOf(p.pid, p.pid);
-    const t0 = threadSeconds(p.pid);
-    const r = await paced(p.url, SLICE);
-    const t1 = threadSeconds(p.pid);
-    const a = acc.get(name)!;
-    for (const [t, v] of t1) a.threads.set(t, (a.threads.get(t) ?? 0) + v - (t0.get(t) ?? 0));
-    const c = (t1.get(p.pid) ?? 0) - (t0.get(p.pid) ?? 0);
-    a.cpu += c;
-    a.sleeps += threadSleepsOf(p.pid, p.pid) - s0;
-    a.n += r.n;
-    a.failed += r.failed;
-    a.turns.push((1000 * c) / r.n);
-    a.lat.push(...r.lat);
-  }
+for (const name of turns(names, turnRounds(SECONDS, SLICE, names.length))) {
+  const p = peers.get(name)!;
+  const { result: r, threads: [t0, t1], sleeps: [z0, z1] } = await measuredTurn(p.pid, () => paced(p.url, SLICE));
+  const a = acc.get(name)!;
+  addDeltas(a.threads, t0, t1);
+  const c = (t1.get(p.pid) ?? 0) - (t0.get(p.pid) ?? 0);
+  a.cpu += c;
+  a.sleeps += (z1.get(p.pid) ?? 0) - (z0.get(p.pid) ?? 0);
+  a.n += r.n;
+  a.failed += r.failed;
+  a.turns.push((1000 * c) / r.n);
+  a.lat.push(...r.lat);
 }
 const at = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 console.log(`paced at ${RATE}/s, ${SECONDS} s each in turns of ${SLICE} s`);

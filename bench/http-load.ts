@@ -25,8 +25,8 @@ import { reportText } from '../test/support/ledger-reports.js';
 import { coreInputOf, createCorePath } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
 import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
-import { pacedPosts, turnOrder, turnRounds, type PacedRaw } from './pacedLoad.js';
-import { cpuSeconds, splitThreads, stealSeconds, threadSeconds, threadSleeps } from './procStat.js';
+import { pacedPosts, turnRounds, turns, type PacedRaw } from './pacedLoad.js';
+import { addDeltas, measuredTurn, splitThreads } from './procStat.js';
 
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
 /** Load before the measured runs, for the JIT to reach steady state. */
@@ -198,32 +198,6 @@ function serverHistograms(before: string, after: string): Record<string, string>
   return out;
 }
 
-/** What one turn of a peer cost: its process's CPU, its threads' CPU and sleeps (before, after), this process's CPU (the load generator's) and the host's steal over it. */
-interface TurnCost<T> {
-  result: T;
-  server: number;
-  threads: [Map<number, number>, Map<number, number>];
-  sleeps: [Map<number, number>, Map<number, number>];
-  client: number;
-  steal: number;
-}
-async function measuredTurn<T>(pid: number, work: () => Promise<T>): Promise<TurnCost<T>> {
-  const s0 = cpuSeconds(pid);
-  const t0 = threadSeconds(pid);
-  const z0 = threadSleeps(pid);
-  const c0 = process.cpuUsage();
-  const h0 = stealSeconds();
-  const result = await work();
-  const steal = stealSeconds() - h0;
-  const c1 = process.cpuUsage(c0);
-  return { result, server: cpuSeconds(pid) - s0, threads: [t0, threadSeconds(pid)], sleeps: [z0, threadSleeps(pid)], client: (c1.user + c1.system) / 1e6, steal };
-}
-
-/** The peers' turns of one phase, round after round (pacedLoad.ts turnOrder, ROUNDS whole cycles). */
-function* turns(): Generator<PeerName> {
-  for (let round = 0; round < ROUNDS; round++) yield* turnOrder(PEER_NAMES, round);
-}
-
 const results: Record<string, Run> = {};
 const cpu: Record<
   string,
@@ -261,19 +235,16 @@ for (const workers of WORKER_COUNTS) {
     // the per-report core cost, measured now (servers idle), right before the maximum runs
     const core = await corePath.measure({ timeMs: 2000, warmupMs: 300 });
     // Maximum rate: each peer alone at full load, in turns of SLICE_SECONDS, each round starting
-    // with the next peer, ROUNDS rounds (as the paced phase below). Run one
-    // after the other, the maxima met the host in different states: the core path timed before
-    // each varied 1.55–2.15 ms in one night (BENCHMARKS.md, issue 35), and the paced rate followed.
+    // with the next peer, ROUNDS rounds (as the paced phase below). Run one after the other, the
+    // maxima met the host in different states: the core path timed before each varied 1.55–2.15 ms
+    // in one night (BENCHMARKS.md, issue 35), and the paced rate followed.
     const maxAcc = new Map(PEER_NAMES.map((p) => [p, { turns: [] as Run[], answered: 0, seconds: 0, server: 0, client: 0, threads: new Map<number, number>(), sleeps: new Map<number, number>() }]));
-    const addTo = (sum: Map<number, number>, before: Map<number, number>, after: Map<number, number>) => {
-      for (const [tid, v] of after) sum.set(tid, (sum.get(tid) ?? 0) + v - (before.get(tid) ?? 0));
-    };
-    for (const peer of turns()) {
+    for (const peer of turns(PEER_NAMES, ROUNDS)) {
       const svc = running.get(peer)!;
       const a = maxAcc.get(peer)!;
       const t = await measuredTurn(svc.pid, () => load(svc.url, { connections: 8 * workers, seconds: SLICE_SECONDS }));
-      addTo(a.threads, ...t.threads);
-      addTo(a.sleeps, ...t.sleeps);
+      addDeltas(a.threads, ...t.threads);
+      addDeltas(a.sleeps, ...t.sleeps);
       a.server += t.server;
       a.client += t.client;
       a.turns.push(t.result);
@@ -315,7 +286,7 @@ for (const workers of WORKER_COUNTS) {
     const m0 = await scrapeAll();
     // Each round starts with the next peer, so that no peer always takes the same place in the
     // turns: the A/A run above also gave the first peer the worse p99 after the warm round.
-    for (const peer of turns()) {
+    for (const peer of turns(PEER_NAMES, ROUNDS)) {
       const svc = running.get(peer)!;
       const a = acc.get(peer)!;
       const t = await measuredTurn(svc.pid, () => paced(svc.url, rate, SLICE_SECONDS));

@@ -61,8 +61,7 @@ export async function pacedPosts(url: string, bodies: readonly string[], rate: n
  * How many rounds of turns give each of `peers` at least `seconds` in turns of `slice` s: whole
  * cycles of turnOrder (a multiple of the peer count), so that every peer takes every place equally
  * often and waits as long between its turns. With three peers in five rounds, one peer waited
- * 4, 8, 2, 2 and 8 s before its turns and another 4, 2, 8, 2, 4 s; in an A/A run (one build in two
- * slots) the first used ≈ 7 % more CPU a request (BENCHMARKS.md, issue 35).
+ * 4, 8, 2, 2 and 8 s before its turns and another 4, 2, 8, 2, 4 s (test/unit/bench-turns.test.ts).
  */
 export function turnRounds(seconds: number, slice: number, peers: number): number {
   const n = Math.max(1, peers);
@@ -72,4 +71,9 @@ export function turnRounds(seconds: number, slice: number, peers: number): numbe
 /** The peers' order in paced round `round`: each round starts with the next peer, so that no peer always takes the same place in the turns. */
 export function turnOrder<T>(peers: readonly T[], round: number): T[] {
   return peers.map((_, i) => peers[(i + round) % peers.length]!);
+}
+
+/** The peers' turns over `rounds` rounds, one after the other (turnOrder of each round). */
+export function* turns<T>(peers: readonly T[], rounds: number): Generator<T> {
+  for (let round = 0; round < rounds; round++) yield* turnOrder(peers, round);
 }

@@ -1,6 +1,6 @@
 /**
  * A bench peer's CPU from /proc, per process and per thread, and the host's steal: what
- * bench/http-load.ts and bench/http-ab.ts read around each run and turn. Linux only.
+ * bench/http-load.ts and bench/http-ab.ts read around each run and turn (measuredTurn). Linux only.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -28,7 +28,7 @@ function perThread(pid: number, read: (tid: number) => number): Map<number, numb
 export const threadSeconds = (pid: number) => perThread(pid, (tid) => cpuSeconds(pid, tid));
 
 /** Voluntary context switches (the thread went to sleep and was woken) of one thread so far. */
-export const threadSleepsOf = (pid: number, tid: number): number =>
+const threadSleepsOf = (pid: number, tid: number): number =>
   Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'))?.[1]);
 
 /** Voluntary context switches of every thread, by thread id. */
@@ -58,4 +58,35 @@ export function splitThreads(pid: number, before: Map<number, number>, after: Ma
 export function stealSeconds(): number {
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
   return Number(f[8] ?? 0) / 100;
+}
+
+/** Adds each thread's figure `after` minus `before` (two readings of threadSeconds or threadSleeps) to `sum`. */
+export function addDeltas(sum: Map<number, number>, before: Map<number, number>, after: Map<number, number>): void {
+  for (const [tid, v] of after) sum.set(tid, (sum.get(tid) ?? 0) + v - (before.get(tid) ?? 0));
+}
+
+/**
+ * What one turn of a peer cost: its process's CPU, its threads' CPU and sleeps (readings before
+ * and after), this process's CPU (the load generator's) and the host's steal over it.
+ */
+export interface TurnCost<T> {
+  result: T;
+  server: number;
+  threads: [Map<number, number>, Map<number, number>];
+  sleeps: [Map<number, number>, Map<number, number>];
+  client: number;
+  steal: number;
+}
+
+/** Runs `work` (one turn of load on the peer `pid`) and reads what it cost (TurnCost). */
+export async function measuredTurn<T>(pid: number, work: () => Promise<T>): Promise<TurnCost<T>> {
+  const s0 = cpuSeconds(pid);
+  const t0 = threadSeconds(pid);
+  const z0 = threadSleeps(pid);
+  const c0 = process.cpuUsage();
+  const h0 = stealSeconds();
+  const result = await work();
+  const steal = stealSeconds() - h0;
+  const c1 = process.cpuUsage(c0);
+  return { result, server: cpuSeconds(pid) - s0, threads: [t0, threadSeconds(pid)], sleeps: [z0, threadSleeps(pid)], client: (c1.user + c1.system) / 1e6, steal };
 }

@@ -4,10 +4,10 @@
  * turns (bench/pacedLoad.ts turnOrder and turnRounds).
  */
 import { describe, expect, it } from 'vitest';
-import { turnOrder, turnRounds } from '../../bench/pacedLoad.js';
+import { turnOrder, turnRounds, turns } from '../../bench/pacedLoad.js';
 
 /** The turns of `peers` peers over `rounds` rounds, as one sequence of peer indexes. */
-const schedule = (peers: number, rounds: number) => Array.from({ length: rounds }, (_, r) => turnOrder([...Array(peers).keys()], r)).flat();
+const schedule = (peers: number, rounds: number) => [...turns([...Array(peers).keys()], rounds)];
 
 /** Each peer's waits (other peers' turns) between its consecutive turns, the schedule repeated (sorted). */
 function waits(seq: number[], peer: number): number[] {
