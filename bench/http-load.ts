@@ -278,9 +278,11 @@ for (const workers of WORKER_COUNTS) {
     // The service's metrics before and after the paced turns (its own histograms of them). A
     // GET /metrics also changes what comes after it: in A/A runs the scraped slot's HTTP thread
     // then took 45–110 µs more a request than its unscraped twin (6 of 6 repetitions; without any
-    // scrape +15 and −20 µs; after a GET /healthz instead +16; BENCHMARKS.md, issue 35), so the
-    // other builds of the service (`base`) are scraped at the same points; the floors have no
-    // /metrics. LOAD_NO_SCRAPE=1: no scrape (and no server histograms).
+    // scrape +15 and −20 µs; after a GET /healthz instead +16; BENCHMARKS.md, issue 35): the
+    // first request of another kind deoptimises the functions it shares with the POSTs, which
+    // then see objects of more than one hidden class (src/server/socketShape.ts mends the
+    // sockets' part). So the other builds of the service (`base`) are scraped at the same points;
+    // the floors have no /metrics. LOAD_NO_SCRAPE=1: no scrape (and no server histograms).
     const scraped = NO_SCRAPE ? [] : PEER_NAMES.filter((p) => p === 'service' || p === 'base').map((p) => running.get(p)!.url);
     const scrapeAll = async () => (await Promise.all(scraped.map(scrape)))[0] ?? '';
     const m0 = await scrapeAll();

@@ -28,6 +28,7 @@ import { AllowedMethods } from './allowedMethods.js';
 import { inflightBytes } from './inflight.js';
 import { jsonDepthLimit } from './jsonDepth.js';
 import { parseJsonBody } from './jsonBody.js';
+import { peerAddressOnConnect } from './socketShape.js';
 
 export interface AppOptions {
   service: VerifierService;
@@ -122,6 +123,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', securityHeaders);
   // Expect other than 100-continue, and CONNECT: answered on the error contract, not by Node bare.
   answerUnparsed(app.server);
+  // Every connection's socket of one hidden class, whatever its requests read (socketShape.ts).
+  peerAddressOnConnect(app.server);
   // Before swagger: every route's error answers are part of its schema (and so of /docs/json).
   app.addHook('onRoute', documentErrorResponses);
   await app.register(swagger, {

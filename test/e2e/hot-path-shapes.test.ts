@@ -1,0 +1,97 @@
+/**
+ * One hidden class for what every request's path shares (issue 35), on the real app over real
+ * sockets. Functions that see objects of two classes turn polymorphic and slower for good: one
+ * GET /metrics among the POST /decodeReport load deoptimised about thirty of Node's and Fastify's
+ * functions, and the HTTP thread then took 45–110 µs more a request (BENCHMARKS.md). Checked:
+ * - the cause found: a connection that served only a GET kept a socket without the cached peer
+ *   address, which the app reads for a request with a body (socketShape.ts); every socket now ends
+ *   with the same own properties in the same order, whatever its connection served;
+ * - a cause that is not there and must not come: Fastify gives each encapsulated plugin its own
+ *   Request and Reply classes but, while no plugin decorates them, builds every route's objects
+ *   from the root's (route.js walks an undecorated class up to its parent); a decorator in a route
+ *   plugin would split them.
+ */
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/server/app.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import type { VerifierService } from '../../src/verify/types.js';
+
+const outcome = { reportValid: false, outcome: 'invalid', error: { code: 'STRUCT_SYNTAX', message: 'stub' }, checks: [] };
+const service = {
+  decode: () => ({ success: false }),
+  decodeReport: async () => outcome,
+  verifyBytes: async () => outcome,
+  checkResponse: async () => ({ valid: true }),
+} as unknown as VerifierService;
+
+let app: FastifyInstance;
+let port: number;
+/** Each request's socket, by `METHOD path`, as the server saw it. */
+const sockets = new Map<string, Socket>();
+/** The prototypes of each route's Fastify request and reply objects, by `METHOD path`. */
+const classes = new Map<string, { request: object; reply: object }>();
+
+beforeAll(async () => {
+  app = await buildApp({ service, info: {} as never, metrics: createMetrics() });
+  app.addHook('onRequest', (req, reply, done) => {
+    classes.set(`${req.method} ${req.url}`, { request: Object.getPrototypeOf(req), reply: Object.getPrototypeOf(reply) });
+    done();
+  });
+  app.server.on('request', (req: http.IncomingMessage) => sockets.set(`${req.method} ${req.url}`, req.socket as Socket));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  port = (app.server.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+/** One request on a connection of its own (no agent), answered in full. */
+function request(method: string, path: string, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const req = http.request({ host: '127.0.0.1', port, method, path, agent: false, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const REQUESTS: [method: string, path: string, body?: string][] = [
+  ['POST', '/decodeReport', JSON.stringify({ userData: 'x', report: 'y' })],
+  ['GET', '/metrics'],
+  ['GET', '/healthz'],
+  ['POST', '/decode', JSON.stringify({ userData: 'x' })],
+  ['GET', '/info'],
+];
+
+describe('the hot path sees one class of each object', () => {
+  beforeAll(async () => {
+    for (const [method, path, body] of REQUESTS) await request(method, path, body);
+  });
+
+  it('every route was reached', () => {
+    expect([...sockets.keys()].sort()).toEqual(REQUESTS.map(([m, p]) => `${m} ${p}`).sort());
+    expect([...classes.keys()].sort()).toEqual(REQUESTS.map(([m, p]) => `${m} ${p}`).sort());
+  });
+
+  it('a socket that served a GET has the same own properties, in the same order, as one that served a POST', () => {
+    const keys = (s: Socket) => Reflect.ownKeys(s).map(String);
+    const post = keys(sockets.get('POST /decodeReport')!);
+    // The peer address cached on the socket: the property that told them apart.
+    expect(post).toContain('_peername');
+    for (const [name, socket] of sockets) expect(keys(socket), name).toEqual(post);
+  });
+
+  it("every route's requests and replies are of the root instance's classes", () => {
+    const first = classes.get('POST /decodeReport')!;
+    for (const [name, c] of classes) {
+      expect(c.request, name).toBe(first.request);
+      expect(c.reply, name).toBe(first.reply);
+    }
+  });
+});
