@@ -1,8 +1,9 @@
 /**
  * One hidden class for what every request's path shares (issue 35), on the real app over real
  * sockets. Functions that see objects of two classes turn polymorphic and slower for good: one
- * GET /metrics among the POST /decodeReport load deoptimised about thirty of Node's and Fastify's
- * functions, and the HTTP thread then took 45–110 µs more a request (BENCHMARKS.md). Checked:
+ * GET /metrics among the POST /decodeReport load deoptimised 47 of Node's, Fastify's and the
+ * app's functions (36 for a wrong map), and the HTTP thread then took 45–110 µs more a request
+ * (BENCHMARKS.md, issue 35). Checked:
  * - the cause found: a connection that served only a GET kept a socket without the cached peer
  *   address, which the app reads for a request with a body (socketShape.ts); every socket now ends
  *   with the same own properties in the same order, whatever its connection served;
