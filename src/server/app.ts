@@ -124,7 +124,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Expect other than 100-continue, and CONNECT: answered on the error contract, not by Node bare.
   answerUnparsed(app.server);
   // Every connection's socket of one hidden class, whatever its requests read (socketShape.ts).
-  peerAddressOnConnect(app.server);
+  peerAddressOnConnect(app.server, Boolean(opts.https));
   // Before swagger: every route's error answers are part of its schema (and so of /docs/json).
   app.addHook('onRoute', documentErrorResponses);
   await app.register(swagger, {

@@ -12,9 +12,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-export function peerAddressOnConnect(server: Server): void {
-  const read = (socket: Socket) => void socket.remoteAddress;
-  server.on('connection', read);
-  // HTTPS: the request's socket is the TLS socket, opened after its handshake.
-  server.on('secureConnection', read);
+/** `tls`: the server is HTTPS (a request's socket is the TLS socket, opened after its handshake; as shutdown.ts's Connections). */
+export function peerAddressOnConnect(server: Server, tls: boolean): void {
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => void socket.remoteAddress);
 }

@@ -8,13 +8,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import https from 'node:https';
 import tls from 'node:tls';
-import { webcrypto } from 'node:crypto';
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import { describe, expect, it } from 'vitest';
 import { logRecords, runMain, startMain } from '../support/process.js';
 import { startLedgerNode } from '../support/ledger-node.js';
 import { readVectorJson } from '../support/paths.js';
+import { selfSignedTls } from '../support/selfSignedTls.js';
 
 const targets = readVectorJson<any>('production-targets.json');
 const dir = mkdtempSync(join(tmpdir(), 'verifier-main-'));
@@ -102,27 +100,14 @@ describe('service process', () => {
   });
 
   it('serves HTTPS with TLS 1.2 or later when useTls is true', async () => {
-    const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-    x509.cryptoProvider.set(webcrypto as unknown as typeof globalThis.crypto);
-    const keys = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']);
-    const cert = await x509.X509CertificateGenerator.createSelfSigned({
-      serialNumber: '01',
-      name: 'CN=127.0.0.1',
-      notBefore: new Date(Date.now() - 60_000),
-      notAfter: new Date(Date.now() + 3_600_000),
-      keys,
-      signingAlgorithm: alg,
-      extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }])],
-    });
-    const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-    const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64')}\n-----END PRIVATE KEY-----\n`;
+    const { keyPem, certPem } = await selfSignedTls();
     writeFileSync(join(dir, 'tls.key'), keyPem);
-    writeFileSync(join(dir, 'tls.crt'), cert.toString('pem'));
+    writeFileSync(join(dir, 'tls.crt'), certPem);
     const svc = await startMain(['--config', writeConfig('tls.json', { ...good, useTls: true, tlsKey: 'tls.key', tlsCert: 'tls.crt' })]);
     try {
       expect(svc.url.startsWith('https://')).toBe(true);
       const body = await new Promise<string>((res, rej) => {
-        https.get(`${svc.url}/info`, { ca: cert.toString('pem') }, (r) => {
+        https.get(`${svc.url}/info`, { ca: certPem }, (r) => {
           let b = '';
           r.on('data', (d) => (b += d));
           r.on('end', () => res(b));
@@ -131,7 +116,7 @@ describe('service process', () => {
       expect(JSON.parse(body).targetUniqueId.hexEncoded).toBe(targets.uniqueIdTargetHex);
       const port = Number(new URL(svc.url).port);
       const old = await new Promise<string>((res) => {
-        const s = tls.connect({ host: '127.0.0.1', port, ca: cert.toString('pem'), minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' });
+        const s = tls.connect({ host: '127.0.0.1', port, ca: certPem, minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' });
         s.on('secureConnect', () => {
           res(`connected ${s.getProtocol()}`);
           s.destroy();
@@ -140,7 +125,7 @@ describe('service process', () => {
       });
       expect(old).toMatch(/^refused/);
       const modern = await new Promise<string>((res) => {
-        const s = tls.connect({ host: '127.0.0.1', port, ca: cert.toString('pem'), minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' });
+        const s = tls.connect({ host: '127.0.0.1', port, ca: certPem, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' });
         s.on('secureConnect', () => {
           res(String(s.getProtocol()));
           s.destroy();
