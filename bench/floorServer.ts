@@ -21,6 +21,7 @@ import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { serviceModule } from './modules.js';
+import { countLatency } from './peerLatency.js';
 
 const [port, count, inputFile, mode] = process.argv.slice(2);
 const input = deserialize(readFileSync(inputFile!));
@@ -86,55 +87,56 @@ await Promise.all(
   ),
 );
 
-http
-  .createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const all = Buffer.concat(chunks);
-      let body: Uint8Array[];
-      if (parseTexts) {
-        let parsed: ReturnType<typeof parseTexts> | undefined;
-        try {
-          const texts = JSON.parse(all.toString('utf8')) as { userData: string; report: string };
-          parsed = parseTexts(texts.userData, texts.report);
-        } catch {
-          /* not JSON */
-        }
-        if (!parsed || 'error' in parsed) {
-          res.writeHead(400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ reportValid: false, errorString: parsed ? parsed.error.message : 'body is not JSON' }));
-          return;
-        }
-        body = [parsed.userData, parsed.report];
-      } else {
-        const copy = new Uint8Array(all.length);
-        copy.set(all);
-        body = [copy];
+const server = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const all = Buffer.concat(chunks);
+    let body: Uint8Array[];
+    if (parseTexts) {
+      let parsed: ReturnType<typeof parseTexts> | undefined;
+      try {
+        const texts = JSON.parse(all.toString('utf8')) as { userData: string; report: string };
+        parsed = parseTexts(texts.userData, texts.report);
+      } catch {
+        /* not JSON */
       }
-      const job: Job = {
-        body,
-        done: (ok) => {
-          res.writeHead(ok ? 200 : 500, { 'content-type': 'application/json', 'content-length': ANSWER.length });
-          res.end(ANSWER);
-        },
-      };
-      if (piscina) {
-        (piscina.run({ k: k++, body: job.body }, { transferList: transferables(job.body), signal: new AbortController().signal }) as Promise<boolean>).then(
-          (ok) => job.done(ok),
-          (e: unknown) => {
-            console.error('floor: verification failed:', e);
-            job.done(false);
-          },
-        );
+      if (!parsed || 'error' in parsed) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ reportValid: false, errorString: parsed ? parsed.error.message : 'body is not JSON' }));
         return;
       }
-      const free = slots.find((s) => s.job === undefined);
-      if (free) dispatch(free, job);
-      else queue.push(job);
-    });
-  })
-  .listen(Number(port), '127.0.0.1', function (this: http.Server) {
-    process.send?.({ port: (this.address() as { port: number }).port });
+      body = [parsed.userData, parsed.report];
+    } else {
+      const copy = new Uint8Array(all.length);
+      copy.set(all);
+      body = [copy];
+    }
+    const job: Job = {
+      body,
+      done: (ok) => {
+        res.writeHead(ok ? 200 : 500, { 'content-type': 'application/json', 'content-length': ANSWER.length });
+        res.end(ANSWER);
+      },
+    };
+    if (piscina) {
+      (piscina.run({ k: k++, body: job.body }, { transferList: transferables(job.body), signal: new AbortController().signal }) as Promise<boolean>).then(
+        (ok) => job.done(ok),
+        (e: unknown) => {
+          console.error('floor: verification failed:', e);
+          job.done(false);
+        },
+      );
+      return;
+    }
+    const free = slots.find((s) => s.job === undefined);
+    if (free) dispatch(free, job);
+    else queue.push(job);
   });
+});
+// Its own latency histogram, read over IPC by http-load.ts beside the service's (peerLatency.ts).
+countLatency(server);
+server.listen(Number(port), '127.0.0.1', () => {
+  process.send?.({ port: (server.address() as { port: number }).port, latency: true });
+});
 process.on('SIGTERM', () => process.exit(0));

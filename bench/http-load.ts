@@ -9,8 +9,9 @@
  * LOAD_SLICE_SECONDS (each round starting with the next peer, in whole cycles of the peers) until
  * each has had at least LOAD_SECONDS, so that the host's drift falls on all alike (a maximum's p50
  * and p99 are the medians of its turns'). Prints throughput, p50/p99 latency, the server's own
- * latency histograms, and the HTTP thread's CPU per request of each peer read from /proc: the
- * differences between rungs price the layers. LOAD_FLOOR=0 runs the service alone.
+ * latency histograms (and the floors' own HTTP latency, bench/peerLatency.ts), and the HTTP
+ * thread's CPU per request of each peer read from /proc: the differences between rungs price the
+ * layers. LOAD_FLOOR=0 runs the service alone.
  * Usage: npm run build && npx tsx bench/http-load.ts
  */
 import { spawn } from 'node:child_process';
@@ -26,6 +27,7 @@ import { coreInputOf, createCorePath } from './corePath.js';
 import { mintMix, mixConfig } from './mix.js';
 import { startBenchPeer, stopOf, type PeerProcess } from './peerProcess.js';
 import { pacedPosts, turnRounds, turns, type PacedRaw } from './pacedLoad.js';
+import { byLe } from './peerLatency.js';
 import { addDeltas, measuredTurn, splitThreads } from './procStat.js';
 
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
@@ -160,8 +162,10 @@ const paced = (url: string, rate: number, seconds: number): Promise<PacedRaw> =>
 const scrape = (url: string) => fetch(`${url}/metrics`).then((r) => r.text());
 
 /** The server's own view of a run: cumulative bucket counts of a histogram, as differences of two scrapes. */
+/** The line of the requests' own latency: the service's HTTP histogram, and a floor's counts of the same (bench/peerLatency.ts). */
+const HTTP_LATENCY = 'HTTP request (receipt → response)';
 const SERVER_HISTOGRAMS: Record<string, [name: string, label: string]> = {
-  'HTTP request (receipt → response)': ['verifier_http_request_duration_seconds_bucket{', 'route="/decodeReport"'],
+  [HTTP_LATENCY]: ['verifier_http_request_duration_seconds_bucket{', 'route="/decodeReport"'],
   'pool task (submission → result)': ['verifier_pool_task_duration_seconds_bucket{', ''],
   'pool queue wait (submission → worker)': ['verifier_pool_queue_wait_seconds_bucket{', ''],
   'worker run (incl. collateral wait)': ['verifier_pool_run_seconds_bucket{', ''],
@@ -172,32 +176,32 @@ const SERVER_HISTOGRAMS: Record<string, [name: string, label: string]> = {
   'HTTP-thread GC: mark-compact pauses': ['verifier_nodejs_gc_duration_seconds_bucket{', 'kind="major"'],
   'HTTP-thread GC: incremental marking': ['verifier_nodejs_gc_duration_seconds_bucket{', 'kind="incremental"'],
 };
-function serverHistograms(before: string, after: string): Record<string, string> {
-  const buckets = (text: string, [name, label]: [string, string]) => {
-    const m = new Map<string, number>();
-    for (const line of text.split('\n')) {
-      if (!line.startsWith(name) || !line.includes(label)) continue;
-      const le = /le="([^"]+)"/.exec(line)?.[1];
-      if (le) m.set(le, (m.get(le) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-    }
-    return m;
-  };
-  const out: Record<string, string> = {};
-  for (const [label, which] of Object.entries(SERVER_HISTOGRAMS)) {
-    const b0 = buckets(before, which);
-    const counts = [...buckets(after, which)].map(([le, n]) => [le, n - (b0.get(le) ?? 0)] as const);
-    const total = counts.find(([le]) => le === '+Inf')?.[1] ?? 0;
-    out[label] =
-      `n ${total}: ` +
-      counts
-        .filter(([le]) => ['0.001', '0.005', '0.01', '0.025', '0.05', '0.1'].includes(le))
-        .map(([le, n]) => `≤ ${Number(le) * 1000} ms ${total ? ((100 * n) / total).toFixed(1) : '–'} %`)
-        .join(', ') +
-      `, > 100 ms ${total - (counts.find(([le]) => le === '0.1')?.[1] ?? 0)}`;
+/** Cumulative bucket counts by `le` of one histogram in a Prometheus text (summed over its other labels). */
+function bucketsIn(text: string, [name, label]: [string, string]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name) || !line.includes(label)) continue;
+    const le = /le="([^"]+)"/.exec(line)?.[1];
+    if (le) m.set(le, (m.get(le) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
   }
-  return out;
+  return m;
 }
-
+/** A histogram's share within each bound between two readings of its cumulative counts, and the count over 100 ms. */
+function histogramLine(before: Map<string, number>, after: Map<string, number>): string {
+  const counts = [...after].map(([le, n]) => [le, n - (before.get(le) ?? 0)] as const);
+  const total = counts.find(([le]) => le === '+Inf')?.[1] ?? 0;
+  return (
+    `n ${total}: ` +
+    counts
+      .filter(([le]) => ['0.001', '0.005', '0.01', '0.025', '0.05', '0.1'].includes(le))
+      .map(([le, n]) => `≤ ${Number(le) * 1000} ms ${total ? ((100 * n) / total).toFixed(1) : '–'} %`)
+      .join(', ') +
+    `, > 100 ms ${total - (counts.find(([le]) => le === '0.1')?.[1] ?? 0)}`
+  );
+}
+function serverHistograms(before: string, after: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(SERVER_HISTOGRAMS).map(([label, which]) => [label, histogramLine(bucketsIn(before, which), bucketsIn(after, which))]));
+}
 const results: Record<string, Run> = {};
 const cpu: Record<
   string,
@@ -285,6 +289,10 @@ for (const workers of WORKER_COUNTS) {
     // the floors have no /metrics. LOAD_NO_SCRAPE=1: no scrape (and no server histograms).
     const scraped = NO_SCRAPE ? [] : PEER_NAMES.filter((p) => p === 'service' || p === 'base').map((p) => running.get(p)!.url);
     const scrapeAll = async () => (await Promise.all(scraped.map(scrape)))[0] ?? '';
+    // The floors' own latency counts, asked over IPC (not HTTP: bench/peerLatency.ts).
+    const counting = PEER_NAMES.filter((p) => running.get(p)!.latency);
+    const countsAll = () => Promise.all(counting.map(async (p) => [p, byLe(await running.get(p)!.latency!())] as const)).then((xs) => new Map(xs));
+    const l0 = await countsAll();
     const m0 = await scrapeAll();
     // Each round starts with the next peer, so that no peer always takes the same place in the
     // turns: the A/A run above also gave the first peer the worse p99 after the warm round.
@@ -300,6 +308,7 @@ for (const workers of WORKER_COUNTS) {
       a.client += t.client;
     }
     const m1 = await scrapeAll();
+    const l1 = await countsAll();
     for (const peer of PEER_NAMES) {
       const name = nameOf(peer);
       const a = acc.get(peer)!;
@@ -308,6 +317,7 @@ for (const workers of WORKER_COUNTS) {
       results[`${name}, paced at ${rate}/s`] = run;
       serverSide[name] = {
         ...(peer === 'service' && !NO_SCRAPE ? serverHistograms(m0, m1) : {}),
+        ...(l1.has(peer) ? { [HTTP_LATENCY]: histogramLine(l0.get(peer)!, l1.get(peer)!) } : {}),
         'CPU (2 cores = 2 CPU-s per s)': `server ${(a.server / seconds).toFixed(2)} CPU-s/s, load generator ${(a.client / seconds).toFixed(2)} CPU-s/s`,
         'host steal (CPU the hypervisor took)': `${((1000 * a.steal) / seconds).toFixed(0)} ms/s over its slices, worst ${SLICE_SECONDS} s slice ${(1000 * a.worstSteal).toFixed(0)} ms`,
       };

@@ -7,12 +7,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { LATENCY_QUESTION, type LatencyAnswer } from './peerLatency.js';
 
 export interface PeerProcess {
   url: string;
   pid: number;
   /** SIGTERM, resolved once the process has exited. */
   stop: () => Promise<void>;
+  /** The peer's own cumulative latency counts (bench/peerLatency.ts), when it keeps them. */
+  latency?: () => Promise<number[]>;
 }
 
 /** Stops a child process with SIGTERM and waits for its exit. */
@@ -33,10 +36,29 @@ export async function startBenchPeer(file: string, args: string[], opts: { nodeA
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     ...(opts.env ? { env: opts.env } : {}),
   });
-  const port = await new Promise<number>((ok, fail) => {
-    child.once('message', (m: { port: number }) => ok(m.port));
+  const ready = await new Promise<{ port: number; latency?: boolean }>((ok, fail) => {
+    child.once('message', ok);
     child.once('exit', (code, signal) => fail(new Error(`bench/${file} exited with ${code ?? signal} before listening`)));
   });
   child.removeAllListeners('exit');
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: stopOf(child) };
+  return { url: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop: stopOf(child), ...(ready.latency ? { latency: () => askLatency(child, file) } : {}) };
+}
+
+/** Asks a peer that counts its latency (bench/peerLatency.ts) for its counts, over IPC. */
+function askLatency(child: ChildProcess, file: string): Promise<number[]> {
+  return new Promise((ok, fail) => {
+    const answer = (m: Partial<LatencyAnswer>) => {
+      if (!Array.isArray(m?.latency)) return;
+      child.off('exit', exited);
+      child.off('message', answer);
+      ok(m.latency);
+    };
+    const exited = () => {
+      child.off('message', answer);
+      fail(new Error(`bench/${file} exited before it told its latency`));
+    };
+    child.on('message', answer);
+    child.once('exit', exited);
+    child.send(LATENCY_QUESTION);
+  });
 }

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintMix, mixConfig } from '../../bench/mix.js';
 import { coreInputOf } from '../../bench/corePath.js';
 import { startBenchPeer, type PeerProcess } from '../../bench/peerProcess.js';
+import { LATENCY_BOUNDS } from '../../bench/peerLatency.js';
 import { bundleFromCollateral, startPccsServer } from '../support/pccs-server.js';
 import { reportText } from '../support/ledger-reports.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
@@ -26,12 +27,13 @@ let service: RunningServer;
 let config: Record<string, unknown>;
 const peers: PeerProcess[] = [];
 
-/** Starts bench/<file> as http-load.ts does (bench/peerProcess.ts), from the sources; returns its URL. */
-async function startPeer(file: string, args: string[]): Promise<string> {
+/** Starts bench/<file> as http-load.ts does (bench/peerProcess.ts), from the sources. */
+async function startPeerProcess(file: string, args: string[]): Promise<PeerProcess> {
   const peer = await startBenchPeer(file, args, { env: { ...process.env, BENCH_MODULES: 'src' } });
   peers.push(peer);
-  return peer.url;
+  return peer;
 }
+const startPeer = async (file: string, args: string[]): Promise<string> => (await startPeerProcess(file, args)).url;
 
 beforeAll(async () => {
   pccs = await startPccsServer(bundleFromCollateral(mix.a.collateral));
@@ -64,13 +66,26 @@ describe('bench/http-load.ts peers', () => {
     ['floor', []],
     ['floor+parse', ['parse']],
     ['floor+piscina', ['piscina']],
-  ])('%s: every request of the mix is answered valid', async (_name, mode) => {
-    const url = await startPeer('floorServer.ts', ['1', join(dir, 'core-input.v8'), ...mode]);
+  ])('%s: every request of the mix is answered valid, and counted in its own latency histogram', async (_name, mode) => {
+    const peer = await startPeerProcess('floorServer.ts', ['1', join(dir, 'core-input.v8'), ...mode]);
+    // http-load.ts sets these counts (bench/peerLatency.ts) beside the service's HTTP histogram
+    expect(peer.latency).toBeDefined();
+    expect((await peer.latency!()).at(-1)).toBe(0);
     for (const body of requests) {
-      const got = await postJson(`${url}/decodeReport`, body);
+      const got = await postJson(`${peer.url}/decodeReport`, body);
       expect(got.status).toBe(200);
       expect(got.body.reportValid).toBe(true);
     }
+    const counts = await peer.latency!();
+    expect(counts).toHaveLength(LATENCY_BOUNDS.length + 1);
+    expect(counts.at(-1)).toBe(requests.length);
+    // cumulative: each bound holds at least the requests of the one below it
+    for (let i = 1; i < counts.length; i++) expect(counts[i]).toBeGreaterThanOrEqual(counts[i - 1]!);
+  });
+
+  it('frameworkless keeps no latency counts of its own (the service\'s metrics are its histograms)', async () => {
+    const peer = await startPeerProcess('frameworklessServer.ts', [join(dir, 'config.json')]);
+    expect(peer.latency).toBeUndefined();
   });
 
   it('floor+parse: texts that do not parse are refused, so the rung really parses', async () => {

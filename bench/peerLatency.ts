@@ -1,0 +1,48 @@
+/**
+ * A bench peer's own view of its requests' latency (receipt → response sent), in the bounds of the
+ * service's HTTP histogram (verifier_http_request_duration_seconds, src/observability/metrics.ts),
+ * so that bench/http-load.ts can set a floor's count of slow requests beside the service's in the
+ * same paced run. The peer counts (`countLatency`) and answers the bench's IPC question
+ * (`LATENCY_QUESTION`) with its cumulative counts; asking over IPC, not HTTP, leaves the peer's
+ * request path untouched (a GET would meet the POSTs' optimised code, as a scrape does the
+ * service's). A peer that counts says so in its ready message (bench/peerProcess.ts).
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+/** The upper bounds in seconds, as the service's HTTP histogram has them (then +Inf). */
+export const LATENCY_BOUNDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+/** What the bench sends to ask, and the shape of the answer. */
+export const LATENCY_QUESTION = 'latency?';
+export interface LatencyAnswer {
+  /** Cumulative counts: [i] = requests answered within LATENCY_BOUNDS[i]; the last entry is every request (+Inf). */
+  latency: number[];
+}
+
+/** Cumulative counts by Prometheus `le` label ('0.001', …, '+Inf'), the form http-load.ts reads a scrape into. */
+export function byLe(counts: readonly number[]): Map<string, number> {
+  return new Map(counts.map((n, i) => [i < LATENCY_BOUNDS.length ? String(LATENCY_BOUNDS[i]) : '+Inf', n]));
+}
+
+/**
+ * Counts every request of `server` from its 'request' event to its response's 'finish', and
+ * answers LATENCY_QUESTION on this process's IPC channel. Call before the server listens.
+ */
+export function countLatency(server: Server): void {
+  const within = new Array<number>(LATENCY_BOUNDS.length + 1).fill(0);
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    const t0 = performance.now();
+    res.once('finish', () => {
+      const s = (performance.now() - t0) / 1000;
+      let i = LATENCY_BOUNDS.findIndex((b) => s <= b);
+      if (i < 0) i = LATENCY_BOUNDS.length;
+      within[i]!++;
+    });
+  });
+  process.on('message', (m) => {
+    if (m !== LATENCY_QUESTION) return;
+    let sum = 0;
+    const answer: LatencyAnswer = { latency: within.map((n) => (sum += n)) };
+    process.send?.(answer);
+  });
+}
