@@ -4,6 +4,7 @@
  *   docs/error-codes.md    src/errorCodes.ts (every code's traits and its `todo`; the doc comment beside a code)
  *   docs/http-api.md       the OpenAPI document the server serves at /docs/json (the app built in-process)
  *   docs/cli.md            the CLI's own usage text (src/cli: one option table per command)
+ *   docs/metrics.md        the metrics GET /metrics serves (src/observability/metrics.ts's registry)
  *
  *   npx tsx scripts/gen-docs.ts          rewrite the generated blocks
  *   npx tsx scripts/gen-docs.ts --check  exit 1 naming each reference that differs
@@ -21,6 +22,8 @@ import { VERIFY_USAGE } from '../src/cli/verify.js';
 import { REVERIFY_USAGE } from '../src/cli/reverify.js';
 import { COLLATERAL_USAGE } from '../src/cli/collateral.js';
 import { MERGE_USAGE } from '../src/cli/merge.js';
+import { Counter, Gauge, Histogram, type Metric } from 'prom-client';
+import { createMetrics, METRICS_PREFIX } from '../src/observability/metrics.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 export const REGENERATE = 'npx tsx scripts/gen-docs.ts';
@@ -213,6 +216,39 @@ export function cliReference(): string {
   return lines.join('\n').trimEnd();
 }
 
+/** The names and metric objects of a registry (prom-client keeps its metrics by name). */
+const metricsOf = (m: ReturnType<typeof createMetrics>): Map<string, Metric> =>
+  new Map(m.registry.getMetricsAsArray().map((x) => [x.name, x as unknown as Metric]));
+
+/**
+ * Every metric GET /metrics can serve, from the registry the service builds: the verifier's own
+ * (with the watcher's and the PCCS probe's, which the registry holds once those register) in one
+ * table, then the names of the process and Node.js runtime metrics.
+ */
+export function metricsReference(): string {
+  const own = createMetrics({ defaultMetrics: false });
+  // registered when a watcher or a PCCS probe starts; their help says so
+  own.sink.registerLedgerHeights(() => ({ scannedHeight: null, tipHeight: null }));
+  own.sink.registerPccsUp(() => undefined);
+  const ours = metricsOf(own);
+  const runtime = [...metricsOf(createMetrics()).keys()].filter((n) => !ours.has(n)).sort();
+  const typeOfMetric = (x: Metric) => (x instanceof Histogram ? 'histogram' : x instanceof Counter ? 'counter' : x instanceof Gauge ? 'gauge' : 'summary');
+  const lines = [
+    "Served at `GET /metrics` in the Prometheus text format, from the registry `src/observability/metrics.ts` builds (a histogram's buckets in seconds; `le` and `+Inf` are Prometheus's own). Label values are bounded whatever clients send: `route` is the matched route template or `unmatched`, `method` a routed method or `OTHER`, `code` a [declared error code](error-codes.md) or `OTHER`.",
+    '',
+    '| metric | type | labels | buckets | meaning |',
+    '|---|---|---|---|---|',
+  ];
+  for (const [name, x] of [...ours].sort(([a], [b]) => a.localeCompare(b))) {
+    const m = x as unknown as { help: string; labelNames?: string[]; upperBounds?: number[] };
+    const labels = (m.labelNames ?? []).map(code).join(', ') || '–';
+    const buckets = m.upperBounds ? m.upperBounds.join(', ') : '–';
+    lines.push(`| ${code(name)} | ${typeOfMetric(x)} | ${labels} | ${buckets} | ${cell(m.help)} |`);
+  }
+  lines.push('', `Process and Node.js runtime (prom-client's default metrics with the ${code(METRICS_PREFIX)} prefix, and the event-loop lag sampled every 100 ms):`, '', runtime.map(code).join(', '));
+  return lines.join('\n');
+}
+
 /** Puts `generated` between the markers of `text` (a new file: title, markers, block). */
 export function splice(text: string | undefined, title: string, generated: string): string {
   const block = `${BEGIN}\n\n${generated}\n\n${END}`;
@@ -228,6 +264,7 @@ export const TITLES: Record<string, string> = {
   'docs/error-codes.md': 'Error codes',
   'docs/http-api.md': 'HTTP API',
   'docs/cli.md': 'CLI: oracle-verifier',
+  'docs/metrics.md': 'Metrics',
 };
 
 /** Every generated reference as it should be on disk: file → full text. */
@@ -237,6 +274,7 @@ export async function generatedDocs(): Promise<Record<string, string>> {
     'docs/error-codes.md': errorCodesReference(),
     'docs/http-api.md': httpApiReference(await openApiDocument()),
     'docs/cli.md': cliReference(),
+    'docs/metrics.md': metricsReference(),
   };
   const out: Record<string, string> = {};
   for (const [file, block] of Object.entries(blocks)) {
