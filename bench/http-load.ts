@@ -161,9 +161,9 @@ const paced = (url: string, rate: number, seconds: number): Promise<PacedRaw> =>
 /** The service's Prometheus text. */
 const scrape = (url: string) => fetch(`${url}/metrics`).then((r) => r.text());
 
-/** The server's own view of a run: cumulative bucket counts of a histogram, as differences of two scrapes. */
 /** The line of the requests' own latency: the service's HTTP histogram, and a floor's counts of the same (bench/peerLatency.ts). */
 const HTTP_LATENCY = 'HTTP request (receipt → response)';
+/** The server's own view of a run: cumulative bucket counts of a histogram, as differences of two scrapes. */
 const SERVER_HISTOGRAMS: Record<string, [name: string, label: string]> = {
   [HTTP_LATENCY]: ['verifier_http_request_duration_seconds_bucket{', 'route="/decodeReport"'],
   'pool task (submission → result)': ['verifier_pool_task_duration_seconds_bucket{', ''],
@@ -202,6 +202,7 @@ function histogramLine(before: Map<string, number>, after: Map<string, number>):
 function serverHistograms(before: string, after: string): Record<string, string> {
   return Object.fromEntries(Object.entries(SERVER_HISTOGRAMS).map(([label, which]) => [label, histogramLine(bucketsIn(before, which), bucketsIn(after, which))]));
 }
+
 const results: Record<string, Run> = {};
 const cpu: Record<
   string,

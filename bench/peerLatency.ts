@@ -8,9 +8,10 @@
  * service's). A peer that counts says so in its ready message (bench/peerProcess.ts).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { LATENCY_BUCKETS } from '../src/observability/metrics.js';
 
-/** The upper bounds in seconds, as the service's HTTP histogram has them (then +Inf). */
-export const LATENCY_BOUNDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+/** The upper bounds in seconds: the service's HTTP histogram's (then +Inf). */
+export const LATENCY_BOUNDS: readonly number[] = LATENCY_BUCKETS;
 
 /** What the bench sends to ask, and the shape of the answer. */
 export const LATENCY_QUESTION = 'latency?';
