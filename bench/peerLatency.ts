@@ -10,19 +10,16 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { LATENCY_BUCKETS } from '../src/observability/metrics.js';
 
-/** The upper bounds in seconds: the service's HTTP histogram's (then +Inf). */
-export const LATENCY_BOUNDS: readonly number[] = LATENCY_BUCKETS;
-
 /** What the bench sends to ask, and the shape of the answer. */
 export const LATENCY_QUESTION = 'latency?';
 export interface LatencyAnswer {
-  /** Cumulative counts: [i] = requests answered within LATENCY_BOUNDS[i]; the last entry is every request (+Inf). */
+  /** Cumulative counts: [i] = requests answered within LATENCY_BUCKETS[i]; the last entry is every request (+Inf). */
   latency: number[];
 }
 
 /** Cumulative counts by Prometheus `le` label ('0.001', …, '+Inf'), the form http-load.ts reads a scrape into. */
 export function byLe(counts: readonly number[]): Map<string, number> {
-  return new Map(counts.map((n, i) => [i < LATENCY_BOUNDS.length ? String(LATENCY_BOUNDS[i]) : '+Inf', n]));
+  return new Map(counts.map((n, i) => [i < LATENCY_BUCKETS.length ? String(LATENCY_BUCKETS[i]) : '+Inf', n]));
 }
 
 /**
@@ -30,13 +27,13 @@ export function byLe(counts: readonly number[]): Map<string, number> {
  * answers LATENCY_QUESTION on this process's IPC channel. Call before the server listens.
  */
 export function countLatency(server: Server): void {
-  const within = new Array<number>(LATENCY_BOUNDS.length + 1).fill(0);
+  const within = new Array<number>(LATENCY_BUCKETS.length + 1).fill(0);
   server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
     const t0 = performance.now();
     res.once('finish', () => {
       const s = (performance.now() - t0) / 1000;
-      let i = LATENCY_BOUNDS.findIndex((b) => s <= b);
-      if (i < 0) i = LATENCY_BOUNDS.length;
+      let i = LATENCY_BUCKETS.findIndex((b) => s <= b);
+      if (i < 0) i = LATENCY_BUCKETS.length;
       within[i]!++;
     });
   });

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintMix, mixConfig } from '../../bench/mix.js';
 import { coreInputOf } from '../../bench/corePath.js';
 import { startBenchPeer, type PeerProcess } from '../../bench/peerProcess.js';
-import { LATENCY_BOUNDS } from '../../bench/peerLatency.js';
+import { LATENCY_BUCKETS } from '../../src/observability/metrics.js';
 import { bundleFromCollateral, startPccsServer } from '../support/pccs-server.js';
 import { reportText } from '../support/ledger-reports.js';
 import { postJson, startServer, type RunningServer } from '../support/server.js';
@@ -33,7 +33,6 @@ async function startPeerProcess(file: string, args: string[]): Promise<PeerProce
   peers.push(peer);
   return peer;
 }
-const startPeer = async (file: string, args: string[]): Promise<string> => (await startPeerProcess(file, args)).url;
 
 beforeAll(async () => {
   pccs = await startPccsServer(bundleFromCollateral(mix.a.collateral));
@@ -51,7 +50,7 @@ afterAll(async () => {
 
 describe('bench/http-load.ts peers', () => {
   it('frameworkless: the same answer as the service for every request of the mix', async () => {
-    const url = await startPeer('frameworklessServer.ts', [join(dir, 'config.json')]);
+    const { url } = await startPeerProcess('frameworklessServer.ts', [join(dir, 'config.json')]);
     for (const body of requests) {
       const expected = await postJson(`${service.url}/decodeReport`, body);
       expect(expected.status).toBe(200);
@@ -77,7 +76,7 @@ describe('bench/http-load.ts peers', () => {
       expect(got.body.reportValid).toBe(true);
     }
     const counts = await peer.latency!();
-    expect(counts).toHaveLength(LATENCY_BOUNDS.length + 1);
+    expect(counts).toHaveLength(LATENCY_BUCKETS.length + 1);
     expect(counts.at(-1)).toBe(requests.length);
     // cumulative: each bound holds at least the requests of the one below it
     for (let i = 1; i < counts.length; i++) expect(counts[i]).toBeGreaterThanOrEqual(counts[i - 1]!);
@@ -89,7 +88,7 @@ describe('bench/http-load.ts peers', () => {
   });
 
   it('floor+parse: texts that do not parse are refused, so the rung really parses', async () => {
-    const url = await startPeer('floorServer.ts', ['1', join(dir, 'core-input.v8'), 'parse']);
+    const { url } = await startPeerProcess('floorServer.ts', ['1', join(dir, 'core-input.v8'), 'parse']);
     const bad = await postJson(`${url}/decodeReport`, { ...requests[0], report: '{ c0: 1u128 }' });
     expect(bad.status).toBe(400);
     expect(bad.body.errorString).toMatch(/report/);
