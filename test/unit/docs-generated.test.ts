@@ -1,8 +1,8 @@
 /**
  * The generated references under docs/ (configuration, error codes, HTTP API, CLI, metrics) are
  * what scripts/gen-docs.ts makes of their sources now: the config schema, src/errorCodes.ts, the
- * OpenAPI document of the app built in-process, the CLI's usage text and the metrics registry. A source changed without
- * regenerating fails here, naming the command that regenerates.
+ * OpenAPI document of the app built in-process, the CLI's usage text and the metrics registry. A
+ * source changed without regenerating fails here, naming the command that regenerates.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
