@@ -19,8 +19,14 @@
  * declare 256 KiB on POST /verify and send one byte a second (reconnecting when closed). Its
  * answers column adds the lookups' statuses, the bytes the PCCS got to send per /tcb answer before
  * the verifier closed it, and the slow sockets' (re)connections.
+ *
+ * `unread` (issue 48): the /decodeReport load while MEM_UNREAD (20) connections each send
+ * `GET /docs/json` pipelined 500 times a write and never read (reconnecting when closed; half on
+ * /info). `idle`: the same load while one address opens MEM_IDLE (15000) connections, each
+ * finishing one request and then idling. Their answers columns say how those clients fared.
  * Usage: npm run build && npx tsx bench/memory.ts
- * Env: MEM_CONNECTIONS=300 MEM_SECONDS=20 MEM_WORKERS=2 MEM_UPDATES=1500 MEM_SCENARIOS=verify,decodeReport,both,verifyLarge,hostile
+ * Env: MEM_CONNECTIONS=300 MEM_SECONDS=20 MEM_WORKERS=2 MEM_UPDATES=1500 MEM_SCENARIOS=verify,decodeReport,both,verifyLarge,hostile,unread,idle
+ *   MEM_UNREAD=20 MEM_IDLE=15000
  *   MEM_INFLIGHT=default MEM_NODE_ARGS=(the Dockerfile's NODE_OPTIONS) MEM_LOOKUPS=30 MEM_SLOW_SOCKETS=8
  *   MEM_HOSTILE=pccs,lookups,slow (the hostile parts to run) MEM_LOOKUP_BYTES=31000000
  */
@@ -40,7 +46,9 @@ const CONNECTIONS = Number(process.env.MEM_CONNECTIONS ?? 300);
 const SECONDS = Number(process.env.MEM_SECONDS ?? 20);
 const WORKERS = Number(process.env.MEM_WORKERS ?? 2);
 const UPDATES = Number(process.env.MEM_UPDATES ?? 1500);
-const SCENARIOS = (process.env.MEM_SCENARIOS ?? 'verify,decodeReport,both,verifyLarge,hostile').split(',');
+const SCENARIOS = (process.env.MEM_SCENARIOS ?? 'verify,decodeReport,both,verifyLarge,hostile,unread,idle').split(',');
+const UNREAD = Number(process.env.MEM_UNREAD ?? 20);
+const IDLE = Number(process.env.MEM_IDLE ?? 15_000);
 const LOOKUPS = Number(process.env.MEM_LOOKUPS ?? 30);
 const SLOW_SOCKETS = Number(process.env.MEM_SLOW_SOCKETS ?? 8);
 /** Which hostile parts the `hostile` scenario runs (all by default): pccs, lookups, slow. */
@@ -78,7 +86,65 @@ const requests = {
   decodeReport: decodeBodies.map((body) => ({ method: 'POST', path: '/decodeReport', headers: json, body })),
   both: decodeBodies.flatMap((body) => [{ method: 'POST', path: '/decodeReport', headers: json, body }, { method: 'POST', path: '/verify', headers: json, body: verifyBody }]),
   hostile: decodeBodies.map((body) => ({ method: 'POST', path: '/decodeReport', headers: json, body })),
+  unread: decodeBodies.map((body) => ({ method: 'POST', path: '/decodeReport', headers: json, body })),
+  idle: decodeBodies.map((body) => ({ method: 'POST', path: '/decodeReport', headers: json, body })),
 } as const;
+
+/** Connections that pipeline GETs 500 a write and never read their answers, reconnecting when closed. */
+function startUnread(url: string): { stop: () => Promise<string> } {
+  const { hostname, port } = new URL(url);
+  let stopping = false;
+  let connections = 0;
+  let bytesRead = 0;
+  const sockets = new Set<Socket>();
+  const open = (path: string): void => {
+    if (stopping) return;
+    connections++;
+    const s = connect(Number(port), hostname);
+    sockets.add(s);
+    s.pause();
+    const burst = `GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`.repeat(500);
+    const send = (): void => void (!stopping && !s.destroyed && s.write(burst, () => setTimeout(send, 10)));
+    s.once('connect', send);
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      bytesRead += s.bytesRead;
+      sockets.delete(s);
+      setTimeout(() => open(path), 100);
+    });
+  };
+  for (let i = 0; i < UNREAD; i++) open(i % 2 === 0 ? '/docs/json' : '/info');
+  return {
+    stop: async () => {
+      stopping = true;
+      for (const s of sockets) s.destroy();
+      return `unread clients ${UNREAD}: ${connections} connections, ${(bytesRead / 1048576).toFixed(1)} MiB of answers received in all`;
+    },
+  };
+}
+
+/** One address opening IDLE connections, each finishing one GET /healthz and then idling. */
+async function startIdle(url: string): Promise<{ stop: () => Promise<string> }> {
+  const { hostname, port } = new URL(url);
+  const sockets: Socket[] = [];
+  const outcome = { answered: 0, closed: 0 };
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const s = connect(Number(port), hostname, () => s.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`));
+      sockets.push(s);
+      s.once('data', () => (outcome.answered++, resolve()));
+      s.on('error', () => undefined);
+      s.once('close', () => (outcome.closed++, resolve()));
+    });
+  for (let i = 0; i < IDLE; i += 500) await Promise.all(Array.from({ length: Math.min(500, IDLE - i) }, one));
+  const healthz = await fetch(`${url}/healthz`).then((r) => String(r.status), () => 'error');
+  return {
+    stop: async () => {
+      for (const s of sockets) s.destroy();
+      return `idle connections ${IDLE}: ${outcome.answered} answered and held, ${outcome.closed} closed by the server; GET /healthz while they idled: ${healthz}`;
+    },
+  };
+}
 
 /**
  * The hostile upstreams and clients of the `hostile` scenario, started against `url`; `stop()`
@@ -171,7 +237,7 @@ for (const scenario of SCENARIOS) {
           /* exited */
         }
       }, 50);
-      const hostility = scenario === 'hostile' ? startHostility(svc.url, name) : undefined;
+      const hostility = scenario === 'hostile' ? startHostility(svc.url, name) : scenario === 'unread' ? startUnread(svc.url) : scenario === 'idle' ? await startIdle(svc.url) : undefined;
       const r = await autocannon({ url: svc.url, connections: CONNECTIONS, duration: SECONDS, requests: requests[scenario as keyof typeof requests] } as unknown as autocannon.Options);
       const hostile = hostility ? `; ${await hostility.stop()}` : '';
       clearInterval(timer);

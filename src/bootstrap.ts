@@ -151,6 +151,8 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
     requestTimeoutMs: config.requestTimeoutMs,
     maxInflightBytes: config.maxInflightBytes,
     maxInflightBytesPerClient: config.maxInflightBytesPerClient,
+    connections: { maxConnections: config.maxConnections, maxConnectionsPerClient: config.maxConnectionsPerClient, maxPipelined: config.maxPipelinedRequests },
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger === false ? false : { level: config.logLevel } }),
     ...(tls ? { https: tls } : {}),
   });

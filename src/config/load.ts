@@ -78,6 +78,14 @@ export interface Config {
   maxInflightBytes: number;
   /** Most of those bytes one remote address holds at once (default half of maxInflightBytes). */
   maxInflightBytesPerClient: number;
+  /** Most connections open at once; more are closed as they open. */
+  maxConnections: number;
+  /** Most connections open at once from one remote address (default an eighth of maxConnections). */
+  maxConnectionsPerClient: number;
+  /** A request arriving with this many earlier ones of its connection unanswered closes the connection. */
+  maxPipelinedRequests: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
   /** Most transaction lookups waiting for the ledger node at once (503 with Retry-After beyond). */
   ledgerLookupQueue: number;
   /** A request whose request line and headers are incomplete after this long is answered 408. */
@@ -376,6 +384,10 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     shutdownGraceMs: raw.shutdownGraceMs,
     maxInflightBytes: raw.maxInflightBytes,
     maxInflightBytesPerClient: Math.min(raw.maxInflightBytesPerClient ?? Math.floor(raw.maxInflightBytes / 2), raw.maxInflightBytes),
+    maxConnections: raw.maxConnections,
+    maxConnectionsPerClient: Math.min(raw.maxConnectionsPerClient ?? Math.max(1, Math.floor(raw.maxConnections / 8)), raw.maxConnections),
+    maxPipelinedRequests: raw.maxPipelinedRequests,
+    keepAliveTimeoutMs: raw.keepAliveTimeoutMs,
     ledgerLookupQueue: raw.ledgerLookupQueue,
   };
   if (raw.useTls) config.tls = { keyFile: resolve(baseDir, raw.tlsKey!), certFile: resolve(baseDir, raw.tlsCert!) };

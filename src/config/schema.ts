@@ -213,6 +213,15 @@ export const configSchema = {
       maximum: 1073741824,
       description: 'Most of those bytes one remote address holds at once (default: half of maxInflightBytes); behind a reverse proxy every request comes from its address: set it to maxInflightBytes',
     },
+    maxConnections: { type: 'integer', minimum: 16, maximum: 1000000, default: 4096, description: 'Most connections open at once; one more is closed as it opens (keep it well under the process\'s file-descriptor limit, so that health probes and the PCCS and ledger connections always find one)' },
+    maxConnectionsPerClient: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000000,
+      description: 'Most connections open at once from one remote address (default: an eighth of maxConnections); behind a reverse proxy every connection comes from its address: set it to maxConnections',
+    },
+    maxPipelinedRequests: { type: 'integer', minimum: 1, maximum: 1024, default: 16, description: 'A request that arrives while this many earlier requests of its connection are not yet answered closes the connection unanswered: answers a client does not read are not queued without bound' },
+    keepAliveTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600000, default: 15000, description: 'An idle keep-alive connection is closed after this long; a reverse proxy\'s upstream keep-alive time must be shorter (deploy/nginx.conf: 10 s)' },
     ledgerLookupQueue: {
       type: 'integer',
       minimum: 1,
@@ -263,6 +272,10 @@ export interface RawConfig {
   shutdownGraceMs: number;
   maxInflightBytes: number;
   maxInflightBytesPerClient?: number;
+  maxConnections: number;
+  maxConnectionsPerClient?: number;
+  maxPipelinedRequests: number;
+  keepAliveTimeoutMs: number;
   ledgerLookupQueue: number;
 }
 

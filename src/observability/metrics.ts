@@ -136,6 +136,18 @@ export interface Metrics {
   sink: MetricsSink;
   /** One answered HTTP request: route template (undefined: no route matched), method, status, seconds (GET /metrics itself is not counted). */
   observeHttp(route: string | undefined, method: string, statusCode: number, seconds: number): void;
+  /** Reads the server's open connections and the connections its bounds closed, at each scrape (src/server/connectionLimits.ts). */
+  registerConnections(read: () => ConnectionStats): void;
+}
+
+/** Why the server closed a connection by a bound (src/server/connectionLimits.ts). */
+export type ConnectionRefusal = 'max_connections' | 'max_connections_per_client' | 'pipelined';
+
+export interface ConnectionStats {
+  /** Connections open now. */
+  open: number;
+  /** Connections closed by a bound so far, by bound. */
+  refused: Record<ConnectionRefusal, number>;
 }
 
 export interface MetricsOptions {
@@ -243,6 +255,31 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
 
   // --- HTTP ---------------------------------------------------------------------------------
   const httpRequests = new Counter({ name: p('http_requests_total'), help: 'HTTP requests by route template, method and status code', labelNames: ['route', 'method', 'status_code'] as const, registers, collect });
+  let connectionsRead: (() => ConnectionStats) | undefined;
+  const refused = new Map<ConnectionRefusal, number>();
+  new Gauge({
+    name: p('http_connections_open'),
+    help: 'HTTP connections open now (raw TCP, TLS handshakes included)',
+    registers,
+    collect() {
+      if (connectionsRead) this.set(connectionsRead().open);
+    },
+  });
+  new Counter({
+    name: p('http_connections_refused_total'),
+    help: 'Connections closed by a bound: max_connections and max_connections_per_client as they open, pipelined when a request arrived with maxPipelinedRequests answers of its connection outstanding',
+    labelNames: ['reason'] as const,
+    registers,
+    collect() {
+      if (!connectionsRead) return;
+      for (const [reason, n] of Object.entries(connectionsRead().refused) as [ConnectionRefusal, number][]) {
+        const before = refused.get(reason) ?? 0;
+        if (n > before) this.inc({ reason }, n - before);
+        else this.inc({ reason }, 0);
+        refused.set(reason, n);
+      }
+    },
+  });
   const httpDuration = new Histogram({ name: p('http_request_duration_seconds'), help: 'HTTP request latency (receipt to response sent) by route template, method and status code', labelNames: ['route', 'method', 'status_code'] as const, buckets: LATENCY_BUCKETS, registers, collect });
 
   // --- verification -------------------------------------------------------------------------
@@ -537,7 +574,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     batch.add(series, finite(seconds));
   };
 
-  return { registry, sink, observeHttp };
+  const registerConnections = (read: () => ConnectionStats): void => {
+    connectionsRead = read;
+  };
+  return { registry, sink, observeHttp, registerConnections };
 }
 
 /** Reports the outcome of a decodeReport call (or its facts: ReportAnswer) into the sink. */

@@ -29,6 +29,7 @@ import { inflightBytes } from './inflight.js';
 import { jsonDepthLimit } from './jsonDepth.js';
 import { parseJsonBody } from './jsonBody.js';
 import { peerAddressOnConnect } from './socketShape.js';
+import { ConnectionLimits, type ConnectionLimitOptions } from './connectionLimits.js';
 
 export interface AppOptions {
   service: VerifierService;
@@ -53,7 +54,14 @@ export interface AppOptions {
   ledger?: LedgerRoutesOptions;
   /** GET /status/pccs (absent: no PCCS known to this app). */
   pccsStatus?: () => Promise<PccsStatusReport>;
+  /** Bounds on connections and pipelined answers (connectionLimits.ts); defaults as config.json's. */
+  connections?: Partial<ConnectionLimitOptions>;
+  /** An idle keep-alive connection is closed after this long (config keepAliveTimeoutMs; default 15 s). */
+  keepAliveTimeoutMs?: number;
 }
+
+/** Defaults of the connection bounds (config maxConnections, maxConnectionsPerClient, maxPipelinedRequests). */
+export const CONNECTION_LIMIT_DEFAULTS: ConnectionLimitOptions = { maxConnections: 4096, maxConnectionsPerClient: 512, maxPipelined: 16 };
 
 
 /** Strict schema validation: no coercion, no removal; `verbose` puts the offending value into the error messages. */
@@ -79,6 +87,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Host is checked by refuseWithoutHost, which answers on the error contract.
     http: { ...timeouts, requireHostHeader: false },
     connectionTimeout: 60_000,
+    keepAliveTimeout: opts.keepAliveTimeoutMs ?? 15_000,
     return503OnClosing: true,
     ajv: AJV_OPTIONS,
     frameworkErrors,
@@ -87,6 +96,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app: FastifyInstance = opts.https
     ? (Fastify({ ...base, https: { key: opts.https.key, cert: opts.https.cert, minVersion: 'TLSv1.2', handshakeTimeout: timeouts.headersTimeout, ...timeouts, requireHostHeader: false } } as FastifyHttpsOptions<https.Server>) as unknown as FastifyInstance)
     : Fastify(base);
+  // First of the server's own listeners: a connection or request past a bound goes no further.
+  const limits = new ConnectionLimits(app.server, { ...CONNECTION_LIMIT_DEFAULTS, ...opts.connections });
+  opts.metrics?.registerConnections(() => limits.stats());
   // The methods of every route, for 405 and Allow (before any route is registered).
   const allowed = new AllowedMethods();
   app.addHook('onRoute', allowed.onRoute);

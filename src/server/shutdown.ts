@@ -21,8 +21,19 @@ export class Connections {
   private draining = false;
   private readonly timers = new Set<NodeJS.Timeout>();
 
+  /** HTTPS: connections whose TLS handshake is not done, by remote address and port (the TLS socket has the raw one's). */
+  private readonly handshaking = new Map<string, Socket>();
+
   /** `tls`: the server is HTTPS (its HTTP connections are the TLS sockets). */
   constructor(server: Server, tls: boolean) {
+    if (tls) {
+      server.on('connection', (raw: Socket) => {
+        const key = endpoint(raw);
+        this.handshaking.set(key, raw);
+        raw.once('close', () => this.handshaking.get(key) === raw && this.handshaking.delete(key));
+      });
+      server.on('secureConnection', (s: Socket) => this.handshaking.delete(endpoint(s)));
+    }
     server.on(tls ? 'secureConnection' : 'connection', (s: Socket) => this.add(s));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.request(req, res));
   }
@@ -71,6 +82,12 @@ export class Connections {
     this.draining = true;
     let closed = 0;
     const now = Date.now();
+    // A handshake still going on (or never started) carries no request.
+    for (const raw of this.handshaking.values()) {
+      raw.destroy();
+      closed++;
+    }
+    this.handshaking.clear();
     for (const [socket, inFlight] of this.sockets) {
       if (inFlight.size === 0) {
         socket.destroy();
@@ -98,6 +115,9 @@ export class Connections {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const socket of this.sockets.keys()) socket.destroy();
+    for (const raw of this.handshaking.values()) raw.destroy();
     return cut;
   }
 }
+
+const endpoint = (s: Socket): string => `${s.remoteAddress ?? ''}|${s.remotePort ?? ''}`;

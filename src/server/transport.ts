@@ -112,9 +112,18 @@ export function answerUnparsed(server: Server): void {
   });
 }
 
-/** Fastify's `clientErrorHandler`: the HTTP parser's errors, answered on the socket and closed. */
+/** An error of a TLS handshake: Node's own (ERR_TLS_*) or OpenSSL's (ERR_SSL_*, with its `library`). */
+function isTlsHandshakeError(err: NodeJS.ErrnoException): boolean {
+  const code = err.code ?? '';
+  return code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || 'library' in err;
+}
+
+/** Fastify's `clientErrorHandler`: the HTTP parser's errors, answered on the socket and closed; a failed TLS handshake, closed. */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) {
+  // A TLS handshake that failed or timed out (Node's HTTPS server hands its 'tlsClientError' here):
+  // there is no HTTP on the socket to answer, and an answer written would wait for ever for the
+  // handshake, keeping the socket open (issue 48).
+  if (!socket.writable || isTlsHandshakeError(err)) {
     socket.destroy();
     return;
   }
