@@ -78,3 +78,13 @@ export function redactorOf(secrets: readonly string[]): (text: string) => string
     return pattern === undefined ? shown : shown.replace(pattern, '[redacted]');
   };
 }
+
+/** Where a redirect points, as a message may show it: the origin only (its path and query may carry anything). */
+export function redirectTarget(location: string | null): string {
+  if (location === null) return '';
+  try {
+    return ` to ${new URL(location).origin}`;
+  } catch {
+    return ' (to a relative location)';
+  }
+}

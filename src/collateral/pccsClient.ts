@@ -7,7 +7,7 @@
  * circuit breaker (pccsCircuit.ts), a PCCS that gave no answer is not asked again during its
  * cool-down: requests fail at once with PCCS_UNAVAILABLE saying until when.
  */
-import { publicUrl, redactorOf, secretsOf } from '../publicUrl.js';
+import { publicUrl, redactorOf, redirectTarget, secretsOf } from '../publicUrl.js';
 import { VerifierError } from '../errors.js';
 import { ByteBudget, readCapped } from '../upstreamBody.js';
 import type { PccsCode } from './errors.js';
@@ -109,6 +109,7 @@ export class PccsClient {
         }
         return { body: buf, headers: res.headers };
       }
+      if (res.status >= 300 && res.status < 400) fail('PCCS_HTTP_ERROR', `${what}: HTTP ${res.status} from ${shown}, a redirect${redirectTarget(res.headers.get('location'))} that is not followed (the PCCS's API key would go with it): set pccsUrl to the address the PCCS serves on`);
       if (res.status === 404) fail('PCCS_NOT_FOUND', `${what}: not found (404) at ${shown}`);
       if (res.status === 429 || res.status >= 500) {
         last = `HTTP ${res.status}`;

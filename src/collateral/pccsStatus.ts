@@ -83,6 +83,8 @@ export class PccsStatus {
     const base = { at: this.now(), latencyMs: Math.max(0, Math.round(ms)) };
     if (status === 'error') this.lastSeen = { ...base, reachable: false, error: detail ?? 'no response', errorCode: 'PCCS_UNAVAILABLE' };
     else if (status >= 500) this.lastSeen = { ...base, reachable: false, error: `HTTP ${status}`, errorCode: 'PCCS_HTTP_ERROR' };
+    // A redirect is not the PCCS answering: it is never followed (its API key would go with it).
+    else if (status >= 300 && status < 400) this.lastSeen = { ...base, reachable: false, error: `HTTP ${status}: a redirect, not followed`, errorCode: 'PCCS_HTTP_ERROR' };
     else this.lastSeen = { ...base, reachable: true };
   }
 

@@ -1,7 +1,7 @@
 import { combinedSignal } from '../../abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
-import { publicUrl, redactorOf, secretsOf } from '../../publicUrl.js';
+import { publicUrl, redactorOf, redirectTarget, secretsOf } from '../../publicUrl.js';
 import { BufferPool, ByteBudget, readCapped, type CappedBody, type CappedBuffer } from '../../upstreamBody.js';
 import type { LedgerNodeCode } from './errors.js';
 import { Http1Agent } from './http1Agent.js';
@@ -193,7 +193,8 @@ type Send = (url: string, headers: Record<string, string>, signal: AbortSignal) 
 
 function sendWith(fetchImpl: typeof fetch): Send {
   return async (url, headers, signal) => {
-    const res = await fetchImpl(url, { method: 'GET', headers, signal });
+    // No redirect is followed: it would carry the node's API key to another origin, and its answer is not the node's.
+    const res = await fetchImpl(url, { method: 'GET', headers, signal, redirect: 'manual' });
     return { status: res.status, header: (name) => res.headers.get(name), read: (limit, budget, _pool, onBytes) => readCapped(res, limit, budget, onBytes) };
   };
 }
@@ -320,6 +321,10 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         const after = parseRetryAfter(res.header('retry-after')) ?? waitHint(text);
         const hint = after === undefined ? '' : ` (wait ${after} ms)`;
         return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 429${hint}, body ${excerpt(text, redact)}`, true, after);
+      }
+      if (res.status >= 300 && res.status < 400) {
+        await readBody(res, ERROR_BODY_BYTES);
+        return fail('LEDGER_NODE_HTTP_ERROR', `status ${res.status}, a redirect${redirectTarget(res.header('location'))} that is not followed (the node's API key would go with it, and its answer would not be the node's): set the base URL to the address the node serves on`, false);
       }
       if (res.status !== 200) {
         const { text } = await readBody(res, ERROR_BODY_BYTES);
