@@ -22,7 +22,7 @@
  *
  * `unread` (issue 48): the /decodeReport load while MEM_UNREAD (20) connections each send
  * `GET /docs/json` pipelined 500 times a write and never read (reconnecting when closed; half on
- * /info). `idle`: the same load while one address opens MEM_IDLE (15000) connections, each
+ * /info). `idle`: the same load while another address (127.0.0.2) opens MEM_IDLE (15000) connections, each
  * finishing one request and then idling. Their answers columns say how those clients fared.
  * Usage: npm run build && npx tsx bench/memory.ts
  * Env: MEM_CONNECTIONS=300 MEM_SECONDS=20 MEM_WORKERS=2 MEM_UPDATES=1500 MEM_SCENARIOS=verify,decodeReport,both,verifyLarge,hostile,unread,idle
@@ -123,14 +123,15 @@ function startUnread(url: string): { stop: () => Promise<string> } {
   };
 }
 
-/** One address opening IDLE connections, each finishing one GET /healthz and then idling. */
+/** One address (127.0.0.2) opening IDLE connections, each finishing one GET /healthz and then idling. */
 async function startIdle(url: string): Promise<{ stop: () => Promise<string> }> {
   const { hostname, port } = new URL(url);
   const sockets: Socket[] = [];
   const outcome = { answered: 0, closed: 0 };
   const one = () =>
     new Promise<void>((resolve) => {
-      const s = connect(Number(port), hostname, () => s.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`));
+      // From another loopback address than the load's, as another client would be.
+      const s = connect({ port: Number(port), host: hostname, localAddress: '127.0.0.2' }, () => s.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`));
       sockets.push(s);
       s.once('data', () => (outcome.answered++, resolve()));
       s.on('error', () => undefined);

@@ -5,7 +5,7 @@
  * --checkpoint, a checkpoint of the written batches (at most every DURABLE_EVERY_MS, and at the end) so that --resume continues exactly where
  * the last durable batch ended (the output is truncated to the checkpointed byte offset).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseOptions, usage, type CommandSpec } from './args.js';
 import { createCliVerifier, type CliVerifier } from './context.js';
@@ -421,6 +421,21 @@ function readCheckpoint(file: string): Checkpoint {
   return c;
 }
 
+/** Why `offset` cannot be where a run's output was made durable: not a line boundary inside `file`, or undefined. */
+function outputOffsetProblem(offset: number, file: string): string | undefined {
+  const size = existsSync(file) ? statSync(file).size : 0;
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset > size) return `outputOffset ${offset} is not a byte offset inside ${file} (${size} bytes)`;
+  if (offset === 0) return undefined;
+  const fd = openSync(file, 'r');
+  try {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, offset - 1);
+    return last[0] === 0x0a ? undefined : `outputOffset ${offset} is not at the end of a line of ${file}`;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Runs of updates' worth of batches that may wait for their verification at once (see maxPending). */
 const PENDING_RUNS = 4;
 
@@ -439,6 +454,8 @@ export async function runReverify(o: RunOptions): Promise<number> {
       if (!same(c.source, source.identity) || c.output !== o.outFile) {
         throw cliError('CLI_CHECKPOINT_MISMATCH', `checkpoint ${o.checkpointFile} belongs to another run (source ${JSON.stringify(c.source)}, output ${c.output})`);
       }
+      const problem = source.cursorProblem(c.cursor) ?? outputOffsetProblem(c.outputOffset, o.outFile!);
+      if (problem) throw cliError('CLI_CHECKPOINT_INVALID', `checkpoint ${o.checkpointFile}: ${problem}: it was not written by this run; delete it to start over`);
       cursor = c.cursor;
       startOffset = c.outputOffset;
       // The output up to the checkpoint is the state: summary and measurements replayed from it.

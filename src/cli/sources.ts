@@ -35,7 +35,17 @@ export interface Source {
   /** Units still to do from `cursor` (for the ETA), when known. */
   remaining(cursor: number): number | undefined;
   initialCursor: number;
+  /** Why `cursor` cannot be where a run of this source stopped (a checkpoint's, before resuming), or undefined. */
+  cursorProblem(cursor: number): string | undefined;
   batches(cursor: number, stop: () => boolean): AsyncGenerator<Batch>;
+}
+
+/** A cursor that is no whole number from `first` to `last` (undefined: no bound known), as cursorProblem says it. */
+function outsideRange(cursor: number, first: number, last: number | undefined): string | undefined {
+  if (!Number.isSafeInteger(cursor) || cursor < first || (last !== undefined && cursor > last)) {
+    return `cursor ${cursor} is not a whole number from ${first} to ${last ?? 'the end'}`;
+  }
+  return undefined;
 }
 
 export interface Shard {
@@ -66,6 +76,7 @@ export function blockSource(o: { note?: string; scanner: BlockScanner; programs:
     unit: 'blocks',
     ...(o.note !== undefined ? { note: o.note } : {}),
     initialCursor: from,
+    cursorProblem: (cursor) => outsideRange(cursor, from, to) ?? (cursor !== to && (cursor - from) % batchSize !== 0 ? `cursor ${cursor} is not the start of a batch of ${batchSize} blocks from ${from}` : undefined),
     remaining: (cursor) => starts(cursor).reduce((n, s) => n + endOf(s) - s, 0),
     async *batches(cursor, stop) {
       const list = starts(cursor);
@@ -124,6 +135,7 @@ export function jsonlSource(file: string, batchLines = 50): Source {
     identity: { kind: 'jsonl', file },
     unit: 'lines',
     initialCursor: 0,
+    cursorProblem: (cursor) => outsideRange(cursor, 0, undefined),
     remaining: () => undefined,
     async *batches(cursor, stop) {
       const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
@@ -165,6 +177,7 @@ export function txDirSource(dir: string, programs: readonly string[], registry?:
     identity: { kind: 'tx-dir', dir, programs, files: files.length },
     unit: 'files',
     initialCursor: 0,
+    cursorProblem: (cursor) => outsideRange(cursor, 0, files.length),
     remaining: (cursor) => Math.max(0, files.length - cursor),
     async *batches(cursor, stop) {
       for (let s = cursor; s < files.length; s += batchFiles) {

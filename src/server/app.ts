@@ -156,10 +156,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler(unrouted);
 
   if (opts.metrics) await app.register(metricsPlugin(opts.metrics));
+  let openApiText: string | undefined;
   app.get(
     '/docs/json',
     { schema: { summary: 'This OpenAPI 3 description', response: { 200: { type: 'object', additionalProperties: true, description: 'OpenAPI 3.0 document' } } } },
-    async () => app.swagger(),
+    // The document is fixed once the app is ready: serialised once, not for every request, so that
+    // clients asking for it again and again cannot make work for the HTTP thread.
+    async (_req, reply) => reply.type('application/json; charset=utf-8').send((openApiText ??= JSON.stringify(app.swagger()))),
   );
   await app.register(healthRoutes(opts.isReady ?? (() => true)));
   await app.register(infoRoute(opts.info));

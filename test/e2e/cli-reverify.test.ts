@@ -215,6 +215,51 @@ describe('reverify over a ledger node', () => {
   });
 });
 
+describe('a checkpoint edited by hand (issue 48, item 7)', () => {
+  it('is refused, naming the value, for a cursor or an output offset no run could have written', async () => {
+    // A finished run of 1000..1131 in batches of 10, with its output and checkpoint.
+    const out = join(dir, 'edited.jsonl');
+    const ckpt = join(dir, 'edited.ckpt');
+    const args = [...scanArgs(['--workers', '0', '--batch', '10', '--checkpoint', ckpt]).slice(1), '--progress-interval', '0'];
+    const run = (extra: string[] = []) => {
+      let stderr = '';
+      return reverifyCommand([...args, '--out', out, ...extra], { stderr: (x) => void (stderr += x), tty: false }).then(
+        (code) => ({ code, stderr }),
+        (e: unknown) => ({ code: -1, stderr: '', error: e as Error & { code?: string } }),
+      );
+    };
+    const first = await run();
+    expect(first.code, String((first as { error?: Error }).error?.message ?? first.stderr)).toBe(1); // one tampered update
+    const written = readFileSync(out, 'utf8');
+    const saved = JSON.parse(readFileSync(ckpt, 'utf8'));
+    expect(saved).toMatchObject({ done: true, cursor: 1131, outputOffset: Buffer.byteLength(written) });
+    const firstLine = Buffer.byteLength(written.split('\n')[0]!) + 1;
+    const edits: [Record<string, number>, RegExp][] = [
+      [{ cursor: -1 }, /cursor -1 is not a whole number from 1000 to 1131/],
+      [{ cursor: 1200 }, /cursor 1200 is not a whole number from 1000 to 1131/],
+      [{ cursor: 1015 }, /cursor 1015 is not the start of a batch of 10 blocks from 1000/],
+      [{ cursor: 1010.5 }, /cursor 1010.5 is not a whole number/],
+      [{ outputOffset: -1 }, /outputOffset -1 is not a byte offset inside/],
+      [{ outputOffset: saved.outputOffset + 1000 }, /is not a byte offset inside .* \(\d+ bytes\)/],
+      [{ outputOffset: firstLine - 1 }, /is not at the end of a line/],
+    ];
+    for (const [edit, why] of edits) {
+      writeFileSync(ckpt, JSON.stringify({ ...saved, ...edit, done: false }));
+      const r = await run(['--resume']);
+      expect(r.code, JSON.stringify(edit)).toBe(-1);
+      expect((r as { error?: Error & { code?: string } }).error).toMatchObject({ code: 'CLI_CHECKPOINT_INVALID' });
+      expect((r as { error?: Error }).error!.message).toMatch(why);
+      // Nothing was written: the output is as the first run left it.
+      expect(readFileSync(out, 'utf8')).toBe(written);
+    }
+    // A checkpoint as a run writes it, at a batch boundary and a line end, is resumed.
+    writeFileSync(ckpt, JSON.stringify({ ...saved, cursor: 1000, nextHeight: 1000, outputOffset: 0, done: false }));
+    const again = await run(['--resume']);
+    expect(again.code).toBe(1);
+    expect(readFileSync(out, 'utf8')).toBe(written);
+  });
+});
+
 describe('crash and resume', () => {
   it('a SIGKILLed run resumed from its checkpoint accounts for every update exactly once', async () => {
     // 300 blocks, one update per block (every 7th tampered), 30 batches of 10 at 10 calls/s.
