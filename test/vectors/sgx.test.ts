@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { VerifierError } from '../../src/errors.js';
+import { outcomeFor, type ErrorCode } from '../../src/errorCodes.js';
 import { ChainCache } from '../../src/attestation/x509/chainCache.js';
 import { parseCrl } from '../../src/attestation/x509/crl.js';
 import { parseCertificate } from '../../src/attestation/x509/certificate.js';
@@ -215,6 +216,26 @@ describe('typeA vectors: tampering with real data', () => {
     expect(edit({ tcbInfoIssuerChain: collateral.pckCrlIssuerChain })).toBe('TYPEA_TCB_SIGNING_CHAIN_INVALID');
     // Root CA CRL signed by someone else (the PCK CRL in its place).
     expect(edit({ rootCaCrl: collateral.pckCrl })).toBe('CRL_ISSUER_MISMATCH');
+  });
+
+  it('collateral: a tampered certificate of its own chains is a collateral failure (unverifiable), like a tampered TCB info or CRL', () => {
+    const full = (patch: Partial<Collateral>): string => codeOf(() => verifyCollateral({ ...collateral, ...patch }, { root, time }));
+    // One bit of the first certificate's signature (the DER's last bytes), the PEM re-encoded.
+    const flipFirstCert = (pem: string): string => {
+      const m = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(pem)!;
+      const der = Buffer.from(m[1]!.replace(/\s/g, ''), 'base64');
+      der[der.length - 4]! ^= 0x01;
+      return pem.replace(m[0], `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----`);
+    };
+    const signing = full({ tcbInfoIssuerChain: flipFirstCert(collateral.tcbInfoIssuerChain) });
+    expect(signing).toMatch(/^TYPEA_TCB_SIGNING_CHAIN_INVALID: typeA: X509_CHAIN_BAD_SIGNATURE: /);
+    const pckCa = full({ pckCrlIssuerChain: flipFirstCert(collateral.pckCrlIssuerChain) });
+    expect(pckCa).toMatch(/^TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID: typeA: X509_CHAIN_BAD_SIGNATURE: /);
+    for (const code of [signing, pckCa, full({ tcbInfoSignature: collateral.tcbInfoSignature.replace(/^../, '00') })]) {
+      expect(outcomeFor(false, code.split(':')[0] as ErrorCode)).toBe('unverifiable');
+    }
+    // The same tampering of the report's own PCK chain stays a verdict on the report (tamper tests below).
+    expect(outcomeFor(false, 'X509_CHAIN_BAD_SIGNATURE')).toBe('invalid');
   });
 
   it('collateral for another FMSPC → TYPEA_FMSPC_MISMATCH', () => {

@@ -29,6 +29,7 @@ import type { Quote } from './quote.js';
 import { checkTcbInfoTime, matchTcbLevel, parseTcbInfo, type TcbInfo } from './tcbInfo.js';
 import { combineTcbStatus, egoTcbStatus, type QeTcbStatus, type TcbStatus } from './tcbStatus.js';
 import { hex } from '../../bytes.js';
+import { isVerifierError } from '../../errors.js';
 
 export interface VerifyOptions {
   /** The pinned Intel SGX Root CA. */
@@ -173,9 +174,24 @@ function tcbSigningChainShape(pem: string, what: string): Certificate[] {
   return chain;
 }
 
+/**
+ * A chain of the collateral (TCB signing, PCK CRL issuer) validated at T. The collateral comes from
+ * the PCCS or the collateral directory, never from the report, so a failure of its chain (a bad
+ * signature, an expired certificate) says nothing about the report: it is raised with a collateral
+ * code (an unverifiable verdict), the X.509 check's own code and message kept in the text.
+ */
+function verifyCollateralChain(chain: readonly Certificate[], policy: ChainPolicy, code: 'TYPEA_TCB_SIGNING_CHAIN_INVALID' | 'TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID'): void {
+  try {
+    verifyChain(chain, policy);
+  } catch (e) {
+    if (!isVerifierError(e)) throw e;
+    typeAError(code, `${e.code}: ${e.message}`, { cause: e });
+  }
+}
+
 /** Validates a [TCB Signing, root] chain at T; the signing cert must not be on the root CRL. */
 function verifyTcbSigningChain(chain: readonly Certificate[], what: string, rootCrl: Crl, opts: VerifyOptions): void {
-  verifyChain(chain, { time: opts.time, root: opts.root, label: `${LABEL} ${what} issuer chain`, leafKeyCurve: 'P-256' });
+  verifyCollateralChain(chain, { time: opts.time, root: opts.root, label: `${LABEL} ${what} issuer chain`, leafKeyCurve: 'P-256' }, 'TYPEA_TCB_SIGNING_CHAIN_INVALID');
   const signer = chain[0]!;
   if (isRevoked(rootCrl, signer.serialHex)) {
     typeAError('TYPEA_TCB_SIGNING_CERT_REVOKED', `${what} signing certificate serial ${signer.serialHex} is on the Root CA CRL`);
@@ -242,7 +258,7 @@ export function verifyCollateral(c: Collateral, opts: VerifyOptions): VerifiedCo
   checkQeIdentityTime(qeIdentity, time);
 
   // 7. PCK CRL issuer chain.
-  verifyChain(pckCrlIssuerChain, { time, root, label: `${LABEL} PCK CRL issuer chain` });
+  verifyCollateralChain(pckCrlIssuerChain, { time, root, label: `${LABEL} PCK CRL issuer chain` }, 'TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID');
   if (isRevoked(rootCaCrl, pckCrlIssuer.serialHex)) {
     typeAError('TYPEA_PCK_CA_REVOKED', `PCK CA "${pckCrlIssuer.subjectText}" serial ${pckCrlIssuer.serialHex} is on the Root CA CRL`);
   }
@@ -278,13 +294,13 @@ export function verifyCollateral(c: Collateral, opts: VerifyOptions): VerifiedCo
 export function checkCollateralTime(vc: VerifiedCollateral, opts: VerifyOptions): void {
   if (opts.time >= vc.validFrom && opts.time <= vc.validUntil) return;
   checkCrlTime(vc.rootCaCrl, opts.time, `${LABEL} Root CA CRL`);
-  const chains: [readonly Certificate[], string][] = [
-    [vc.tcbInfoSigningChain, 'TCB info issuer chain'],
-    [vc.qeIdentitySigningChain, 'QE identity issuer chain'],
-    [vc.pckCrlIssuerChain, 'PCK CRL issuer chain'],
+  const chains: [readonly Certificate[], string, 'TYPEA_TCB_SIGNING_CHAIN_INVALID' | 'TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID'][] = [
+    [vc.tcbInfoSigningChain, 'TCB info issuer chain', 'TYPEA_TCB_SIGNING_CHAIN_INVALID'],
+    [vc.qeIdentitySigningChain, 'QE identity issuer chain', 'TYPEA_TCB_SIGNING_CHAIN_INVALID'],
+    [vc.pckCrlIssuerChain, 'PCK CRL issuer chain', 'TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID'],
   ];
-  for (const [chain, what] of chains) {
-    verifyChain(chain, { time: opts.time, root: opts.root, label: `${LABEL} ${what}` });
+  for (const [chain, what, code] of chains) {
+    verifyCollateralChain(chain, { time: opts.time, root: opts.root, label: `${LABEL} ${what}` }, code);
   }
   checkTcbInfoTime(vc.tcbInfo, opts.time);
   checkQeIdentityTime(vc.qeIdentity, opts.time);
