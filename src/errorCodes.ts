@@ -229,6 +229,15 @@ export const ERROR_TRAITS = {
     TYPEA_BAD_ATTESTATION_KEY: EVIDENCE,
     TYPEA_ISV_REPORT_BAD_SIGNATURE: EVIDENCE,
     TYPEA_TCB_LEVEL_NOT_FOUND: EVIDENCE,
+    /** A list of TCB evaluation data numbers that is not Intel's shape (src/attestation/typeA/tcbEvaluations.ts). */
+    TYPEA_TCB_EVALUATIONS_MALFORMED: COLLATERAL,
+    /** A list of TCB evaluation data numbers whose signature does not verify with its TCB Signing certificate. */
+    TYPEA_TCB_EVALUATIONS_BAD_SIGNATURE: COLLATERAL,
+    /**
+     * The TCB evaluation in force at the update's time is not known: not in any signed list at hand, a gap
+     * in the numbers, or no list new enough to rule out a later one (src/attestation/typeA/evaluationInForce.ts).
+     */
+    TYPEA_TCB_EVALUATION_UNAVAILABLE: todo({ ...DEPENDENCY, retryable: false }, 'The TCB evaluation in force at the update\'s time is not at hand, so the update is not judged by another: the message names the FMSPC, the time and the evaluation wanted. Supply Intel\'s signed copies of that evaluation (its TCB info and QE identity) and a signed list of evaluation numbers that covers the time.'),
   },
   typeB: {
     TYPEB_REPORT_TOO_SHORT: EVIDENCE,

@@ -14,9 +14,9 @@
  * so that callers can show why a report is refused; the oracle policy rejects it. Revoked
  * CERTIFICATES (a serial on a CRL) are hard failures and throw.
  */
-import { createHash, createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
-import { KEY_USAGE, parsePemChain, type Certificate } from '../x509/certificate.js';
+import type { Certificate } from '../x509/certificate.js';
 import { parseChainDer, verifyChain, type ChainPolicy } from '../x509/chain.js';
 import type { ChainCache } from '../x509/chainCache.js';
 import { checkCrlTime, isRevoked, parseCrl, verifyCrl, type Crl } from '../x509/crl.js';
@@ -29,7 +29,7 @@ import type { Quote } from './quote.js';
 import { checkTcbInfoTime, matchTcbLevel, parseTcbInfo, type TcbInfo } from './tcbInfo.js';
 import { combineTcbStatus, egoTcbStatus, type QeTcbStatus, type TcbStatus } from './tcbStatus.js';
 import { hex } from '../../bytes.js';
-import { isVerifierError } from '../../errors.js';
+import { collateralPemChain, commonName, isSigningLeaf, p1363Verify, tcbSigningChainShape, verifyCollateralChain } from './signingChain.js';
 
 export interface VerifyOptions {
   /** The pinned Intel SGX Root CA. */
@@ -116,21 +116,12 @@ export interface TypeAVerdict {
 
 const LABEL = 'typeA';
 const CN_ROOT = 'Intel SGX Root CA';
-const CN_TCB_SIGNING = 'Intel SGX TCB Signing';
 const CN_PCK = 'Intel SGX PCK Certificate';
 const CN_PROCESSOR_CA = 'Intel SGX PCK Processor CA';
 const CN_PLATFORM_CA = 'Intel SGX PCK Platform CA';
 const P256_SPKI_PREFIX = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex');
 
-function commonName(c: Certificate): string | undefined {
-  const m = /(?:^|, )CN=([^,]*)(?:,|$)/.exec(c.subjectText);
-  return m?.[1];
-}
 
-/** An end-entity signing certificate: not a CA, and keyUsage (when present) allows digitalSignature. */
-function isSigningLeaf(c: Certificate): boolean {
-  return !c.basicConstraints?.ca && (c.keyUsage === undefined || (c.keyUsage & KEY_USAGE.digitalSignature) !== 0);
-}
 
 function window(certs: readonly Certificate[]): [number, number] {
   let from = -Infinity;
@@ -142,13 +133,6 @@ function window(certs: readonly Certificate[]): [number, number] {
   return [from, until];
 }
 
-function p1363Verify(key: KeyObject, data: Uint8Array, sig: Uint8Array): boolean {
-  try {
-    return cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, sig);
-  } catch {
-    return false;
-  }
-}
 
 function signatureBytes(sigHex: string, what: 'TCB info' | 'QE identity'): Uint8Array {
   const code = what === 'TCB info' ? 'TYPEA_TCB_INFO_BAD_SIGNATURE' : 'TYPEA_QE_IDENTITY_BAD_SIGNATURE';
@@ -158,36 +142,7 @@ function signatureBytes(sigHex: string, what: 'TCB info' | 'QE identity'): Uint8
   return new Uint8Array(Buffer.from(sigHex, 'hex'));
 }
 
-/** Shape of a [TCB Signing, root] chain (no cryptography). */
-function tcbSigningChainShape(pem: string, what: string): Certificate[] {
-  const chain = parsePemChain(pem);
-  if (chain.length !== 2) {
-    typeAError('TYPEA_TCB_SIGNING_CHAIN_INVALID', `${what} issuer chain has ${chain.length} certificate(s), expected 2 (TCB Signing, root)`);
-  }
-  const signer = chain[0]!;
-  if (commonName(signer) !== CN_TCB_SIGNING) {
-    typeAError('TYPEA_TCB_SIGNING_CHAIN_INVALID', `${what} issuer chain leaf is "${signer.subjectText}", expected CN=${CN_TCB_SIGNING}`);
-  }
-  if (!isSigningLeaf(signer)) {
-    typeAError('TYPEA_TCB_SIGNING_CHAIN_INVALID', `${what} signing certificate is a CA or its keyUsage lacks digitalSignature`);
-  }
-  return chain;
-}
 
-/**
- * A chain of the collateral (TCB signing, PCK CRL issuer) validated at T. The collateral comes from
- * the PCCS or the collateral directory, never from the report, so a failure of its chain (a bad
- * signature, an expired certificate) says nothing about the report: it is raised with a collateral
- * code (an unverifiable verdict), the X.509 check's own code and message kept in the text.
- */
-function verifyCollateralChain(chain: readonly Certificate[], policy: ChainPolicy, code: 'TYPEA_TCB_SIGNING_CHAIN_INVALID' | 'TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID'): void {
-  try {
-    verifyChain(chain, policy);
-  } catch (e) {
-    if (!isVerifierError(e)) throw e;
-    typeAError(code, `${e.code}: ${e.message}`, { cause: e });
-  }
-}
 
 /** Validates a [TCB Signing, root] chain at T; the signing cert must not be on the root CRL. */
 function verifyTcbSigningChain(chain: readonly Certificate[], what: string, rootCrl: Crl, opts: VerifyOptions): void {
@@ -230,7 +185,7 @@ export function verifyCollateral(c: Collateral, opts: VerifyOptions): VerifiedCo
   const tcbInfoSigningChain = tcbSigningChainShape(c.tcbInfoIssuerChain, 'TCB info');
   const sameChain = c.qeIdentityIssuerChain === c.tcbInfoIssuerChain;
   const qeIdentitySigningChain = sameChain ? tcbInfoSigningChain : tcbSigningChainShape(c.qeIdentityIssuerChain, 'QE identity');
-  const pckCrlIssuerChain = parsePemChain(c.pckCrlIssuerChain);
+  const pckCrlIssuerChain = collateralPemChain(c.pckCrlIssuerChain, 'PCK CRL issuer chain', 'TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID');
   if (pckCrlIssuerChain.length !== 2) {
     typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK CRL issuer chain has ${pckCrlIssuerChain.length} certificate(s), expected 2 (PCK CA, root)`);
   }

@@ -53,6 +53,8 @@ export interface Crl {
   readonly signature: Uint8Array;
   /** Revoked serial numbers: lowercase hex, no leading 00 sign octet. */
   readonly revoked: ReadonlySet<string>;
+  /** Each revoked serial's revocationDate, epoch milliseconds. */
+  readonly revokedAt: ReadonlyMap<string, number>;
   readonly extensions: readonly CrlExtension[];
 }
 
@@ -132,6 +134,7 @@ export function parseCrl(der: Uint8Array, label = 'CRL'): Crl {
     if (nextUpdate < thisUpdate) throw new Error(`nextUpdate ${iso(nextUpdate)} is before thisUpdate ${iso(thisUpdate)}`);
 
     const revoked = new Set<string>();
+    const revokedAt = new Map<string, number>();
     if (f[i]?.tag === TAG.SEQUENCE) {
       const entries = children(f[i]!);
       if (entries.length === 0) throw new Error('empty revokedCertificates (must be absent instead)');
@@ -139,7 +142,7 @@ export function parseCrl(der: Uint8Array, label = 'CRL'): Crl {
         const parts = children(expectTag(e, TAG.SEQUENCE, 'revoked certificate entry'));
         if (parts.length < 2 || parts.length > 3) throw new Error('revoked certificate entry must have 2 or 3 elements');
         const serial = serialKey(parts[0]!, 'userCertificate');
-        readTime(parts[1]!);
+        const date = readTime(parts[1]!);
         if (parts[2]) {
           for (const x of extensionList(parts[2], 'crlEntryExtensions')) {
             if (x.critical && !KNOWN_ENTRY_EXTENSIONS.has(x.oid)) {
@@ -148,6 +151,7 @@ export function parseCrl(der: Uint8Array, label = 'CRL'): Crl {
           }
         }
         revoked.add(serial);
+        revokedAt.set(serial, Math.min(date, revokedAt.get(serial) ?? Infinity));
       }
       i++;
     }
@@ -173,6 +177,7 @@ export function parseCrl(der: Uint8Array, label = 'CRL'): Crl {
       signatureAlgorithm,
       signature,
       revoked,
+      revokedAt,
       extensions,
     };
   } catch (e) {
@@ -221,4 +226,9 @@ export function checkCrlTime(crl: Crl, time: number, label: string): void {
 /** True when `serialHex` (lowercase hex, no leading 00) is listed. */
 export function isRevoked(crl: Crl, serialHex: string): boolean {
   return crl.revoked.has(serialHex.toLowerCase());
+}
+
+/** When `serialHex` was revoked by the CRL's entry (epoch ms), or undefined when it is not listed. */
+export function revokedSince(crl: Crl, serialHex: string): number | undefined {
+  return crl.revokedAt.get(serialHex.toLowerCase());
 }
