@@ -179,6 +179,8 @@ export const ERROR_TRAITS = {
     CRL_BAD_SIGNATURE: COLLATERAL,
     CRL_NOT_YET_VALID: COLLATERAL,
     CRL_EXPIRED: COLLATERAL,
+    /** Judging at a past time: the CRL at hand was valid only until before that time, so it cannot tell the revocations as they stood then. */
+    CRL_ENDS_BEFORE_TIME: COLLATERAL,
   },
   /** The SGX quote bytes themselves (envelope, layout). */
   quote: {

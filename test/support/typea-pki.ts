@@ -89,8 +89,9 @@ export function issue(spec: CertSpec): Issued {
   return { cert: parseCertificate(der), key, pem: toPem(der) };
 }
 
-export function crl(issuer: Issued, thisUpdate: number, nextUpdate: number, revoked: bigint[]): Uint8Array {
-  const entries = revoked.map((s) => seq(int(s), utcTime(thisUpdate)));
+/** A CRL of `issuer` listing `revoked`, each entry dated `revokedOn` (default thisUpdate). */
+export function crl(issuer: Issued, thisUpdate: number, nextUpdate: number, revoked: bigint[], revokedOn = thisUpdate): Uint8Array {
+  const entries = revoked.map((s) => seq(int(s), utcTime(revokedOn)));
   const tbs = seq(
     int(1),
     ECDSA_SHA256,

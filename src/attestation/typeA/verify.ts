@@ -19,7 +19,7 @@ import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../x509/certificate.js';
 import { parseChainDer, verifyChain, type ChainPolicy } from '../x509/chain.js';
 import type { ChainCache } from '../x509/chainCache.js';
-import { checkCrlTime, isRevoked, parseCrl, verifyCrl, type Crl } from '../x509/crl.js';
+import { checkCrlTime, isRevoked, parseCrl, verifyCrl, verifyCrlCovering, type Crl } from '../x509/crl.js';
 import type { Collateral } from './collateral.js';
 import { typeAError } from './errors.js';
 import { iso } from './json.js';
@@ -29,6 +29,7 @@ import type { Quote } from './quote.js';
 import { checkTcbInfoTime, matchTcbLevel, parseTcbInfo, type TcbInfo } from './tcbInfo.js';
 import { combineTcbStatus, egoTcbStatus, type QeTcbStatus, type TcbStatus } from './tcbStatus.js';
 import { hex } from '../../bytes.js';
+import { checkEvaluation, revocation } from './history.js';
 import { collateralPemChain, commonName, isSigningLeaf, p1363Verify, tcbSigningChainShape, verifyCollateralChain } from './signingChain.js';
 
 export interface VerifyOptions {
@@ -36,6 +37,17 @@ export interface VerifyOptions {
   readonly root: Certificate;
   /** Verification time, epoch milliseconds. Every validity bound is inclusive. */
   readonly time: number;
+  /**
+   * Judge as history: the report as it stood at `time` (a ledger update at its block's time), under
+   * the TCB evaluation `evaluation` that was in force then (evaluationInForce.ts). The collateral is
+   * then authenticated by its signatures, not by its copies' dates: each signing chain is validated
+   * at the time its document was signed (a TCB info's or QE identity's issueDate, a CRL's
+   * thisUpdate); the TCB info and QE identity must be of `evaluation`; each CRL must have been
+   * current at `time` or issued later, and a certificate is revoked only by an entry dated at or
+   * before `time` (a later one is reported as `pckRevokedSince` / `pckCaRevokedSince`). The
+   * report's own PCK chain is still validated at `time`.
+   */
+  readonly asOf?: { readonly evaluation: number };
 }
 
 export interface QuoteVerifyOptions extends VerifyOptions {
@@ -79,9 +91,11 @@ export interface VerifiedCollateral {
   readonly tcbInfoSigningChain: readonly Certificate[];
   readonly qeIdentitySigningChain: readonly Certificate[];
   readonly pckCrlIssuerChain: readonly Certificate[];
-  /** Intersection of every validity window above, epoch ms. */
+  /** Intersection of every validity window above, epoch ms (judged as history: the one time judged). */
   readonly validFrom: number;
   readonly validUntil: number;
+  /** Verified to judge a report as it stood at `time` under TCB evaluation `evaluation` (VerifyOptions.asOf). */
+  readonly asOf?: { readonly time: number; readonly evaluation: number };
 }
 
 /** Supplies verified collateral (TCB info, QE identity, CRLs) for a quote at a time. */
@@ -112,6 +126,9 @@ export interface TypeAVerdict {
   /** Intersection of every validity window used (collateral and PCK chain), epoch ms. */
   readonly validFrom: number;
   readonly validUntil: number;
+  /** Judged as history: the PCK certificate, or its CA, was revoked after the time judged, on this date (epoch ms). */
+  readonly pckRevokedSince?: number;
+  readonly pckCaRevokedSince?: number;
 }
 
 const LABEL = 'typeA';
@@ -195,31 +212,36 @@ export function verifyCollateral(c: Collateral, opts: VerifyOptions): VerifiedCo
     typeAError('TYPEA_PCK_CHAIN_INVALID', `PCK CRL issuer is "${pckCrlIssuer.subjectText}", expected CN=${CN_PROCESSOR_CA} or CN=${CN_PLATFORM_CA}`);
   }
 
+  const asOf = opts.asOf;
   // 2. Root CA CRL.
-  verifyCrl(rootCaCrl, root, time, `${LABEL} Root CA CRL`);
+  if (asOf) verifyCrlCovering(rootCaCrl, root, time, `${LABEL} Root CA CRL`);
+  else verifyCrl(rootCaCrl, root, time, `${LABEL} Root CA CRL`);
 
-  // 3–4. TCB info.
-  verifyTcbSigningChain(tcbInfoSigningChain, 'TCB info', rootCaCrl, opts);
+  // 3–4. TCB info (as history: its chain at the time it was signed, and of the evaluation then in force).
+  verifyTcbSigningChain(tcbInfoSigningChain, 'TCB info', rootCaCrl, { root, time: asOf ? tcbInfo.issueDate : time });
   if (!p1363Verify(tcbInfoSigningChain[0]!.publicKey, Buffer.from(c.tcbInfoRaw, 'utf8'), tcbSig)) {
     typeAError('TYPEA_TCB_INFO_BAD_SIGNATURE', `TCB info signature does not verify with the key of "${tcbInfoSigningChain[0]!.subjectText}" over the exact tcbInfo bytes`);
   }
-  checkTcbInfoTime(tcbInfo, time);
+  if (asOf) checkEvaluation('TCB info', tcbInfo.tcbEvaluationDataNumber, tcbInfo, time, asOf.evaluation);
+  else checkTcbInfoTime(tcbInfo, time);
 
   // 5–6. QE identity.
-  if (!sameChain) verifyTcbSigningChain(qeIdentitySigningChain, 'QE identity', rootCaCrl, opts);
+  if (!sameChain || asOf) verifyTcbSigningChain(qeIdentitySigningChain, 'QE identity', rootCaCrl, { root, time: asOf ? qeIdentity.issueDate : time });
   if (!p1363Verify(qeIdentitySigningChain[0]!.publicKey, Buffer.from(c.qeIdentityRaw, 'utf8'), qeSig)) {
     typeAError('TYPEA_QE_IDENTITY_BAD_SIGNATURE', `QE identity signature does not verify with the key of "${qeIdentitySigningChain[0]!.subjectText}" over the exact enclaveIdentity bytes`);
   }
-  checkQeIdentityTime(qeIdentity, time);
+  if (asOf) checkEvaluation('QE identity', qeIdentity.tcbEvaluationDataNumber, tcbInfo, time, asOf.evaluation);
+  else checkQeIdentityTime(qeIdentity, time);
 
-  // 7. PCK CRL issuer chain.
-  verifyCollateralChain(pckCrlIssuerChain, { time, root, label: `${LABEL} PCK CRL issuer chain` }, 'TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID');
-  if (isRevoked(rootCaCrl, pckCrlIssuer.serialHex)) {
+  // 7. PCK CRL issuer chain (as history: at the time the CRL was signed).
+  verifyCollateralChain(pckCrlIssuerChain, { time: asOf ? pckCrl.thisUpdate : time, root, label: `${LABEL} PCK CRL issuer chain` }, 'TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID');
+  if (revocation(rootCaCrl, pckCrlIssuer.serialHex, asOf ? time : undefined) === 'revoked') {
     typeAError('TYPEA_PCK_CA_REVOKED', `PCK CA "${pckCrlIssuer.subjectText}" serial ${pckCrlIssuer.serialHex} is on the Root CA CRL`);
   }
 
   // 8. PCK CRL.
-  verifyCrl(pckCrl, pckCrlIssuer, time, `${LABEL} PCK CRL`);
+  if (asOf) verifyCrlCovering(pckCrl, pckCrlIssuer, time, `${LABEL} PCK CRL`);
+  else verifyCrl(pckCrl, pckCrlIssuer, time, `${LABEL} PCK CRL`);
 
   const windows = [
     window(tcbInfoSigningChain),
@@ -240,13 +262,18 @@ export function verifyCollateral(c: Collateral, opts: VerifyOptions): VerifiedCo
     tcbInfoSigningChain,
     qeIdentitySigningChain,
     pckCrlIssuerChain,
-    validFrom: Math.max(...windows.map((w) => w[0])),
-    validUntil: Math.min(...windows.map((w) => w[1])),
+    ...(asOf
+      ? { validFrom: time, validUntil: time, asOf: { time, evaluation: asOf.evaluation } }
+      : { validFrom: Math.max(...windows.map((w) => w[0])), validUntil: Math.min(...windows.map((w) => w[1])) }),
   };
 }
 
 /** Re-checks every validity window of cached collateral at `time`, naming the first that fails. */
 export function checkCollateralTime(vc: VerifiedCollateral, opts: VerifyOptions): void {
+  if (vc.asOf) {
+    if (opts.time !== vc.asOf.time) typeAError('TYPEA_COLLATERAL_MALFORMED', `collateral verified to judge the report as of ${iso(vc.asOf.time)} cannot judge it at ${iso(opts.time)}`);
+    return;
+  }
   if (opts.time >= vc.validFrom && opts.time <= vc.validUntil) return;
   checkCrlTime(vc.rootCaCrl, opts.time, `${LABEL} Root CA CRL`);
   const chains: [readonly Certificate[], string, 'TYPEA_TCB_SIGNING_CHAIN_INVALID' | 'TYPEA_PCK_CRL_ISSUER_CHAIN_INVALID'][] = [
@@ -380,9 +407,11 @@ export function verifyQuoteWithCollateral(sq: SignedQuote, vc: VerifiedCollatera
   }
   checkCollateralTime(vc, { root, time });
 
-  // 2. Revocation.
+  // 2. Revocation (as history: by the entries dated up to the time judged).
   opts.onCheck?.('typeA.revocation');
-  if (isRevoked(vc.rootCaCrl, ca.serialHex)) {
+  const at = vc.asOf?.time;
+  const caRevoked = revocation(vc.rootCaCrl, ca.serialHex, at);
+  if (caRevoked === 'revoked') {
     typeAError('TYPEA_PCK_CA_REVOKED', `PCK CA "${ca.subjectText}" serial ${ca.serialHex} is on the Root CA CRL`);
   }
   if (!Buffer.from(vc.pckCrl.issuer).equals(ca.subject)) {
@@ -391,12 +420,14 @@ export function verifyQuoteWithCollateral(sq: SignedQuote, vc: VerifiedCollatera
   if (!Buffer.from(vc.pckCrlIssuer.der).equals(ca.der)) {
     // Same name, different certificate (e.g. a re-issued CA): the CRL must verify with this CA too.
     try {
-      verifyCrl(vc.pckCrl, ca, time, `${LABEL} PCK CRL`);
+      if (at !== undefined) verifyCrlCovering(vc.pckCrl, ca, time, `${LABEL} PCK CRL`);
+      else verifyCrl(vc.pckCrl, ca, time, `${LABEL} PCK CRL`);
     } catch (e) {
       typeAError('TYPEA_PCK_CRL_ISSUER_MISMATCH', `PCK CRL does not verify with the quote's PCK CA "${ca.subjectText}": ${(e as Error).message}`, { cause: e });
     }
   }
-  if (isRevoked(vc.pckCrl, leaf.serialHex)) {
+  const leafRevoked = revocation(vc.pckCrl, leaf.serialHex, at);
+  if (leafRevoked === 'revoked') {
     typeAError('TYPEA_PCK_CERT_REVOKED', `PCK certificate serial ${leaf.serialHex} is on the PCK CRL (thisUpdate ${iso(vc.pckCrl.thisUpdate)})`);
   }
 
@@ -441,6 +472,8 @@ export function verifyQuoteWithCollateral(sq: SignedQuote, vc: VerifiedCollatera
     pckCertSerial: leaf.serialHex,
     validFrom: Math.max(vc.validFrom, chainFrom),
     validUntil: Math.min(vc.validUntil, chainUntil),
+    ...(typeof leafRevoked === 'number' ? { pckRevokedSince: leafRevoked } : {}),
+    ...(typeof caRevoked === 'number' ? { pckCaRevokedSince: caRevoked } : {}),
   };
 }
 

@@ -192,6 +192,25 @@ export function parseCrl(der: Uint8Array, label = 'CRL'): Crl {
  * bounds inclusive). `label` names the CRL in messages ("PCK CRL", "Root CA CRL").
  */
 export function verifyCrl(crl: Crl, issuer: Certificate, time: number, label: string): void {
+  verifyCrlSignature(crl, issuer, label);
+  checkCrlTime(crl, time, label);
+}
+
+/**
+ * Verifies `crl` was issued and signed by `issuer` and can tell the revocations as they stood at a
+ * past `time`: it was current then, or issued later (its entries carry their revocation dates).
+ * One whose validity ended before `time` cannot.
+ */
+export function verifyCrlCovering(crl: Crl, issuer: Certificate, time: number, label: string): void {
+  verifyCrlSignature(crl, issuer, label);
+  if (!Number.isFinite(time)) fail('CRL_EXPIRED', `${label}: invalid verification time ${time}`);
+  if (crl.nextUpdate < time) {
+    fail('CRL_ENDS_BEFORE_TIME', `${label}: valid until ${iso(crl.nextUpdate)}, before ${iso(time)}: it cannot tell the revocations as they stood then; a CRL current at that time or issued later is needed`);
+  }
+}
+
+/** `crl` was issued and signed by `issuer` (its dates are the caller's to check). */
+function verifyCrlSignature(crl: Crl, issuer: Certificate, label: string): void {
   if (!Buffer.from(crl.issuer).equals(issuer.subject)) {
     fail('CRL_ISSUER_MISMATCH', `${label}: issued by a different name than "${issuer.subjectText}"`);
   }
@@ -209,7 +228,6 @@ export function verifyCrl(crl: Crl, issuer: Certificate, time: number, label: st
     ok = false;
   }
   if (!ok) fail('CRL_BAD_SIGNATURE', `${label}: signature does not verify with the key of "${issuer.subjectText}"`);
-  checkCrlTime(crl, time, label);
 }
 
 /** thisUpdate ≤ time ≤ nextUpdate, or CRL_NOT_YET_VALID / CRL_EXPIRED. */
