@@ -19,6 +19,9 @@ import { VerifierPool } from './pool/pool.js';
 import { createMetrics, instrumentService, type Metrics } from './observability/metrics.js';
 import { REPORT_KINDS, type ReportType } from './verify/kinds/index.js';
 import { serviceFetch } from './serviceFetch.js';
+import type { TcbUpdatePolicy } from './attestation/typeA/evaluationInForce.js';
+import { CollateralArchive } from './collateral/archive.js';
+import { HistoryCollateralSource } from './collateral/historySource.js';
 import { pccsHeaders } from './credentials.js';
 import { createInProcessService } from './verify/service.js';
 import type { Policy, TargetValues, VerifierService } from './verify/types.js';
@@ -33,8 +36,8 @@ export interface ComposeOptions {
   at?: number;
   /** Worker threads; else config.workers. */
   workers?: number;
-  /** Where typeA collateral comes from; else the config's collateralDir and pccsUrl. */
-  collateral?: { collateralDir?: string; dirSetting?: string; pccsUrl?: string };
+  /** Where typeA collateral comes from; else the config's collateralDir and pccsUrl. `archive`: judge as history at `at` (in process only). */
+  collateral?: { collateralDir?: string; dirSetting?: string; pccsUrl?: string; archive?: { dir: string; policy: TcbUpdatePolicy } };
   /** The metrics to count in; a fresh registry (without process metrics) when absent. */
   metrics?: Metrics;
   log?: { info(obj: object, msg?: string): void };
@@ -50,6 +53,8 @@ export interface Composed {
   service: VerifierService;
   pool?: VerifierPool;
   metrics: Metrics;
+  /** Judged as history (collateral.archive): the source, with the decision made for each report. */
+  history?: HistoryCollateralSource;
   /** Whether the PCCS is reachable (GET /status/pccs): probed when the last observation is older than config.pccsProbeMaxAgeMs. */
   pccsStatus(): Promise<PccsStatusReport>;
   close(): Promise<void>;
@@ -66,14 +71,14 @@ export function policyOf(config: Config, targets: TargetValues): Policy {
   };
 }
 
-/** The trust anchor of every kind; a kind verified against the clock needs its root valid at `at`. */
-function loadRoots(config: Config, at: number | undefined): Record<ReportType, Certificate> {
+/** The trust anchor of every kind; a kind verified against the clock needs its root valid at `at` (null: at no particular time). */
+export function loadRoots(config: Config, at: number | undefined | null): Record<ReportType, Certificate> {
   const roots = {} as Record<ReportType, Certificate>;
   for (const kind of REPORT_KINDS) {
     const file = config.trustedRoots[kind.id];
     roots[kind.id] = loadTrustRoot(kind.id, file, {
       ...(file === DEFAULT_TRUST_ROOTS[kind.id] ? { pinnedSha256: kind.bundledRoot.sha256 } : {}),
-      ...(kind.usesVerificationTime && at !== undefined ? { now: at } : {}),
+      ...(at === null ? { now: null } : kind.usesVerificationTime && at !== undefined ? { now: at } : {}),
     });
   }
   return roots;
@@ -110,6 +115,13 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       : undefined;
   // The collateral source (src/collateral: a collateral directory, a PCCS) of the kind with a collateral port.
   const collateralKind = REPORT_KINDS.find((k) => k.collateral !== undefined)!;
+  if (where.archive) {
+    // Judged as history at `at`, in this process, with the archive's collateral only.
+    if (at === undefined) throw new Error('composeVerifier: judging as history needs the time judged (at)');
+    const history = new HistoryCollateralSource(CollateralArchive.open(where.archive.dir, roots[collateralKind.id]), roots[collateralKind.id], where.archive.policy);
+    const service = createInProcessService(policy, { roots, collateral: history, chainCache: new ChainCache(), keyCache: new LRUCache({ max: 1024 }), time: at });
+    return { roots, policy, workers: 0, service: instrumentService(service, sink), metrics, history, pccsStatus: () => pccsStatusReport(undefined, false), close: async () => undefined };
+  }
   const { source: collateral, pccs, client } = createCollateralSource({
     root: roots[collateralKind.id],
     now: clock,

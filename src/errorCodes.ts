@@ -269,6 +269,10 @@ export const ERROR_TRAITS = {
   collateralDir: {
     COLLATERAL_DIR_INVALID: SETUP,
   },
+  /** The collateral archive (src/collateral/archive.ts): a directory or a file to import that cannot be used. */
+  collateralArchive: {
+    COLLATERAL_ARCHIVE_INVALID: todo(SETUP, 'Fix the archive or the file the message names: an archive holds only documents this verifier wrote after checking their signatures (`oracle-verifier collateral import`); re-import from the original copies.'),
+  },
   pool: {
     POOL_OVERLOADED: REFUSED,
     POOL_TASK_TIMEOUT: REFUSED,

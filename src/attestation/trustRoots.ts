@@ -15,14 +15,14 @@ const ECDSA_HASH: Record<string, string> = {
   '1.2.840.10045.4.3.4': 'sha512',
 };
 
-/** A trust anchor must be self-issued, a CA, self-signed with a verifying ECDSA signature, and valid now. */
-function checkSelfSignedCa(c: Certificate, now: number, bad: (why: string) => never): void {
+/** A trust anchor must be self-issued, a CA, self-signed with a verifying ECDSA signature, and valid now (`now` null: at no particular time). */
+function checkSelfSignedCa(c: Certificate, now: number | null, bad: (why: string) => never): void {
   if (Buffer.compare(Buffer.from(c.subject), Buffer.from(c.issuer)) !== 0) bad(`subject "${c.subjectText}" differs from issuer "${c.issuerText}"`);
   if (!c.basicConstraints?.ca) bad('basicConstraints CA is not set');
   const hash = ECDSA_HASH[c.signatureAlgorithm];
   if (!hash) bad(`unsupported signature algorithm ${c.signatureAlgorithm}`);
   if (!verify(hash, c.tbs, { key: c.publicKey, dsaEncoding: 'der' }, c.signature)) bad('its self-signature does not verify');
-  if (now < c.notBefore || now > c.notAfter) {
+  if (now !== null && (now < c.notBefore || now > c.notAfter)) {
     bad(`not valid now (${new Date(now).toISOString()}; valid ${new Date(c.notBefore).toISOString()} to ${new Date(c.notAfter).toISOString()})`);
   }
 }
@@ -31,8 +31,12 @@ function bad(kind: string, file: string, why: string): never {
   throw new VerifierError<DomainCode<'config'>>('CONFIG_BAD_TRUST_ROOT', `config: trustedRoots.${kind} = ${JSON.stringify(file)}: ${why}`);
 }
 
-/** `pinnedSha256`: the bundled root's pin (SHA-256 of its DER), given when `file` is the bundled one. */
-export function loadTrustRoot(kind: string, file: string, opts: { pinnedSha256?: string; now?: number }): Certificate {
+/**
+ * `pinnedSha256`: the bundled root's pin (SHA-256 of its DER), given when `file` is the bundled one.
+ * `now`: the time the root must be valid at (default the clock); null for a root that anchors
+ * documents of many times, each chain checking it at its own (the collateral archive).
+ */
+export function loadTrustRoot(kind: string, file: string, opts: { pinnedSha256?: string; now?: number | null }): Certificate {
   let pem: string;
   try {
     pem = readFileSync(file, 'utf8');
@@ -50,6 +54,6 @@ export function loadTrustRoot(kind: string, file: string, opts: { pinnedSha256?:
   if (opts.pinnedSha256 !== undefined && root.fingerprint256 !== opts.pinnedSha256) {
     bad(kind, file, `the bundled root was modified: SHA-256 ${root.fingerprint256}, pinned ${opts.pinnedSha256}`);
   }
-  checkSelfSignedCa(root, opts.now ?? Date.now(), (why) => bad(kind, file, `not a usable self-signed CA root: ${why}`));
+  checkSelfSignedCa(root, opts.now === undefined ? Date.now() : opts.now, (why) => bad(kind, file, `not a usable self-signed CA root: ${why}`));
   return root;
 }

@@ -14,6 +14,8 @@ import type { VerifierPool } from '../pool/pool.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Policy, ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
 import { cliError } from './errors.js';
+import type { TcbUpdatePolicy } from '../attestation/typeA/evaluationInForce.js';
+import type { HistoryCollateralSource } from '../collateral/historySource.js';
 
 export interface ContextOptions {
   configPath?: string;
@@ -22,6 +24,8 @@ export interface ContextOptions {
   workers?: number;
   collateralDir?: string;
   pccsUrl?: string;
+  /** Judge as history at `at` with this collateral archive (in process, no PCCS). */
+  archive?: { dir: string; policy: TcbUpdatePolicy };
 }
 
 export interface CliVerifier {
@@ -32,6 +36,8 @@ export interface CliVerifier {
   pool?: VerifierPool;
   /** The metrics its verifications count in (verifier_verifications_total). */
   metrics: Metrics;
+  /** Judged as history: the archive's source, with what each report was judged with. */
+  history?: HistoryCollateralSource;
   verify(userData: string, report: string, nonce?: string): Promise<VerifyOutcome>;
   /** verify of several pairs, in one pool task when the service has a pool (decodeReports). */
   verifyMany(pairs: readonly ReportTexts[]): Promise<VerifyOutcome[]>;
@@ -52,8 +58,9 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
   }
   // --collateral-dir falls back only to an explicit --pccs (an offline audit stays offline); the
   // config's collateralDir behaves as in the server (its pccsUrl serves what the directory lacks).
-  const collateral =
-    o.collateralDir !== undefined
+  const collateral = o.archive
+    ? { archive: { dir: resolve(o.archive.dir), policy: o.archive.policy } }
+    : o.collateralDir !== undefined
       ? { collateralDir: resolve(o.collateralDir), dirSetting: '--collateral-dir', ...(o.pccsUrl !== undefined ? { pccsUrl: o.pccsUrl } : {}) }
       : {
           ...(config.collateralDir !== undefined ? { collateralDir: config.collateralDir, dirSetting: 'collateralDir' } : {}),
@@ -73,6 +80,7 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
     service,
     ...(c.pool ? { pool: c.pool } : {}),
     metrics: c.metrics,
+    ...(c.history ? { history: c.history } : {}),
     verify: (u, r, nonce) => service.decodeReport(u, r, nonce === undefined ? {} : { nonce }),
     verifyMany: (pairs) => (service.decodeReports ? service.decodeReports(pairs) : Promise.all(pairs.map((p) => service.decodeReport(p.userData, p.report)))),
     close: c.close,

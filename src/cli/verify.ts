@@ -10,6 +10,8 @@ import { measurementsOf } from '../ledger/records/updateRecord.js';
 import { outcomeFor } from '../errorCodes.js';
 import { KINDS } from '../verify/kinds/index.js';
 import type { VerifyOutcome } from '../verify/types.js';
+import { TCB_UPDATE_POLICIES, type TcbUpdatePolicy } from '../attestation/typeA/evaluationInForce.js';
+import type { HistoryCollateralSource } from '../collateral/historySource.js';
 
 export const VERIFY = {
   command: 'verify',
@@ -22,6 +24,9 @@ export const VERIFY = {
     workers: { kind: 'int', arg: 'N', min: 0, max: 256, default: 0, help: 'verification worker threads; 0: verify in this process' },
     'collateral-dir': { kind: 'string', arg: 'DIR', help: 'typeA collateral from this directory (collateral fetch), with --pccs only for what it lacks' },
     pccs: { kind: 'string', arg: 'URL', help: "PCCS for typeA collateral (else the config's pccsUrl)" },
+    'as-of': { kind: 'time', arg: 'ISO-TIME', help: 'judge the report as it stood at this time (a ledger update: its block time): typeA under the TCB evaluation in force then, with the collateral of --archive; needs --archive' },
+    archive: { kind: 'string', arg: 'DIR', help: 'the collateral archive (collateral import) that --as-of judges with; nothing else is asked' },
+    'tcb-update': { kind: 'string', arg: 'early|standard', help: "with --as-of: Intel's TCB update policy that decides the evaluation in force (standard: 12 months after each TCB recovery, the PCS default; early: from its day); default standard" },
     json: { kind: 'flag', help: 'print the POST /decodeReport result as JSON (else a readable summary)' },
   },
   notes: ['FILE holds the ledger struct text (or a JSON string of it).', 'exit: 0 valid, 1 invalid, 2 could not verify (outcome unverifiable: PCCS or collateral unavailable; bad arguments)'],
@@ -85,6 +90,14 @@ export function readableSummary(out: VerifyOutcome): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What a report judged as of a time was judged with (the summary's last lines). */
+function historyLine(history: HistoryCollateralSource, at: number): string {
+  const d = [...history.decisions.values()].find((x) => x.time === at);
+  const when = new Date(at).toISOString();
+  if (!d) return `judged as of:  ${when} (update=${history.policy})\n`;
+  return `judged as of:  ${when}, TCB evaluation ${d.evaluation} (update=${d.policy})\ncollateral:    tcbInfo ${d.keys.tcbInfo}, qeIdentity ${d.keys.qeIdentity}, pckCrl ${d.keys.pckCrl}, rootCaCrl ${d.keys.rootCaCrl}\n`;
+}
+
 export async function verifyCommand(argv: readonly string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
   const a = parseOptions(argv, VERIFY);
   if (a.help) {
@@ -94,7 +107,15 @@ export async function verifyCommand(argv: readonly string[], io: { stdout: (s: s
   if (a.missingRequired() || a.positionals.length) throw cliError('CLI_USAGE', `verify: --user-data FILE and --report FILE are required\n${VERIFY_USAGE}`);
   const userData = readStructFile(a.string('user-data')!, '--user-data');
   const report = readStructFile(a.string('report')!, '--report');
-  const at = a.time('at');
+  const asOf = a.time('as-of');
+  const archive = a.string('archive');
+  const policy = a.string('tcb-update') ?? 'standard';
+  if ((asOf === undefined) !== (archive === undefined)) throw cliError('CLI_USAGE', 'verify: --as-of TIME and --archive DIR go together (an archive judges a report as it stood at a time)');
+  if (!(TCB_UPDATE_POLICIES as readonly string[]).includes(policy)) throw cliError('CLI_USAGE', `verify: --tcb-update ${JSON.stringify(policy)}: expected early or standard`);
+  if (asOf !== undefined && (a.time('at') !== undefined || a.string('collateral-dir') !== undefined || a.string('pccs') !== undefined || a.int('workers') !== 0)) {
+    throw cliError('CLI_USAGE', 'verify: --as-of judges in this process with the archive alone: drop --at, --collateral-dir, --pccs and --workers');
+  }
+  const at = asOf ?? a.time('at');
   const config = a.string('config');
   const collateralDir = a.string('collateral-dir');
   const pccsUrl = a.string('pccs');
@@ -104,10 +125,12 @@ export async function verifyCommand(argv: readonly string[], io: { stdout: (s: s
     workers: a.int('workers')!,
     ...(collateralDir !== undefined ? { collateralDir } : {}),
     ...(pccsUrl !== undefined ? { pccsUrl } : {}),
+    ...(archive !== undefined ? { archive: { dir: archive, policy: policy as TcbUpdatePolicy } } : {}),
   });
   try {
     const out = await verifier.verify(userData, report, a.string('nonce'));
-    io.stdout(a.flag('json') ? `${JSON.stringify(decodeReportBody(out), null, 2)}\n` : readableSummary(out));
+    const judged = verifier.history ? historyLine(verifier.history, at!) : '';
+    io.stdout(a.flag('json') ? `${JSON.stringify(decodeReportBody(out), null, 2)}\n` : `${readableSummary(out)}${judged}`);
     const outcome = outcomeFor(out.reportValid, out.error?.code);
     return outcome === 'valid' ? EXIT.ALL_VALID : outcome === 'unverifiable' ? EXIT.INCOMPLETE : EXIT.SOME_INVALID;
   } finally {

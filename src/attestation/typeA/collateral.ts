@@ -75,7 +75,7 @@ function skipValue(s: string, i: number): number {
  * the members `key` (an object) and `signature` (hex string). Returns the exact source text of the
  * `key` value, without re-serialising, and the signature hex.
  */
-export function splitSignedBody(rawBody: string, key: 'tcbInfo' | 'enclaveIdentity'): { raw: string; signatureHex: string } {
+export function splitSignedBody(rawBody: string, key: 'tcbInfo' | 'enclaveIdentity' | 'tcbEvaluationDataNumbers'): { raw: string; signatureHex: string } {
   if (typeof rawBody !== 'string') malformed(`${key} response body is not a string`);
   let parsed: unknown;
   try {

@@ -1,0 +1,201 @@
+/**
+ * The collateral archive through the CLI as real processes (issue 49): `collateral import` admits
+ * Intel's signed documents only (a tampered TCB info is refused and nothing is written),
+ * `collateral export` writes a bundle that another archive, in another process, imports to the
+ * same bytes, and `verify --as-of T --archive DIR` judges an update under the TCB evaluation in
+ * force at T — the same verdict, byte for byte, from either archive. On Intel's real documents
+ * (evaluations 15, 17, 20 and the list of 2025-06-02) the README SGX update cannot be judged at
+ * 2024-06-15 or 2025-06-15 from what was ever published, and the CLI says exactly what is missing;
+ * under the test PKI, evaluations 19 and 20 of the same platform give valid then, invalid now.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readVectorJson, VECTORS } from '../support/paths.js';
+import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
+import { mintedUpdates, MRENCLAVE } from '../support/ledger-fixture.js';
+import { signBody, tcbInfoBody, qeIdentityBody } from '../support/typea-pki.js';
+
+const CLI = resolve(process.cwd(), 'src/cli/main.ts');
+const SGX = resolve(VECTORS, 'sgx');
+const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json');
+const doc = readVectorJson<any>('nitro/manifest.json').vectors.find((v: any) => v.file === 'oracle-nitro-report.hex');
+const DAY = 86_400_000;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[]): Promise<Run> {
+  return new Promise((res) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => res({ code, stdout, stderr }));
+  });
+}
+
+let dir: string;
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cli-archive-'));
+});
+
+describe("Intel's real documents", () => {
+  let config: string;
+  let archive: string;
+  let ud: string;
+  let report: string;
+  const rootPem = () => readFileSync(join(SGX, 'intel-root/IntelSGXRootCA.pem'), 'utf8');
+  const chain2026 = () => readFileSync(join(SGX, 'intel-pcs-2026-09-22/tcb_signing_issuer_chain.pem'), 'utf8');
+
+  beforeAll(async () => {
+    config = file('real-config.json', JSON.stringify({ uniqueIdTarget: '58e26caa30264d74ee496f370cdf0433a82808f13fb26b885d3f1e54dc7a34df', pcrValuesTarget: [doc.pcr0, doc.pcr1, doc.pcr2] }));
+    archive = join(dir, 'real-archive');
+    ud = file('sgx.ud', examples.sgx.request.userData);
+    report = file('sgx.report', examples.sgx.request.report);
+    const chain2018 = file('chain-2018.pem', readFileSync(join(SGX, 'mobilecoin-2023-07/tcb_signer.pem'), 'utf8') + rootPem());
+    const chain26 = file('chain-2026.pem', chain2026());
+    const fixture = JSON.parse(readFileSync(resolve(process.cwd(), 'test/fixtures/intel/tcb-evaluation-numbers-2025-06-02.json'), 'utf8'));
+    const list = file('tcbeval-2025-06-02.json', `{"tcbEvaluationDataNumbers":${fixture.raw},"signature":"${fixture.signature}"}`);
+    const runs = [
+      await cli(['collateral', 'import', join(SGX, 'mobilecoin-2023-07/fmspc_00906ED50000_2023_07_12.json'), join(SGX, 'mobilecoin-2023-07/qe_identity.json'), '--issuer-chain', chain2018, '--archive', archive, '--config', config]),
+      await cli(['collateral', 'import', join(SGX, 'teekit/tcbInfo-sgx-00906ed50000.json'), list, '--issuer-chain', chain26, '--archive', archive, '--config', config]),
+      await cli(['collateral', 'import', join(SGX, 'derived-collateral/oracle-sgx-report.collateral-2026-09-22.json'), '--archive', archive, '--config', config]),
+    ];
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    expect(runs.map((r) => r.stdout.split('\n').filter(Boolean).map((l) => l.split(' ').slice(0, -1).join(' ')))).toEqual([
+      ['imported tcbInfo', 'imported qeIdentity'],
+      ['imported tcbInfo', 'imported tcbEvaluations'],
+      ['imported tcbInfo', 'imported qeIdentity', 'imported pckCrl', 'imported rootCaCrl'],
+    ]);
+  }, 120_000);
+
+  it('a tampered TCB info is refused on import and nothing of it is written', async () => {
+    const before = await cli(['collateral', 'export', '--archive', archive, '--out', join(dir, 'before.bundle'), '--config', config]);
+    expect(before.code, before.stderr).toBe(0);
+    const wire = readFileSync(join(SGX, 'mobilecoin-2023-07/fmspc_00906ED50000_2023_07_12.json'), 'utf8').replace('"tcbEvaluationDataNumber":15', '"tcbEvaluationDataNumber":16');
+    const r = await cli(['collateral', 'import', file('tampered-tcb.json', wire), '--issuer-chain', join(dir, 'chain-2018.pem'), '--archive', archive, '--config', config]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^refused tcbInfo from .*tampered-tcb\.json: TYPEA_TCB_INFO_BAD_SIGNATURE: /m);
+    const after = await cli(['collateral', 'export', '--archive', archive, '--out', join(dir, 'after.bundle'), '--config', config]);
+    expect(readFileSync(join(dir, 'after.bundle'), 'utf8')).toBe(readFileSync(join(dir, 'before.bundle'), 'utf8'));
+    expect(after.stdout).toBe('exported 8 documents\n');
+  }, 120_000);
+
+  it('at 2025-06-15 (evaluation 17 under update=standard): no QE identity of 17 was ever published, so no verdict, naming what to import', async () => {
+    const r = await cli(['verify', '--user-data', ud, '--report', report, '--as-of', '2025-06-15T00:00:00Z', '--archive', archive, '--config', config]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toContain('outcome:       unverifiable');
+    expect(r.stdout).toMatch(/failure: +TYPEA_TCB_EVALUATION_UNAVAILABLE: typeA: evaluation 17 was in force for FMSPC 00906ED50000 at 2025-06-15T00:00:00Z \(update=standard\), and the archive has no QE identity of evaluation 17: add Intel's signed copy to the archive with "oracle-verifier collateral import FILE --archive .*real-archive" \(Intel PCS: qe\/identity\?tcbEvaluationDataNumber=17\)/);
+  }, 120_000);
+
+  it('at 2024-06-15: the only list at hand starts at evaluation 17, so the evaluation in force cannot be decided (never a guess)', async () => {
+    const r = await cli(['verify', '--user-data', ud, '--report', report, '--as-of', '2024-06-15T00:00:00Z', '--archive', archive, '--config', config, '--tcb-update', 'standard']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/TYPEA_TCB_EVALUATION_UNAVAILABLE: typeA: the TCB evaluation in force for FMSPC 00906ED50000 at 2024-06-15T00:00:00Z \(update=standard\) cannot be decided: no evaluation at hand was in force .* the oldest at hand, 17, is in force from 2025-03-12T00:00:00Z; an older signed list is needed/);
+  }, 120_000);
+
+  it('--as-of and --archive go together, and --tcb-update takes early or standard', async () => {
+    expect((await cli(['verify', '--user-data', ud, '--report', report, '--as-of', '2025-06-15T00:00:00Z', '--config', config])).code).toBe(2);
+    const bad = await cli(['verify', '--user-data', ud, '--report', report, '--as-of', '2025-06-15T00:00:00Z', '--archive', archive, '--tcb-update', 'late', '--config', config]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--tcb-update "late": expected early or standard');
+  }, 120_000);
+});
+
+describe('the test PKI: the same platform valid under evaluation 19, OutOfDate under 20', () => {
+  let env: MintedCliEnv;
+  let ud: string;
+  let report: string;
+  let archiveA: string;
+  let archiveB: string;
+  let T0: number;
+
+  beforeAll(async () => {
+    env = await startMintedCliEnv(dir, MRENCLAVE);
+    T0 = env.typeA.time;
+    const pki = env.typeA;
+    const chain = file('minted-chain.pem', pki.tcbSigning.pem + pki.root.pem);
+    const wire = (key: string, raw: string) => `{"${key}":${raw},"signature":"${signBody(raw, pki.tcbSigning.key)}"}`;
+    const d = (ms: number) => new Date(ms).toISOString().replace('.000', '');
+    // Evaluation 19 (from T0 - 200 days): the PCK's level UpToDate. Evaluation 20 (from T0 - 20 days): OutOfDate.
+    const levels = (status: string) => [{ components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, status, ...(status === 'UpToDate' ? {} : { advisoryIDs: ['INTEL-SA-00615'] }) }];
+    const tcb19 = tcbInfoBody({ fmspc: '00906ED50000', pceId: '0000', issueDate: T0 - 150 * DAY, nextUpdate: T0 - 120 * DAY, levels: levels('UpToDate') }).replace('"tcbEvaluationDataNumber":20', '"tcbEvaluationDataNumber":19');
+    const tcb20 = tcbInfoBody({ fmspc: '00906ED50000', pceId: '0000', issueDate: T0 - 10 * DAY, nextUpdate: T0 + 20 * DAY, levels: levels('OutOfDate') });
+    const qe19 = qeIdentityBody({ issueDate: T0 - 150 * DAY, nextUpdate: T0 - 120 * DAY, levels: [{ isvsvn: 8, status: 'UpToDate' }] }).replace('"tcbEvaluationDataNumber":20', '"tcbEvaluationDataNumber":19');
+    const qe20 = qeIdentityBody({ issueDate: T0 - 10 * DAY, nextUpdate: T0 + 20 * DAY, levels: [{ isvsvn: 8, status: 'UpToDate' }] });
+    const list = `{"id":"SGX","version":1,"issueDate":"${d(T0 + DAY)}","nextUpdate":"${d(T0 + 31 * DAY)}","tcbEvalNumbers":[{"tcbEvaluationDataNumber":20,"tcbRecoveryEventDate":"${d(T0 - 20 * DAY)}","tcbDate":"${d(T0 - 19 * DAY)}"},{"tcbEvaluationDataNumber":19,"tcbRecoveryEventDate":"${d(T0 - 200 * DAY)}","tcbDate":"${d(T0 - 199 * DAY)}"}]}`;
+    const docs = [file('tcb19.json', wire('tcbInfo', tcb19)), file('tcb20.json', wire('tcbInfo', tcb20)), file('qe19.json', wire('enclaveIdentity', qe19)), file('qe20.json', wire('enclaveIdentity', qe20)), file('list.json', wire('tcbEvaluationDataNumbers', list))];
+    const crls = file(
+      'crls.bundle',
+      [
+        '{"format":"oracle-verifier-collateral-bundle/1"}',
+        JSON.stringify({ kind: 'pckCrl', body: Buffer.from(pki.collateral.pckCrl).toString('hex'), issuerChain: pki.collateral.pckCrlIssuerChain }),
+        JSON.stringify({ kind: 'rootCaCrl', body: Buffer.from(pki.collateral.rootCaCrl).toString('hex'), issuerChain: '' }),
+      ].join('\n') + '\n',
+    );
+    archiveA = join(dir, 'minted-a');
+    archiveB = join(dir, 'minted-b');
+    const a = await cli(['collateral', 'import', ...docs, '--issuer-chain', chain, '--archive', archiveA, '--config', env.configFile]);
+    expect(a.code, a.stderr).toBe(0);
+    const c = await cli(['collateral', 'import', crls, '--archive', archiveA, '--config', env.configFile]);
+    expect(c.code, c.stderr).toBe(0);
+    // Under Intel's pinned root (the bundled config), the test PKI's documents are refused.
+    const refused = await cli(['collateral', 'import', docs[0]!, '--issuer-chain', chain, '--archive', join(dir, 'intel-only')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/refused tcbInfo .*TYPEA_TCB_SIGNING_CHAIN_INVALID/);
+    const u = mintedUpdates(env).sgx('42.00000001');
+    ud = file('minted.ud', u.userData);
+    report = file('minted.report', u.report);
+  }, 180_000);
+
+  afterAll(async () => {
+    await env?.pccs.close();
+  });
+
+  const verifyAt = (t: number, archive: string) => cli(['verify', '--user-data', ud, '--report', report, '--as-of', new Date(t).toISOString(), '--archive', archive, '--tcb-update', 'early', '--config', env.configFile]);
+
+  it('valid at T0 - 100 days (evaluation 19), invalid at T0 (evaluation 20), each naming what it was judged with', async () => {
+    const then = await verifyAt(T0 - 100 * DAY, archiveA);
+    expect(then.code, then.stdout + then.stderr).toBe(0);
+    expect(then.stdout).toContain('TCB status:    UpToDate');
+    expect(then.stdout).toMatch(/judged as of: {2}\S+, TCB evaluation 19 \(update=early\)\ncollateral: {4}tcbInfo [0-9a-f]{64}, qeIdentity [0-9a-f]{64}, pckCrl [0-9a-f]{64}, rootCaCrl [0-9a-f]{64}\n$/);
+    const now = await verifyAt(T0, archiveA);
+    expect(now.code).toBe(1);
+    expect(now.stdout).toMatch(/failure: +TYPEA_TCB_STATUS_REJECTED/);
+    expect(now.stdout).toContain('TCB evaluation 20 (update=early)');
+  }, 120_000);
+
+  it('an exported archive imported by another process reproduces the same bundle and the same verdicts, byte for byte', async () => {
+    const bundleA = join(dir, 'a.bundle');
+    expect((await cli(['collateral', 'export', '--archive', archiveA, '--out', bundleA, '--config', env.configFile])).code).toBe(0);
+    const imported = await cli(['collateral', 'import', bundleA, '--archive', archiveB, '--config', env.configFile]);
+    expect(imported.code, imported.stderr).toBe(0);
+    const bundleB = join(dir, 'b.bundle');
+    expect((await cli(['collateral', 'export', '--archive', archiveB, '--out', bundleB, '--config', env.configFile])).code).toBe(0);
+    expect(readFileSync(bundleB, 'utf8')).toBe(readFileSync(bundleA, 'utf8'));
+    for (const t of [T0 - 100 * DAY, T0]) {
+      const [a, b] = await Promise.all([verifyAt(t, archiveA), verifyAt(t, archiveB)]);
+      expect(b.stdout.replaceAll(archiveB, 'ARCHIVE')).toBe(a.stdout.replaceAll(archiveA, 'ARCHIVE'));
+      expect(b.code).toBe(a.code);
+    }
+  }, 180_000);
+
+  it('a time after the list can tell is unavailable (a later evaluation may have been in force)', async () => {
+    const r = await verifyAt(T0 + 10 * DAY, archiveA);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/TYPEA_TCB_EVALUATION_UNAVAILABLE: .*the newest signed list at hand was issued/);
+  }, 120_000);
+});
