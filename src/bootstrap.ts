@@ -4,10 +4,10 @@
  * message is printed as is by main.ts. Then, in the background, one probe of the PCCS: a warning
  * when it does not answer (probePccsAtStartup).
  */
-import { readFileSync } from 'node:fs';
+import { readSmallFile } from './smallFile.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config/load.js';
-import { configuredTargets } from './config/load.js';
+import { configuredTargets, MAX_CONFIG_FILE_BYTES } from './config/load.js';
 import { VerifierError } from './errors.js';
 import type { ConfigCode } from './config/errors.js';
 import { runReproducibleBuild } from './startup/reproducibleBuild.js';
@@ -69,11 +69,9 @@ export async function checkLive(config: Config, targets: Targets, log: Logger): 
 function readTls(config: Config): { key: Buffer; cert: Buffer } | undefined {
   if (!config.tls) return undefined;
   const read = (key: 'tlsKey' | 'tlsCert', file: string) => {
-    try {
-      return readFileSync(file);
-    } catch (e) {
-      throw new VerifierError<ConfigCode>('CONFIG_BAD_TLS', `config: ${key} = ${JSON.stringify(file)}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-    }
+    const r = readSmallFile(file, MAX_CONFIG_FILE_BYTES);
+    if (!r.ok) throw new VerifierError<ConfigCode>('CONFIG_BAD_TLS', `config: ${key} = ${JSON.stringify(file)}: ${r.why}`);
+    return r.bytes;
   };
   return { key: read('tlsKey', config.tls.keyFile), cert: read('tlsCert', config.tls.certFile) };
 }

@@ -3,7 +3,10 @@
  * refused at startup. A configured root (e.g. a test PKI) must be a self-signed CA certificate
  * whose signature verifies and which is valid now.
  */
-import { readFileSync } from 'node:fs';
+import { readSmallFile } from '../smallFile.js';
+
+/** A trust root is one PEM certificate: a few KB. */
+const MAX_ROOT_FILE_BYTES = 64 * 1024;
 import { VerifierError } from '../errors.js';
 import type { DomainCode } from '../errorCodes.js';
 import { parsePemChain, type Certificate } from './x509/certificate.js';
@@ -37,12 +40,9 @@ function bad(kind: string, file: string, why: string): never {
  * documents of many times, each chain checking it at its own (the collateral archive).
  */
 export function loadTrustRoot(kind: string, file: string, opts: { pinnedSha256?: string; now?: number | null }): Certificate {
-  let pem: string;
-  try {
-    pem = readFileSync(file, 'utf8');
-  } catch (e) {
-    bad(kind, file, `cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
+  const read = readSmallFile(file, MAX_ROOT_FILE_BYTES);
+  if (!read.ok) bad(kind, file, read.why);
+  const pem = read.bytes.toString('utf8');
   let certs: Certificate[];
   try {
     certs = parsePemChain(pem);

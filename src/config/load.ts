@@ -6,7 +6,7 @@
  */
 import { definedPrograms, namedPrograms, registryOf } from '../ledger/programsConfig.js';
 import { normaliseProgramId, type OracleProgram } from '../ledger/programs.js';
-import { readFileSync } from 'node:fs';
+import { jsonNestingDepth, readSmallFile } from '../smallFile.js';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -410,18 +410,22 @@ function withTrailingSlash(url: string): string {
   return u.toString();
 }
 
+/** The most bytes a config file (and each file it names: trust roots, TLS key and certificate) may have. */
+export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
+/** The deepest nesting of a config's JSON (its schema needs 5). */
+const MAX_CONFIG_DEPTH = 32;
+
 /**
  * Reads and resolves a config file. Relative paths inside it are relative to its directory.
  * `defaults` fill top-level keys the file omits (the CLI needs no port and no live check).
  */
 export function loadConfig(path: string, defaults?: Record<string, unknown>): Config {
   const file = resolve(path);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    fail('CONFIG_NOT_FOUND', `config: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  const read = readSmallFile(file, MAX_CONFIG_FILE_BYTES);
+  if (!read.ok) fail('CONFIG_NOT_FOUND', `config: cannot read ${file}: ${read.errno ?? read.why}`);
+  const text = read.bytes.toString('utf8');
+  const depth = jsonNestingDepth(text);
+  if (depth > MAX_CONFIG_DEPTH) fail('CONFIG_NOT_JSON', `config: ${file} nests ${depth} levels deep; a config is at most ${MAX_CONFIG_DEPTH} deep`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
