@@ -3,13 +3,14 @@
  * that no longer runs, an earlier process with this pid), the heartbeat, and a lost lease stopping
  * the watcher.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openUpdateStore, type Lease } from '../../src/ledger/store/updateStore.js';
 import { holderGone, StoreLease } from '../../src/ledger/watch/lease.js';
+import { until } from '../support/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'store-lease-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,6 +25,23 @@ describe('store lease', () => {
     expect(holderGone(lease(Number(dead.stdout), 'another-host'))).toBe(false);
     // This pid: an earlier process (say a container's pid 1), unless it is a live holder of this process.
     expect(holderGone(lease(process.pid))).toBe(true);
+  });
+
+  it('a holder that is a zombie (killed, not yet reaped by its parent) is gone: a restart right after a kill -9 starts', async () => {
+    // A shell that starts a child and then becomes a process that never waits: the child, once
+    // exited, stays a zombie while that process runs.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number(await new Promise<string>((r) => parent.stdout.once('data', (d: Buffer) => r(d.toString('utf8').trim()))));
+      const state = () => readFileSync(`/proc/${zombie}/stat`, 'latin1').split(') ').at(-1)!.split(' ')[0];
+      await until('the child to be a zombie', () => state() === 'Z');
+      // kill(pid, 0) still succeeds on a zombie; the lease must count it as gone all the same.
+      expect(() => process.kill(zombie, 0)).not.toThrow();
+      expect(holderGone({ holder: `${hostname()}/${zombie}/x`, host: hostname(), pid: zombie, heartbeatAt: 0, expiresAt: 1e15 })).toBe(true);
+      expect(holderGone({ holder: `${hostname()}/${parent.pid}/x`, host: hostname(), pid: parent.pid!, heartbeatAt: 0, expiresAt: 1e15 })).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('a second watcher of this process is refused; after release the next one takes it', () => {

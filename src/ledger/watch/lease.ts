@@ -3,9 +3,11 @@
  * Taken at startup (STORE_LEASE_HELD when another watcher holds it), renewed every third of its TTL
  * (the heartbeat), given up when the watcher stops. A lease whose holder died is taken over once it
  * expires, or at once when its holder was a process of this host that no longer runs (a kill -9
- * followed by a restart), or an earlier process with this very pid (a container's pid 1).
+ * followed by a restart, its process perhaps still a zombie), or an earlier process with this very
+ * pid (a container's pid 1).
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { VerifierError } from '../../errors.js';
 import type { Lease, UpdateStore } from '../store/updateStore.js';
@@ -25,14 +27,33 @@ export interface StoreLeaseOptions {
 /** Holders of this process that are alive: a lease of this pid not among them is an earlier process's. */
 const LIVE_HOLDERS = new Set<string>();
 
-/** Whether process `pid` of this host runs (EPERM: it runs under another user). */
+/**
+ * The state letter of process `pid` from /proc (`Z` zombie, `X` dead, …), or undefined where /proc
+ * has none. The letter follows the command name, which may itself hold spaces and parentheses.
+ */
+function procState(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  return stat.slice(stat.lastIndexOf(')') + 1).trim().split(' ')[0];
+}
+
+/**
+ * Whether process `pid` of this host runs (EPERM: it runs under another user). A zombie — killed,
+ * not yet reaped by its parent (a supervisor restarting the watcher right after a kill -9) — holds
+ * nothing and never runs again: it counts as gone.
+ */
 function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const state = procState(pid);
+  return state !== 'Z' && state !== 'X';
 }
 
 /** A lease of this host whose process is gone (or an earlier process with our pid). */
