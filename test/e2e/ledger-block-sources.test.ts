@@ -130,6 +130,24 @@ describe('block source', () => {
     expect(await s.blockSource()).toBe('transactions');
   });
 
+  it('under auto, a route whose read fails is detected again: one wrong probe answer is not kept (issue 48, item 3)', async () => {
+    old.reset();
+    // The old node serves no /blocks/transactions; one probe answer of [] (from a proxy, a redirect
+    // followed elsewhere, a node replaced behind the URL) made the scanner choose that route.
+    old.script('/blocks/transactions', [reply.json([])]);
+    const s = scanner(old);
+    expect(await s.blockSource()).toBe('transactions');
+    expect(await failure(s.fetchRange(1000, 1010))).toMatchObject({ code: 'LEDGER_NODE_HTTP_ERROR' });
+    expect(s.knownBlockSource).toBeUndefined();
+    // The next call probes again, finds the route not served, and reads /blocks.
+    expect((await s.fetchRange(1159, 1162)).map((x) => x.height)).toEqual([1159, 1160, 1161]);
+    expect(s.knownBlockSource).toBe('blocks');
+    // A route chosen by configuration is kept whatever fails.
+    const forced = scanner(old, 'transactions');
+    expect(await failure(forced.fetchRange(1000, 1010))).toMatchObject({ code: 'LEDGER_NODE_HTTP_ERROR' });
+    expect(forced.knownBlockSource).toBe('transactions');
+  });
+
   it('follows the choice: blocks never probes, transactions never falls back', async () => {
     withRoute.reset();
     const forced = scanner(withRoute, 'blocks');

@@ -13,7 +13,8 @@
  * `auto` (the default) asks `/blocks/transactions?start=0&end=0` once: `[]` means served; 404 or
  * 405 (a v1 prefix turns them into a 500 "… (HTTP 404)", or on older nodes the bare
  * "Failed to convert error") means not served; anything else is an error of the call, not an
- * answer, and detection is tried again by the next call. Every HTTP attempt, retries included,
+ * answer, and detection is tried again by the next call; so is a detected route whose read fails
+ * (after the client's retries), so that one wrong probe answer is not kept. Every HTTP attempt, retries included,
  * takes a slot of the rate limiter (the wait for it is not part of the attempt's timeout);
  * retries, timeouts and 429 Retry-After are the client's (src/ledger/node/client.ts).
  */
@@ -195,7 +196,17 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
       const kind = await blockSource();
       const per = blocksPerCall(kind);
       const out: ScannedBlock[] = [];
-      for (let s = start; s < end; s += per) out.push(...(await oneCall(kind, s, Math.min(end, s + per))));
+      try {
+        for (let s = start; s < end; s += per) out.push(...(await oneCall(kind, s, Math.min(end, s + per))));
+      } catch (e) {
+        // A route detected under `auto` that fails (a wrong probe answer, a node replaced or
+        // reconfigured behind the same URL) is detected again by the next call, not kept for good.
+        if (choice === 'auto' && known === kind) {
+          known = undefined;
+          detecting = undefined;
+        }
+        throw e;
+      }
       return out;
     },
     async latestHeight() {
