@@ -83,4 +83,49 @@ describe('store lease', () => {
     expect(s.lease()?.holder).toBe('elsewhere/1/zz');
     s.close();
   });
+
+  it('a heartbeat that fails past the lease TTL (a full disk) goes on, and the lease is renewed once the store takes writes again (issue 48, item 4)', async () => {
+    const s = openUpdateStore(join(dir, 'lapse.db'));
+    let failing = false;
+    const failingStore = new Proxy(s, {
+      get(target, p, receiver) {
+        if (p !== 'renewLease') return Reflect.get(target, p, receiver) as unknown;
+        return (...a: Parameters<typeof s.renewLease>) => {
+          if (failing) throw Object.assign(new Error('SQLITE_FULL: database or disk is full'), { code: 'STORE_WRITE_FAILED' });
+          return target.renewLease(...a);
+        };
+      },
+    });
+    const events: string[] = [];
+    const waiters: [RegExp, () => void][] = [];
+    const seen = (re: RegExp) => new Promise<void>((r) => (events.some((x) => re.test(x)) ? r() : waiters.push([re, r])));
+    const log = (level: string) => (_o: object, msg: string) => {
+      events.push(`${level} ${msg}`);
+      for (const [re, r] of waiters) if (re.test(`${level} ${msg}`)) r();
+    };
+    const lost: string[] = [];
+    const l = new StoreLease(failingStore, { ttlMs: 300, log: { info: log('info'), warn: log('warn') }, onLost: (e) => lost.push(e.message) });
+    l.acquire();
+    l.start();
+    failing = true;
+    await seen(/^warn ledger watcher: the store lease lapsed while the store failed/);
+    failing = false;
+    await seen(/^info ledger watcher: the store takes writes again; the lease is renewed$/);
+    expect(lost).toEqual([]);
+    expect(s.lease()?.holder).toBe(l.holder);
+    expect(s.lease()!.expiresAt).toBeGreaterThan(Date.now());
+    // Lapsed again, and meanwhile another watcher takes the expired lease: lost, for good.
+    failing = true;
+    const lapses = events.filter((x) => x.includes('lapsed')).length;
+    await new Promise<void>((r) => {
+      const check = () => (events.filter((x) => x.includes('lapsed')).length > lapses ? r() : waiters.push([/lapsed/, check]));
+      check();
+    });
+    s.acquireLease({ holder: 'elsewhere/1/zz', host: 'elsewhere', pid: 1, ttlMs: 60_000, now: Date.now() });
+    failing = false;
+    await until('the lease to be reported lost', () => lost.length === 1);
+    expect(lost[0]).toMatch(/another watcher took it over \(elsewhere\/1\/zz\)/);
+    l.release();
+    s.close();
+  });
 });

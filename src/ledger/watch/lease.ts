@@ -1,7 +1,8 @@
 /**
  * The ledger watcher's lease on its store (src/ledger/store/updateStore.ts): one watcher per store.
  * Taken at startup (STORE_LEASE_HELD when another watcher holds it), renewed every third of its TTL
- * (the heartbeat), given up when the watcher stops. A lease whose holder died is taken over once it
+ * (the heartbeat), given up when the watcher stops. A heartbeat that fails (a full disk) is tried
+ * again for as long as it takes: the lease is lost only when another watcher took it over. A lease whose holder died is taken over once it
  * expires, or at once when its holder was a process of this host that no longer runs (a kill -9
  * followed by a restart, its process perhaps still a zombie), or an earlier process with this very
  * pid (a container's pid 1).
@@ -68,6 +69,8 @@ export class StoreLease {
   private timer: NodeJS.Timeout | undefined;
   private expiresAt = 0;
   private lost = false;
+  /** The lease expired while its heartbeat failed: renewed when the store takes writes again. */
+  private lapsed = false;
 
   constructor(
     private readonly store: UpdateStore,
@@ -99,14 +102,22 @@ export class StoreLease {
     try {
       held = this.store.renewLease(this.holder, this.o.ttlMs, now);
     } catch (e) {
-      // The store is busy or failing: fine while the lease lasts; once it has lapsed another may own it.
-      if (now < this.expiresAt) {
-        this.o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'ledger watcher: lease heartbeat failed; retried');
-        return;
+      // The store is busy or failing (a full disk, a write error). The heartbeat goes on: once the
+      // store takes writes again the lease is renewed, unless another watcher took it over after
+      // it lapsed (then this one is lost). Writes meanwhile are fenced by the holder in the store.
+      const err = e instanceof Error ? e.message : String(e);
+      if (now < this.expiresAt) this.o.log.warn({ err }, 'ledger watcher: lease heartbeat failed; retried');
+      else if (!this.lapsed) {
+        this.lapsed = true;
+        this.o.log.warn({ err, expiredAt: new Date(this.expiresAt).toISOString() }, 'ledger watcher: the store lease lapsed while the store failed; its heartbeat goes on, and the watcher resumes once the store takes writes again (unless another watcher takes the store over)');
       }
-      return this.lose(`its heartbeat failed until the lease lapsed (${e instanceof Error ? e.message : String(e)})`);
+      return;
     }
     if (!held) return this.lose(`another watcher took it over${this.store.lease() ? ` (${this.store.lease()!.holder})` : ''}`);
+    if (this.lapsed) {
+      this.lapsed = false;
+      this.o.log.info({ database: this.store.file }, 'ledger watcher: the store takes writes again; the lease is renewed');
+    }
     this.expiresAt = now + this.o.ttlMs;
   }
 
