@@ -4,6 +4,7 @@
  * without showing the credential; a URL's query is sent to its own service with every request and
  * never shown; the API keys of PCCS_API_KEY and LEDGER_NODE_API_KEY go to their own service only.
  */
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load.js';
 import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
@@ -133,6 +134,32 @@ describe('ledger node client credentials', () => {
     expect(e.message).toContain(`GET ${node.url}/block/height/latest?x=1 failed`);
     expect(e.message).not.toContain(SECRET);
     expect(node.requests.at(-1)!.path).toBe(`/v1/mainnet/block/height/latest?x=1&key=${SECRET}`);
+  });
+
+  it('30 concurrent calls waiting between retries hold one listener on the shared shutdown signal, and no MaxListenersExceededWarning (issue 48)', async () => {
+    node.reset();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const ac = new AbortController();
+      // Each call's first answer is a 500 (retried after a pause), its second the height.
+      let n = 0;
+      node.addRoute('GET', /^\/block\/height\/slow$/, () => (n++ < 30 ? { status: 500, body: 'busy' } : { status: 200, body: '7' }));
+      const client = createLedgerNodeClient({ baseUrl: node.url, timeoutMs: 30_000, retries: 2, backoffMs: 200, maxBackoffMs: 200, signal: ac.signal });
+      const calls = Array.from({ length: 30 }, () => client.getJson('/block/height/slow'));
+      let most = 0;
+      const sample = setInterval(() => (most = Math.max(most, getEventListeners(ac.signal, 'abort').length)), 5);
+      const values = await Promise.all(calls);
+      clearInterval(sample);
+      expect(values).toEqual(Array.from({ length: 30 }, () => 7));
+      expect(most).toBeLessThanOrEqual(1);
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('a shutdown signal abandons the call at once, without retries', async () => {

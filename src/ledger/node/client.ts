@@ -373,7 +373,14 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   }
 
   /** A wait between attempts, cut short by the caller's signal (the next attempt then fails at once). */
-  const pause = (ms: number): Promise<unknown> => sleep(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
+  // Through combinedSignal: concurrent waits share one listener on the process's shutdown signal.
+  const pause = (ms: number): Promise<unknown> => {
+    if (!signal) return sleep(ms);
+    const c = combinedSignal([signal]);
+    return sleep(ms, undefined, { signal: c.signal })
+      .catch(() => undefined)
+      .finally(() => c.done());
+  };
 
   async function get(pathAndQuery: string, getOpts: GetOptions, as: BodyAs, read?: (bytes: Buffer, attempt: number) => unknown, arrived?: Arrived): Promise<unknown> {
     const url = requestUrl(pathAndQuery);
