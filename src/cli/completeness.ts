@@ -125,10 +125,13 @@ export function storeOfRecords(records: readonly OutputRecord[], from: number, t
 const MAX_SHOWN = 10;
 
 /** The summary line (and up to 10 lines of detail) of a result. */
+/** Said after every scan whose completeness was not checked: what the records cannot show. */
+export const UNCHECKED_CAVEAT = "  the records hold what the node served: a write it left out of its answers is missing here without notice (--completeness, with the node's JWT in LEDGER_NODE_JWT, checks the node's answers against its mappings)\n";
+
 export function completenessLines(r: CompletenessResult): string {
   const deployed = r.mappings.filter((m) => !m.uninitialized).length;
   const maps = `${deployed} mapping${deployed === 1 ? '' : 's'}${deployed < r.mappings.length ? ` (${r.mappings.length - deployed} more not deployed on this network)` : ''}`;
-  if (r.status === 'not_checked') return `completeness: not checked — ${r.reason ?? 'no reason given'}${r.errorCode ? ` (${r.errorCode})` : ''}\n`;
+  if (r.status === 'not_checked') return `completeness: not checked — ${r.reason ?? 'no reason given'}${r.errorCode ? ` (${r.errorCode})` : ''}\n${UNCHECKED_CAVEAT}`;
   const extra = [
     ...(r.explainedByUnattested ? [`${r.explainedByUnattested} by an unattested write`] : []),
     ...(r.explainedByValue ? [`${r.explainedByValue} by value alone (key scheme not established)`] : []),

@@ -24,7 +24,7 @@ import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.j
 import { storedUpdates, UPDATE_BATCH, updateRecordOf } from '../ledger/watch/verifyUpdates.js';
 import { UpdateRuns } from './updateRuns.js';
 import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
-import { completenessExit, completenessLines, runCompleteness, storeOfRecords } from './completeness.js';
+import { completenessExit, completenessLines, runCompleteness, storeOfRecords, UNCHECKED_CAVEAT } from './completeness.js';
 import { COMPLETENESS_DEFAULTS } from '../ledger/watch/completeness.js';
 import type { BlockScanner } from '../ledger/node/blockScanner.js';
 import { RequestBudget, type BudgetState } from '../requestBudget.js';
@@ -346,9 +346,13 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       io,
     });
     // The completeness check of a whole scan that ended (an interrupted one is not checked).
-    if (!completeness || !scan) return code;
+    if (!scan) return code;
+    if (!completeness) {
+      io.stderr(`completeness: not checked — --completeness was not given\n${UNCHECKED_CAVEAT}`);
+      return code;
+    }
     if (!ended) {
-      io.stderr('completeness: not checked — the scan did not complete\n');
+      io.stderr(`completeness: not checked — the scan did not complete\n${UNCHECKED_CAVEAT}`);
       return EXIT.INCOMPLETE;
     }
     const checked = store ?? storeOfRecords(readRecords(resolve(outFile!)), scan.from, scan.to, programs);

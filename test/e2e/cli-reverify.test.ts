@@ -215,6 +215,17 @@ describe('reverify over a ledger node', () => {
   });
 });
 
+describe('a scan whose completeness was not checked says so (issue 48, item 8)', () => {
+  it('ends with what its records cannot show, without --completeness', async () => {
+    const r = await inProcess([...scanArgs(['--workers', '0']).slice(1)], join(dir, 'unchecked.jsonl'));
+    expect(r.records.length).toBeGreaterThan(0);
+    expect(r.stderr.trimEnd().split('\n').slice(-2)).toEqual([
+      'completeness: not checked — --completeness was not given',
+      "  the records hold what the node served: a write it left out of its answers is missing here without notice (--completeness, with the node's JWT in LEDGER_NODE_JWT, checks the node's answers against its mappings)",
+    ]);
+  });
+});
+
 describe('a checkpoint edited by hand (issue 48, item 7)', () => {
   it('is refused, naming the value, for a cursor or an output offset no run could have written', async () => {
     // A finished run of 1000..1131 in batches of 10, with its output and checkpoint.
