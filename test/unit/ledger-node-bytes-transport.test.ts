@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { BlocksArrival } from '../../src/ledger/node/blocksBody.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -171,6 +172,22 @@ describe('ledger node raw bytes over node:http', () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((r) => raw.close(() => r()));
     }
+  });
+
+  it('asks for the body as is, and names an answer a proxy compressed anyway (issue 48)', async () => {
+    const asked: (string | undefined)[] = [];
+    server = createServer((req, res) => {
+      asked.push(req.headers['accept-encoding']);
+      const body = gzipSync(Buffer.from('[]'));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(body.length) });
+      res.end(body);
+    });
+    const base = await new Promise<string>((r) => server!.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/v2/mainnet`)));
+    const client = createLedgerNodeClient({ baseUrl: base, timeoutMs: 5000, retries: 0 });
+    const e = await failure(client.getBytes('/blocks?start=0&end=1'));
+    expect(e.code).toBe('LEDGER_NODE_BAD_RESPONSE');
+    expect(e.message).toContain('the answer is sent with Content-Encoding "gzip", though the request asked for identity (Accept-Encoding: identity): a proxy between here and the node compresses it');
+    expect(asked).toEqual(['identity']);
   });
 
   it('keeps fetch as the path when fetchImpl is injected', async () => {

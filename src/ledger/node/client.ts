@@ -217,7 +217,7 @@ const HTTP1_AGENT = new Http1Agent();
  */
 function sendHttp1(agent: Http1Agent): Send {
   return async (url, headers, signal) => {
-    const res = await agent.get(url, headers, signal);
+    const res = await agent.get(url, { ...headers, 'accept-encoding': 'identity' }, signal);
     return { status: res.status, header: (name) => res.header(name), read: (limit, budget, pool, onBytes) => res.read(limit, budget, pool, res.status === 200, onBytes) };
   };
 }
@@ -294,6 +294,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   const sendFetch = sendWith(opts.fetchImpl ?? fetch);
   // Raw bytes (the /blocks reader) over our own HTTP/1.1 reader unless a fetch is injected (tests, a proxy).
   const sendBytes = opts.fetchImpl ? sendFetch : sendHttp1(HTTP1_AGENT);
+  const readsRawBytes = !opts.fetchImpl;
   const backoff = (retry: number): number => Math.min(backoffMs * 2 ** retry, maxBackoffMs);
   const deadlineMs = opts.deadlineMs ?? opts.timeoutMs * (retries + 1) + maxBackoffMs * retries;
   const rateLimitPatienceMs = Math.max(0, opts.rateLimitPatienceMs ?? DEFAULT_RATE_LIMIT_PATIENCE_MS);
@@ -321,6 +322,13 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
         const after = parseRetryAfter(res.header('retry-after')) ?? waitHint(text);
         const hint = after === undefined ? '' : ` (wait ${after} ms)`;
         return fail('LEDGER_NODE_RATE_LIMITED', `rate limited: status 429${hint}, body ${excerpt(text, redact)}`, true, after);
+      }
+      // Our HTTP/1.1 reader asks for the body as is (identity) and reads it as bytes: a proxy that
+      // compresses it anyway would make it unreadable blocks, so it is named for what it is.
+      const coding = readsRawBytes && as !== 'json' ? res.header('content-encoding') : null;
+      if (coding !== null && coding.trim().toLowerCase() !== 'identity') {
+        await readBody(res, ERROR_BODY_BYTES);
+        return fail('LEDGER_NODE_BAD_RESPONSE', `the answer is sent with Content-Encoding ${JSON.stringify(coding.slice(0, 40))}, though the request asked for identity (Accept-Encoding: identity): a proxy between here and the node compresses it; have it pass the node's answers unchanged`, false);
       }
       if (res.status >= 300 && res.status < 400) {
         await readBody(res, ERROR_BODY_BYTES);
