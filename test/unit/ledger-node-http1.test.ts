@@ -131,6 +131,30 @@ describe('HTTP/1.1 reader: framing', () => {
     expect(s.requests.length).toBe(1);
   });
 
+  it('an idle connection is closed after the idle time, sooner when the node says it keeps it for less (Keep-Alive: timeout=N)', async () => {
+    const closedOnServer = (s: RawServer) => new Promise<void>((r) => (s.sockets[0]!.destroyed ? r() : s.sockets[0]!.once('close', () => r())));
+    // The agent's own idle time.
+    const a = await rawServer((sock) => sock.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n[]'));
+    const agent = new Http1Agent({ idleMs: 50 });
+    expect((await (await agent.get(`${a.url}/x`, {}, never())).read(100)).ok).toBe(true);
+    expect(agent.idleCount).toBe(1);
+    await closedOnServer(a);
+    expect(agent.idleCount).toBe(0);
+    // The node keeps it 1 s: kept for at most 0 s, so not kept at all.
+    const b = await rawServer((sock) => sock.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nkeep-alive: timeout=1, max=100\r\n\r\n[]'));
+    const other = new Http1Agent({ idleMs: 600_000 });
+    expect((await (await other.get(`${b.url}/x`, {}, never())).read(100)).ok).toBe(true);
+    expect(other.idleCount).toBe(0);
+    await closedOnServer(b);
+    // The node keeps it 2 s: kept, and closed by the agent before the node would (1 s under).
+    const c = await rawServer((sock) => sock.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nKeep-Alive: timeout=2\r\n\r\n[]'));
+    expect((await (await other.get(`${c.url}/x`, {}, never())).read(100)).ok).toBe(true);
+    expect(other.idleCount).toBe(1);
+    await closedOnServer(c);
+    expect(other.idleCount).toBe(0);
+    await Promise.all([a.close(), b.close(), c.close()]);
+  });
+
   it('chunked with extensions and trailers, split at every byte boundary, on one kept connection', async () => {
     let split = 0;
     const s = await rawServer((sock) => {

@@ -30,6 +30,12 @@ export interface Http1AgentOptions {
   /** Largest head (status line and fields, interim answers included) and trailer section. Default 64 KiB. */
   maxHeadBytes?: number;
   /**
+   * How long an idle connection is kept (ms). Default 4 s; shorter when the node's answer says how
+   * long it keeps the connection (`Keep-Alive: timeout=N`, one second under that), so that a request
+   * is not sent on a connection the node is closing.
+   */
+  idleMs?: number;
+  /**
    * Certificates trusted for https instead of the default CA store. Tests only (a loopback node
    * with a certificate of their own); an auditor's node behind a private CA is reached with
    * NODE_EXTRA_CA_CERTS, which fetch (the JSON path) honours too.
@@ -52,6 +58,13 @@ export interface Http1Answer {
 }
 
 const DEFAULT_MAX_IDLE = 8;
+const DEFAULT_IDLE_MS = 4000;
+
+/** How long the node keeps a connection, from its `Keep-Alive: timeout=N` (ms), or undefined. */
+export function keepAliveMs(value: string | undefined): number | undefined {
+  const m = value === undefined ? null : /(?:^|[\s,])timeout\s*=\s*(\d{1,6})(?:$|[\s,;])/i.exec(value);
+  return m ? Number(m[1]) * 1000 : undefined;
+}
 const DEFAULT_MAX_HEAD_BYTES = 64 * 1024;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -113,6 +126,7 @@ function requestHead(u: URL, headers: Record<string, string>): string {
 interface Idle {
   socket: Socket;
   drop: () => void;
+  timer: NodeJS.Timeout;
 }
 
 export class Http1Agent {
@@ -229,21 +243,27 @@ export class Http1Agent {
     if (!kept) return undefined;
     if (list!.length === 0) this.idle.delete(origin);
     const { socket } = kept;
+    clearTimeout(kept.timer);
     offBytes(socket, kept.drop);
     socket.off('end', kept.drop).off('close', kept.drop).off('error', kept.drop);
     socket.ref();
     return socket;
   }
 
-  /** Keeps a connection whose answer was read to its exact end, for the next request to `origin`. */
-  keep(origin: string, socket: Socket): void {
+  /**
+   * Keeps a connection whose answer was read to its exact end, for the next request to `origin`,
+   * for the agent's idle time, or less when the node keeps it for less (`nodeKeepsMs`).
+   */
+  keep(origin: string, socket: Socket, nodeKeepsMs?: number): void {
     const list = this.idle.get(origin) ?? [];
-    if (list.length >= this.maxIdle || socket.destroyed) {
+    const idleMs = Math.min(this.opts.idleMs ?? DEFAULT_IDLE_MS, nodeKeepsMs === undefined ? Infinity : nodeKeepsMs - 1000);
+    if (list.length >= this.maxIdle || socket.destroyed || idleMs <= 0) {
       socket.destroy();
       return;
     }
     const entry: Idle = {
       socket,
+      timer: setTimeout(() => entry.drop(), idleMs).unref(),
       // closed, failed, or bytes no request asked for: not reusable
       drop: () => {
         const l = this.idle.get(origin);
@@ -252,6 +272,7 @@ export class Http1Agent {
           l!.splice(at, 1);
           if (l!.length === 0) this.idle.delete(origin);
         }
+        clearTimeout(entry.timer);
         offBytes(socket, entry.drop);
         socket.off('end', entry.drop).off('close', entry.drop).off('error', entry.drop);
         socket.on('error', () => undefined);
@@ -463,7 +484,7 @@ class Exchange {
     const head = this.head!;
     const keep = nothingAfter && head.minor === 1 && this.framing!.kind !== 'close' && !listOf(head.fields.get('connection')).some((t) => t.toLowerCase() === 'close');
     this.settle();
-    if (keep) this.agent.keep(this.origin, this.socket);
+    if (keep) this.agent.keep(this.origin, this.socket, keepAliveMs(head.fields.get('keep-alive')?.join(', ')));
     else this.destroy();
     this.onBody!(sink.done());
   }
