@@ -41,7 +41,7 @@ FROM node:20-slim
 ENV NODE_ENV=production
 # V8's young generation at most 3 × 4 MiB per thread (default 3 × 16 MiB): the peak RSS under 300
 # connections is ≈ 30 MiB lower at the same throughput (bench/memory.ts, BENCHMARKS.md).
-ENV NODE_OPTIONS=--max-semi-space-size=4
+ENV NODE_OPTIONS="--max-semi-space-size=4 --max-old-space-size=256"
 WORKDIR /app
 COPY --from=deps --chown=root:root /src/node_modules ./node_modules
 COPY --from=build --chown=root:root /src/dist ./dist

@@ -22,7 +22,7 @@ export function freePort(): Promise<number> {
 
 /** The node flags the image runs the service with (NODE_OPTIONS in the Dockerfile), as a list. */
 export function imageNodeArgs(): string[] {
-  return (/^ENV NODE_OPTIONS=(.*)$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1] ?? '').split(' ').filter(Boolean);
+  return (/^ENV NODE_OPTIONS=(.*)$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1] ?? '').replace(/^"|"$/g, '').split(' ').filter(Boolean);
 }
 
 /** Starts the service on `config` (port and host are set here) and waits until it is ready. */
