@@ -49,6 +49,8 @@ export interface Authenticated {
   readonly signatureHex?: string;
   readonly fmspc?: string;
   readonly evaluation?: number;
+  /** A TCB info's or QE identity's issueDate (epoch ms): which of two copies is newer. */
+  readonly issueDate?: number;
   readonly list?: TcbEvaluationList;
   readonly crl?: Crl;
   readonly ca?: PckCa;
@@ -96,7 +98,7 @@ export function authenticate(d: ArchivedDocument, root: Certificate): Authentica
     typeAError(d.kind === 'tcbInfo' ? 'TYPEA_TCB_INFO_BAD_SIGNATURE' : 'TYPEA_QE_IDENTITY_BAD_SIGNATURE', `${what} signature does not verify with the key of "${chain[0]!.subjectText}" over the exact bytes`);
   }
   const fmspc = 'fmspc' in parsed ? Buffer.from(parsed.fmspc).toString('hex') : undefined;
-  return { key: sha256(raw), document: d, raw, signatureHex, evaluation: parsed.tcbEvaluationDataNumber, ...(fmspc !== undefined ? { fmspc } : {}) };
+  return { key: sha256(raw), document: d, raw, signatureHex, evaluation: parsed.tcbEvaluationDataNumber, issueDate: parsed.issueDate, ...(fmspc !== undefined ? { fmspc } : {}) };
 }
 
 export class CollateralArchive {
@@ -187,7 +189,8 @@ export class CollateralArchive {
     return crls.sort((x, y) => y.crl!.thisUpdate - x.crl!.thisUpdate)[0];
   }
 
+  /** The copy issued last; between copies of the same issueDate, the first by key (all() is sorted by key, the sort is stable). */
   private newest(xs: Authenticated[]): Authenticated | undefined {
-    return xs.sort((x, y) => ((JSON.parse(y.raw!) as { issueDate: string }).issueDate < (JSON.parse(x.raw!) as { issueDate: string }).issueDate ? -1 : 1))[0];
+    return xs.sort((x, y) => y.issueDate! - x.issueDate!)[0];
   }
 }
