@@ -44,7 +44,7 @@ const clones = outcomes.map((o) => serialize(o));
 // the main thread's answer to a worker's collateral request, as the pool runs it, on a source whose
 // caches are warm (both ends in this thread: the round trip through the pool's channels)
 const { source } = createCollateralSource({ root: composed.roots.typeA, now: () => mix.a.time, pccsUrl: pccs.url });
-const desk = new CollateralDesk(source, 'frontend-bench-collateral');
+const desk = new CollateralDesk(source!, 'frontend-bench-collateral');
 const line = new CollateralLine('frontend-bench-collateral', () => {});
 const typeABytes = parseReportTexts(texts[0]!.userData, texts[0]!.report);
 if ('error' in typeABytes) throw new Error(typeABytes.error.message);

@@ -137,7 +137,7 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   );
   // The watcher and /ledger routes verify through the same (instrumented) service as /decodeReport.
   const decodeReports = service.decodeReports?.bind(service);
-  const ledger = createLedgerFeature(config, (u, r) => service.decodeReport(u, r), log, metrics.sink, { signal: upstream.signal, ...(decodeReports ? { verifyMany: decodeReports } : {}) });
+  const ledger = createLedgerFeature(config, (u, r, asOf) => service.decodeReport(u, r, asOf !== undefined ? { asOf } : {}), log, metrics.sink, { signal: upstream.signal, ...(decodeReports ? { verifyMany: decodeReports } : {}) });
   const app = await buildApp({
     service,
     ledger: ledger.routes,

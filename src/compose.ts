@@ -36,7 +36,11 @@ export interface ComposeOptions {
   at?: number;
   /** Worker threads; else config.workers. */
   workers?: number;
-  /** Where typeA collateral comes from; else the config's collateralDir and pccsUrl. `archive`: judge as history at `at` (in process only). */
+  /**
+   * Where typeA collateral comes from; else the config's collateralDir and pccsUrl. `archive`: the
+   * collateral archive that judges reports as they stood at a past time (VerifyOptions.asOf); else
+   * the config's collateralArchive.
+   */
   collateral?: { collateralDir?: string; dirSetting?: string; pccsUrl?: string; archive?: { dir: string; policy: TcbUpdatePolicy } };
   /** The metrics to count in; a fresh registry (without process metrics) when absent. */
   metrics?: Metrics;
@@ -53,7 +57,7 @@ export interface Composed {
   service: VerifierService;
   pool?: VerifierPool;
   metrics: Metrics;
-  /** Judged as history (collateral.archive): the source, with the decision made for each report. */
+  /** The history collateral (a collateral archive), when one is configured: reports asked asOf a past time are judged with it. */
   history?: HistoryCollateralSource;
   /** Whether the PCCS is reachable (GET /status/pccs): probed when the last observation is older than config.pccsProbeMaxAgeMs. */
   pccsStatus(): Promise<PccsStatusReport>;
@@ -115,13 +119,9 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       : undefined;
   // The collateral source (src/collateral: a collateral directory, a PCCS) of the kind with a collateral port.
   const collateralKind = REPORT_KINDS.find((k) => k.collateral !== undefined)!;
-  if (where.archive) {
-    // Judged as history at `at`, in this process, with the archive's collateral only.
-    if (at === undefined) throw new Error('composeVerifier: judging as history needs the time judged (at)');
-    const history = new HistoryCollateralSource(CollateralArchive.open(where.archive.dir, roots[collateralKind.id]), roots[collateralKind.id], where.archive.policy);
-    const service = createInProcessService(policy, { roots, collateral: history, chainCache: new ChainCache(), keyCache: new LRUCache({ max: 1024 }), time: at });
-    return { roots, policy, workers: 0, service: instrumentService(service, sink), metrics, history, pccsStatus: () => pccsStatusReport(undefined, false), close: async () => undefined };
-  }
+  // Reports judged as they stood at a past time (VerifyOptions.asOf) take the archive's collateral alone.
+  const archive = where.archive ?? (o.collateral === undefined && config.collateralArchive !== undefined ? { dir: config.collateralArchive, policy: config.tcbUpdatePolicy } : undefined);
+  const history = archive ? new HistoryCollateralSource(CollateralArchive.open(archive.dir, roots[collateralKind.id]), roots[collateralKind.id], archive.policy) : undefined;
   const { source: collateral, pccs, client } = createCollateralSource({
     root: roots[collateralKind.id],
     now: clock,
@@ -161,7 +161,16 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       maxQueue: config.maxQueue,
       taskTimeoutMs: config.taskTimeoutMs,
       resourceLimits: { maxYoungGenerationSizeMb: config.workerYoungGenerationMb },
-      collateral,
+      ...(history
+        ? {
+            collateral: {
+              rawForSubject: (subject) => (collateral ? collateral.rawForSubject(subject as never) : Promise.reject(collateralKind.collateral!.unavailable())),
+              rawAsOf: (subject, time) => history.rawAsOf(subject as never, time),
+            },
+          }
+        : collateral
+          ? { collateral }
+          : {}),
       // A worker reuses the collateral it was given for a platform for a second before asking the
       // main thread again (a refresh the main thread packs reaches every worker at its next task):
       // no round trip through the busy HTTP thread per typeA report (BENCHMARKS.md, HTTP load).
@@ -182,10 +191,11 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
     sink.registerCacheStats('x509_chain', () => ({ hits: chainCache.hits, misses: chainCache.misses, size: chainCache.size }));
     service = createInProcessService(policy, {
       roots,
-      collateral,
+      ...(collateral ? { collateral } : {}),
       chainCache,
       keyCache: new LRUCache({ max: 1024 }),
       ...(at !== undefined ? { time: at } : {}),
+      ...(history ? { historyCollateral: history } : {}),
     });
   }
   const p = pool;
@@ -196,6 +206,7 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
     service: instrumentService(service, sink),
     ...(pool ? { pool } : {}),
     metrics,
+    ...(history ? { history } : {}),
     pccsStatus: () => pccsStatusReport(reachability, where.collateralDir !== undefined),
     close: async () => {
       await p?.close();

@@ -24,7 +24,7 @@ export interface ContextOptions {
   workers?: number;
   collateralDir?: string;
   pccsUrl?: string;
-  /** Judge as history at `at` with this collateral archive (in process, no PCCS). */
+  /** The collateral archive that judges reports asked as of a past time (else the config's collateralArchive). */
   archive?: { dir: string; policy: TcbUpdatePolicy };
 }
 
@@ -38,7 +38,8 @@ export interface CliVerifier {
   metrics: Metrics;
   /** Judged as history: the archive's source, with what each report was judged with. */
   history?: HistoryCollateralSource;
-  verify(userData: string, report: string, nonce?: string): Promise<VerifyOutcome>;
+  /** decodeReport of the pair; `asOf`: judged as it stood at that time (epoch ms; the archive's collateral). */
+  verify(userData: string, report: string, nonce?: string, asOf?: number): Promise<VerifyOutcome>;
   /** verify of several pairs, in one pool task when the service has a pool (decodeReports). */
   verifyMany(pairs: readonly ReportTexts[]): Promise<VerifyOutcome[]>;
   close(): Promise<void>;
@@ -58,14 +59,16 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
   }
   // --collateral-dir falls back only to an explicit --pccs (an offline audit stays offline); the
   // config's collateralDir behaves as in the server (its pccsUrl serves what the directory lacks).
-  const collateral = o.archive
-    ? { archive: { dir: resolve(o.archive.dir), policy: o.archive.policy } }
-    : o.collateralDir !== undefined
+  const current =
+    o.collateralDir !== undefined
       ? { collateralDir: resolve(o.collateralDir), dirSetting: '--collateral-dir', ...(o.pccsUrl !== undefined ? { pccsUrl: o.pccsUrl } : {}) }
       : {
           ...(config.collateralDir !== undefined ? { collateralDir: config.collateralDir, dirSetting: 'collateralDir' } : {}),
           ...((o.pccsUrl ?? config.pccsUrl) !== undefined ? { pccsUrl: (o.pccsUrl ?? config.pccsUrl)! } : {}),
         };
+  // The archive (--archive, else the config's collateralArchive) judges reports as they stood at a past time.
+  const archive = o.archive ? { dir: resolve(o.archive.dir), policy: o.archive.policy } : config.collateralArchive !== undefined ? { dir: config.collateralArchive, policy: config.tcbUpdatePolicy } : undefined;
+  const collateral = { ...current, ...(archive ? { archive } : {}) };
   const c = composeVerifier(config, {
     targets,
     ...(o.at !== undefined ? { at: o.at } : {}),
@@ -81,7 +84,7 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
     ...(c.pool ? { pool: c.pool } : {}),
     metrics: c.metrics,
     ...(c.history ? { history: c.history } : {}),
-    verify: (u, r, nonce) => service.decodeReport(u, r, nonce === undefined ? {} : { nonce }),
+    verify: (u, r, nonce, asOf) => service.decodeReport(u, r, { ...(nonce === undefined ? {} : { nonce }), ...(asOf === undefined ? {} : { asOf }) }),
     verifyMany: (pairs) => (service.decodeReports ? service.decodeReports(pairs) : Promise.all(pairs.map((p) => service.decodeReport(p.userData, p.report)))),
     close: c.close,
   };

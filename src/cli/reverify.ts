@@ -9,6 +9,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import { resolve } from 'node:path';
 import { parseOptions, usage, type CommandSpec } from './args.js';
 import { createCliVerifier, type CliVerifier } from './context.js';
+import { TCB_UPDATE_POLICIES, type TcbUpdatePolicy } from '../attestation/typeA/evaluationInForce.js';
 import { cliError, EXIT } from './errors.js';
 import { KNOWN_PROGRAM_IDS, ProgramRegistry } from '../ledger/programs.js';
 import { programsToFollow } from '../ledger/records/transitions.js';
@@ -106,6 +107,13 @@ export const REVERIFY = {
     shard: { kind: 'string', arg: 'i/n', group: SCAN, help: 'only the batches whose index mod n = i (merge the shards with merge)' },
     config: { kind: 'string', arg: 'PATH', group: VERIFICATION, help: 'config file (else ./config.json, else the bundled one)' },
     at: { kind: 'time', arg: 'ISO-TIME', group: VERIFICATION, help: "typeA verification time (else the config's verificationTime, else now)" },
+    archive: {
+      kind: 'string',
+      arg: 'DIR',
+      group: VERIFICATION,
+      help: "collateral archive (else the config's collateralArchive): each update of a --node scan is judged as it stood at its block's timestamp, under the TCB evaluation then in force (docs/history.md)",
+    },
+    'tcb-update': { kind: 'string', arg: 'POLICY', group: VERIFICATION, help: "standard (default: the config's tcbUpdatePolicy) or early: which TCB evaluation is in force at a time" },
     workers: { kind: 'int', arg: 'N', min: 0, max: 256, default: "the config's workers", group: VERIFICATION, help: 'verification worker threads; 0: verify in this process' },
     'max-in-flight': {
       kind: 'int',
@@ -223,12 +231,17 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   const config = a.string('config');
   const collateralDir = a.string('collateral-dir');
   const pccsUrl = a.string('pccs');
+  const archiveDir = a.string('archive');
+  const tcbUpdate = a.string('tcb-update') as TcbUpdatePolicy | undefined;
+  if (tcbUpdate !== undefined && !(TCB_UPDATE_POLICIES as readonly string[]).includes(tcbUpdate)) throw cliError('CLI_USAGE', `reverify: --tcb-update ${JSON.stringify(tcbUpdate)}: expected early or standard`);
+  if (tcbUpdate !== undefined && archiveDir === undefined) throw cliError('CLI_USAGE', 'reverify: --tcb-update applies with --archive DIR');
   const verifier = createCliVerifier({
     ...(config !== undefined ? { configPath: config } : {}),
     ...(at !== undefined ? { at } : {}),
     ...(workersFlag !== undefined ? { workers: workersFlag } : {}),
     ...(collateralDir !== undefined ? { collateralDir } : {}),
     ...(pccsUrl !== undefined ? { pccsUrl } : {}),
+    ...(archiveDir !== undefined ? { archive: { dir: archiveDir, policy: tcbUpdate ?? 'standard' } } : {}),
   });
   let store: UpdateStore | undefined;
   try {
@@ -316,6 +329,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         batchSize,
         concurrency: a.int('concurrency')!,
         ...(shard ? { shard } : {}),
+        ...(verifier.history ? { judgeAtBlock: true } : {}),
       });
       scan = { scanner, from, to };
     } else if (jsonl !== undefined) {
@@ -531,7 +545,7 @@ export async function runReverify(o: RunOptions): Promise<number> {
           lastSeq: -1,
           records: Promise.all(
             batch.items.map((it) =>
-              it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report)).then((out) => updateRecordOf(it, out)) : Promise.resolve(it.record),
+              it.type === 'update' ? sem.run(() => o.verifier.verify(it.userData, it.report, undefined, it.asOf)).then((out) => updateRecordOf(it, out)) : Promise.resolve(it.record),
             ),
           ),
         };

@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cliError } from './errors.js';
 import { itemsOfTransaction, type LedgerItem } from '../ledger/records/transitions.js';
+import { judgeAtBlockTimes, timesOfBlocks } from '../ledger/records/blockTimes.js';
+import { blockTimestamp } from '../ledger/node/mappingListing.js';
 import type { ProgramRegistry } from '../ledger/programs.js';
 import type { BlockScanner } from '../ledger/node/blockScanner.js';
 import { canonical } from '../ledger/records/updateRecord.js';
@@ -61,7 +63,20 @@ export function parseShard(s: string): Shard {
   return { index, count };
 }
 
-export function blockSource(o: { note?: string; scanner: BlockScanner; programs: readonly string[]; registry?: ProgramRegistry; from: number; to: number; batchSize: number; concurrency: number; shard?: Shard; node: string }): Source {
+export function blockSource(o: {
+  note?: string;
+  scanner: BlockScanner;
+  programs: readonly string[];
+  registry?: ProgramRegistry;
+  from: number;
+  to: number;
+  batchSize: number;
+  concurrency: number;
+  shard?: Shard;
+  node: string;
+  /** Judge each update as it stood at its block's timestamp (a collateral archive is configured: docs/history.md). */
+  judgeAtBlock?: boolean;
+}): Source {
   const { from, to, batchSize } = o;
   const shard = o.shard ?? { index: 0, count: 1 };
   /** Start heights of this shard's batches at or after `cursor` (cursors are batch boundaries). */
@@ -85,9 +100,10 @@ export function blockSource(o: { note?: string; scanner: BlockScanner; programs:
       const launch = () => {
         const s = list[next++]!;
         const e = endOf(s);
-        const p = o.scanner.fetchRange(s, e).then((blocks) => {
+        const p = o.scanner.fetchRange(s, e).then(async (blocks) => {
           const items: LedgerItem[] = [];
           for (const b of blocks) for (const tx of b.transactions) items.push(...itemsOfTransaction(tx, o.programs, b.height, o.registry));
+          if (o.judgeAtBlock) await judgeAtBlockTimes(items, timesOfBlocks(blocks), (h) => blockTimestamp(o.scanner.client, h));
           return { cursor: e, items, units: e - s };
         });
         p.catch(() => undefined); // surfaced when awaited in order

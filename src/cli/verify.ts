@@ -90,12 +90,13 @@ export function readableSummary(out: VerifyOutcome): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** What a report judged as of a time was judged with (the summary's last lines). */
-function historyLine(history: HistoryCollateralSource, at: number): string {
-  const d = [...history.decisions.values()].find((x) => x.time === at);
-  const when = new Date(at).toISOString();
-  if (!d) return `judged as of:  ${when} (update=${history.policy})\n`;
-  return `judged as of:  ${when}, TCB evaluation ${d.evaluation} (update=${d.policy})\ncollateral:    tcbInfo ${d.keys.tcbInfo}, qeIdentity ${d.keys.qeIdentity}, pckCrl ${d.keys.pckCrl}, rootCaCrl ${d.keys.rootCaCrl}\n`;
+/** What a report judged as of a time was judged with (the summary's last lines, from the outcome's account). */
+function historyLine(out: VerifyOutcome, policy: string): string {
+  if (!out.asOf) return '';
+  const w = out.asOf.with as { tcbEvaluation?: number; tcbUpdate?: string; collateral?: Record<string, string> } | undefined;
+  if (!w || w.tcbEvaluation === undefined) return `judged as of:  ${out.asOf.time} (update=${policy})\n`;
+  const keys = Object.entries(w.collateral ?? {}).map(([k, v]) => `${k} ${v}`).join(', ');
+  return `judged as of:  ${out.asOf.time}, TCB evaluation ${w.tcbEvaluation} (update=${w.tcbUpdate})\ncollateral:    ${keys}\n`;
 }
 
 export async function verifyCommand(argv: readonly string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
@@ -128,8 +129,8 @@ export async function verifyCommand(argv: readonly string[], io: { stdout: (s: s
     ...(archive !== undefined ? { archive: { dir: archive, policy: policy as TcbUpdatePolicy } } : {}),
   });
   try {
-    const out = await verifier.verify(userData, report, a.string('nonce'));
-    const judged = verifier.history ? historyLine(verifier.history, at!) : '';
+    const out = await verifier.verify(userData, report, a.string('nonce'), asOf);
+    const judged = historyLine(out, policy);
     io.stdout(a.flag('json') ? `${JSON.stringify(decodeReportBody(out), null, 2)}\n` : `${readableSummary(out)}${judged}`);
     const outcome = outcomeFor(out.reportValid, out.error?.code);
     return outcome === 'valid' ? EXIT.ALL_VALID : outcome === 'unverifiable' ? EXIT.INCOMPLETE : EXIT.SOME_INVALID;

@@ -5,7 +5,7 @@
  * with that evaluation's TCB info (for its FMSPC) and QE identity, and the newest archived CRLs
  * (verify.ts, VerifyOptions.asOf). What is not in the archive is TYPEA_TCB_EVALUATION_UNAVAILABLE,
  * naming the FMSPC, T, the evaluation wanted and how to import it: an update is never judged by an
- * older or newer evaluation. Each decision is kept, so that a verdict can say what it was judged with.
+ * older or newer evaluation. What it judges with is named in the verdict (VerifyOutcome.asOf.with).
  */
 import { VerifierError } from '../errors.js';
 import type { Certificate } from '../attestation/x509/certificate.js';
@@ -14,23 +14,13 @@ import { typeAError } from '../attestation/typeA/errors.js';
 import { evaluationInForce, type TcbUpdatePolicy } from '../attestation/typeA/evaluationInForce.js';
 import { iso } from '../attestation/typeA/json.js';
 import type { Quote } from '../attestation/typeA/quote.js';
-import { verifyCollateral, type TypeACollateralSource, type VerifiedCollateral } from '../attestation/typeA/verify.js';
+import type { TypeACollateralSource, VerifiedCollateral } from '../attestation/typeA/verify.js';
+import { verifyHistoryCollateral, type HistoryCollateral } from '../attestation/typeA/historyCollateral.js';
 import type { CollateralArchive } from './archive.js';
 import { PlatformCache } from './platform.js';
 
-/** What one report was judged with: the evaluation decided and the archive keys of the documents used. */
-export interface HistoryDecision {
-  readonly fmspc: string;
-  readonly time: number;
-  readonly policy: TcbUpdatePolicy;
-  readonly evaluation: number;
-  readonly keys: { readonly tcbInfo: string; readonly qeIdentity: string; readonly pckCrl: string; readonly rootCaCrl: string };
-}
-
 export class HistoryCollateralSource implements TypeACollateralSource {
   private readonly platforms = new PlatformCache();
-  /** The decisions made, by `${fmspc}@${time}`. */
-  readonly decisions = new Map<string, HistoryDecision>();
 
   constructor(
     private readonly archive: CollateralArchive,
@@ -38,8 +28,14 @@ export class HistoryCollateralSource implements TypeACollateralSource {
     readonly policy: TcbUpdatePolicy,
   ) {}
 
-  async forReport(quote: Quote, time: number): Promise<VerifiedCollateral> {
-    const { fmspc, ca } = this.platforms.of(quote);
+  /** The collateral archive read. */
+  get dir(): string {
+    return this.archive.dir;
+  }
+
+  /** The history collateral that judges a quote of this PCK chain as it stood at `time` (historyCollateral.ts); `version` names its documents. */
+  async rawAsOf(subject: Pick<Quote, 'pckCertPems'>, time: number): Promise<{ version: string; collateral: HistoryCollateral }> {
+    const { fmspc, ca } = this.platforms.of(subject);
     const FMSPC = fmspc.toUpperCase();
     const where = `FMSPC ${FMSPC} at ${iso(time)} (update=${this.policy})`;
     const importHint = `add Intel's signed copy to the archive with "oracle-verifier collateral import FILE --archive ${this.archive.dir}"`;
@@ -64,8 +60,12 @@ export class HistoryCollateralSource implements TypeACollateralSource {
       qeIdentityRaw: qe.raw!,
       qeIdentitySignature: qe.signatureHex!,
     };
-    const vc = verifyCollateral(collateral, { root: this.root, time, asOf: { evaluation: n } });
-    this.decisions.set(`${fmspc}@${time}`, { fmspc, time, policy: this.policy, evaluation: n, keys: { tcbInfo: tcb.key, qeIdentity: qe.key, pckCrl: pck.key, rootCaCrl: rootCrl.key } });
-    return vc;
+    const keys = { tcbInfo: tcb.key, qeIdentity: qe.key, pckCrl: pck.key, rootCaCrl: rootCrl.key };
+    return { version: `${n}:${keys.tcbInfo}:${keys.qeIdentity}:${keys.pckCrl}:${keys.rootCaCrl}:${this.policy}`, collateral: { collateral, evaluation: n, policy: this.policy, keys } };
+  }
+
+  /** In process: the history collateral for `quote` at `time`, verified. */
+  async forReport(quote: Quote, time: number): Promise<VerifiedCollateral> {
+    return verifyHistoryCollateral((await this.rawAsOf(quote, time)).collateral, this.root, time);
   }
 }

@@ -26,7 +26,8 @@ export interface CollateralSettings {
 }
 
 export interface CollateralSetup {
-  source: DirCollateralSource | PccsCollateralSource;
+  /** Absent with neither a directory nor a PCCS (only a collateral archive: reports judged as of a past time). */
+  source?: DirCollateralSource | PccsCollateralSource;
   /** The PCCS source (its caches feed the metrics), when a PCCS is configured. */
   pccs?: PccsCollateralSource;
   /** Its client (the reachability probe), when a PCCS is configured. */
@@ -40,8 +41,7 @@ export function createCollateralSource(s: CollateralSettings): CollateralSetup {
     remote = { client, pccs: new PccsCollateralSource(client, { root: s.root, now: s.now }) };
   }
   if (s.collateralDir === undefined) {
-    if (!remote) throw new Error('createCollateralSource: neither a collateral directory nor a PCCS');
-    return { source: remote.pccs, ...remote };
+    return remote ? { source: remote.pccs, ...remote } : {};
   }
   const source = new DirCollateralSource(s.collateralDir, s.root, { ...(s.dirSetting ? { what: s.dirSetting } : {}), ...(remote ? { fallback: remote.pccs } : {}) });
   return { source, ...remote };

@@ -46,6 +46,10 @@ export interface Config {
   pccsCircuitMaxCooldownMs: number;
   /** Absolute path of a typeA collateral directory (`oracle-verifier collateral fetch`); the PCCS serves what it lacks. */
   collateralDir?: string;
+  /** Absolute path of a typeA collateral archive (docs/history.md): ledger updates are then judged at their block's time. */
+  collateralArchive?: string;
+  /** Which TCB evaluation is in force at a time (evaluationInForce.ts). */
+  tcbUpdatePolicy: 'standard' | 'early';
   /** Trust anchor file of every report kind (the bundled one unless configured). */
   trustedRoots: Record<ReportType, string>;
   /** Measurements accepted beside the targets (config `acceptedBuilds`), by kind id, each with its source. */
@@ -371,6 +375,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
     acceptedBuilds,
     acceptedTcbStatuses: raw.acceptedTcbStatuses,
     allowDebugEnclaves: raw.allowDebugEnclaves,
+    tcbUpdatePolicy: raw.tcbUpdatePolicy,
     workers: raw.workers ?? availableParallelism(),
     maxQueue: raw.maxQueue,
     taskTimeoutMs: raw.taskTimeoutMs,
@@ -394,6 +399,7 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   if (verificationTime !== undefined) config.verificationTime = verificationTime;
   if (raw.pccsUrl !== null) config.pccsUrl = withTrailingSlash(raw.pccsUrl);
   if (raw.collateralDir !== undefined) config.collateralDir = resolve(baseDir, raw.collateralDir);
+  if (raw.collateralArchive !== undefined) config.collateralArchive = resolve(baseDir, raw.collateralArchive);
   if (raw.acceptedAdvisories !== undefined) config.acceptedAdvisories = raw.acceptedAdvisories;
   if (raw.ledgerPrograms !== undefined) {
     config.ledgerPrograms = namedPrograms(raw.ledgerPrograms);

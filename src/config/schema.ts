@@ -87,6 +87,19 @@ export const configSchema = {
       description: 'Each failed probe doubles the cool-down, up to this (at least pccsCircuitCooldownMs)',
     },
     collateralDir: { type: 'string', minLength: 1, description: 'typeA collateral directory written by `oracle-verifier collateral fetch`: typeA verifies from it without a PCCS; pccsUrl serves only the pieces it lacks', examples: ['./collateral'] },
+    collateralArchive: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'typeA collateral archive (`oracle-verifier collateral import`, docs/history.md): when set, each ledger update (watcher, GET /ledger/transactions/{id}) is judged as it stood at its block\'s timestamp, under the TCB evaluation then in force; unset: judged now, and each record says so',
+      examples: ['./collateral-archive'],
+    },
+    tcbUpdatePolicy: {
+      type: 'string',
+      enum: ['standard', 'early'],
+      default: 'standard',
+      description: "Which TCB evaluation is in force at a time, judging history (collateralArchive): 'standard' (Intel PCS's default: an evaluation from 12 months after its TCB recovery event) or 'early' (from the recovery event's day)",
+    },
     trustedRoots: {
       type: 'object',
       description: 'Trust anchors (PEM files) per report kind; unset: the bundled trust/intel-sgx-root-ca.pem and trust/aws-nitro-enclaves-root-g1.pem, pinned by SHA-256',
@@ -252,6 +265,8 @@ export interface RawConfig {
   pccsCircuitCooldownMs: number;
   pccsCircuitMaxCooldownMs: number;
   collateralDir?: string;
+  collateralArchive?: string;
+  tcbUpdatePolicy: 'standard' | 'early';
   trustedRoots: Partial<Record<ReportType, string>>;
   acceptedTcbStatuses: TcbStatusName[];
   acceptedAdvisories?: string[];

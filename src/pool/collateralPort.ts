@@ -22,7 +22,7 @@ export type { CollateralFetcher };
 export type CollateralSubject = unknown;
 
 type Reply = { collateral: PackedCollateral } | { error: FailureInfo };
-type Ask = { ticket: number; subject: CollateralSubject };
+type Ask = { ticket: number; subject: CollateralSubject; asOf?: number };
 type Answer = { ticket: number; reply: Reply } | { changed: true };
 
 const askChannel = (name: string) => `${name}:ask`;
@@ -68,12 +68,20 @@ export class CollateralDesk {
     this.answers.close();
   }
 
-  private answer({ ticket, subject }: Ask): void {
+  private answer({ ticket, subject, asOf }: Ask): void {
     const hold = this.tickets.get(ticket);
     if (!hold) return;
     hold(true);
-    void this.source.rawForSubject(subject).then(
-      (raw): Reply => ({ collateral: this.pack(raw.version, raw.collateral as object) }),
+    const source = this.source;
+    // History collateral (judged as of a past time) is no refresh of the current collateral: packed without telling the workers.
+    const raw =
+      asOf === undefined
+        ? source.rawForSubject(subject).then((r) => this.pack(r.version, r.collateral as object, true))
+        : source.rawAsOf
+          ? source.rawAsOf(subject, asOf).then((r) => this.pack(`asOf:${r.version}`, r.collateral as object, false))
+          : Promise.reject(new VerifierError('INTERNAL_ERROR', 'the pool was given no history collateral source'));
+    void raw.then(
+      (collateral): Reply => ({ collateral }),
       (e: unknown): Reply => ({ error: toFailure(e) }),
     ).then((reply) => {
       if (!this.tickets.has(ticket)) return;
@@ -82,9 +90,9 @@ export class CollateralDesk {
     });
   }
 
-  /** Packs once per version; a version not packed before is a refresh (or the first): the workers are told. */
-  private pack(version: string, collateral: object): PackedCollateral {
-    const fresh = !this.packer.has(version);
+  /** Packs once per version; a current version not packed before is a refresh (or the first): the workers are told. */
+  private pack(version: string, collateral: object, current: boolean): PackedCollateral {
+    const fresh = current && !this.packer.has(version);
     const p = this.packer.pack(version, collateral);
     if (fresh) this.answers.postMessage({ changed: true } satisfies Answer);
     return p;
@@ -113,11 +121,11 @@ export class CollateralLine {
     this.answers.unref();
   }
 
-  /** The collateral the main thread has for `subject`, or its failure thrown. */
-  request(ticket: number, subject: CollateralSubject): Promise<PackedCollateral> {
+  /** The collateral the main thread has for `subject` (with `asOf`: its history collateral for that time), or its failure thrown. */
+  request(ticket: number, subject: CollateralSubject, asOf?: number): Promise<PackedCollateral> {
     return new Promise((resolve, reject) => {
       this.waiting.set(ticket, { resolve, reject });
-      this.asks.postMessage({ ticket, subject } satisfies Ask);
+      this.asks.postMessage({ ticket, subject, ...(asOf !== undefined ? { asOf } : {}) } satisfies Ask);
     });
   }
 

@@ -16,14 +16,13 @@ import { Piscina } from 'piscina';
 import { VerifierError } from '../errors.js';
 import { PACKAGE_ROOT } from '../packageRoot.js';
 import { decodeUserDataText, parseReportTexts, structFailure } from '../verify/verifyReport.js';
-import type { DecodeOutcome, ReportAnswer, ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
+import type { DecodeOutcome, DecodeReportOptions, ReportAnswer, ReportTexts, VerifierService, VerifyOutcome } from '../verify/types.js';
 import { decodeReportAnswer } from '../verify/decodeReportAnswer.js';
 import type { ReportCheck } from '../verify/types.js';
 import type { AttestationResponse } from '../verify/attestationResponseSchema.js';
 import { findReportKind, wireKind } from '../verify/kinds/index.js';
 import type { PoolCode } from './errors.js';
-import type { BytesTask, VerifyTask, WorkerSetup } from './task.js';
-import type { RequestLayout } from '../encoding/eras/index.js';
+import type { BatchItem, BytesTask, VerifyTask, WorkerSetup } from './task.js';
 import { CollateralDesk, type CollateralFetcher } from './collateralPort.js';
 import { Deadline, Deadlines } from './deadlines.js';
 import { Waiting, type Job } from './waiting.js';
@@ -120,9 +119,10 @@ export class VerifierPool implements VerifierService {
     return decodeUserDataText(userData);
   }
 
-  async decodeReport(userDataText: string, reportText: string, o: { nonce?: string } = {}): Promise<VerifyOutcome> {
+  async decodeReport(userDataText: string, reportText: string, o: DecodeReportOptions = {}): Promise<VerifyOutcome> {
     const task = parseReportTexts(userDataText, reportText, o);
-    return 'error' in task ? structFailure(task.error) : this.verifyBytes(task);
+    if ('error' in task) return structFailure(task.error);
+    return o.asOf === undefined ? this.verifyBytes(task) : (await this.verifyBytesMany([{ ...task, asOf: o.asOf }]))[0]!;
   }
 
   /**
@@ -152,11 +152,17 @@ export class VerifierPool implements VerifierService {
    * arrays are transferred). One task for the queue bound and the time limit: callers keep batches
    * small (the CLI and the watcher send at most UPDATE_BATCH).
    */
-  async verifyBytesMany(items: readonly { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array; requestKeys?: RequestLayout }[]): Promise<VerifyOutcome[]> {
+  async verifyBytesMany(items: readonly Omit<BatchItem, 'answer'>[]): Promise<VerifyOutcome[]> {
     if (items.length === 0) return [];
     const task: VerifyTask = {
       op: 'bytesMany',
-      items: items.map((t) => ({ userData: t.userData, report: t.report, ...(t.nonce ? { nonce: t.nonce } : {}), ...(t.requestKeys !== undefined ? { requestKeys: t.requestKeys } : {}) })),
+      items: items.map((t) => ({
+        userData: t.userData,
+        report: t.report,
+        ...(t.nonce ? { nonce: t.nonce } : {}),
+        ...(t.requestKeys !== undefined ? { requestKeys: t.requestKeys } : {}),
+        ...(t.asOf !== undefined ? { asOf: t.asOf } : {}),
+      })),
     };
     const buffers = items.flatMap((t) => [t.userData.buffer, t.report.buffer]);
     const transfer = buffers.filter((b, i) => buffers.indexOf(b) === i) as ArrayBuffer[];
@@ -168,7 +174,7 @@ export class VerifierPool implements VerifierService {
   async decodeReports(pairs: readonly ReportTexts[]): Promise<VerifyOutcome[]> {
     const parsed = pairs.map((p) => {
       const t = parseReportTexts(p.userData, p.report);
-      return 'error' in t || p.requestKeys === undefined ? t : { ...t, requestKeys: p.requestKeys };
+      return 'error' in t ? t : { ...t, ...(p.requestKeys !== undefined ? { requestKeys: p.requestKeys } : {}), ...(p.asOf !== undefined ? { asOf: p.asOf } : {}) };
     });
     const ok = parsed.filter((t): t is Exclude<typeof t, { error: unknown }> => !('error' in t));
     const verified = await this.verifyBytesMany(ok);

@@ -48,9 +48,19 @@ export interface ResponseTask extends TaskBase {
  * An item with `answer` (a coalesced POST /decodeReport, waiting.ts) gets its ReportAnswer instead
  * of its outcome, as alone.
  */
+export interface BatchItem {
+  userData: Uint8Array;
+  report: Uint8Array;
+  nonce?: Uint8Array;
+  requestKeys?: RequestLayout;
+  answer?: true;
+  /** Judge it as it stood at this time (epoch ms; VerifyOptions.asOf). */
+  asOf?: number;
+}
+
 export interface BytesBatchTask extends TaskBase {
   op: 'bytesMany';
-  items: { userData: Uint8Array; report: Uint8Array; nonce?: Uint8Array; requestKeys?: RequestLayout; answer?: true }[];
+  items: BatchItem[];
 }
 
 export type VerifyTask = BytesTask | ResponseTask | BytesBatchTask;

@@ -60,16 +60,17 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
 
   /**
    * The collateral of `report`'s kind: the worker's reused copy (collateralReuse.ts), or asked of
-   * the main thread under the task's ticket; `waited` adds the seconds spent waiting for it.
+   * the main thread under the task's ticket; `waited` adds the seconds spent waiting for it. With
+   * `asOf`, the history collateral that judges the report as it stood then (the kind's verifyAsOf).
    */
-  const collateralFor = (report: Uint8Array, ticket: number | undefined, waited: (s: number) => void): CollateralSource | undefined => {
+  const collateralFor = (report: Uint8Array, ticket: number | undefined, waited: (s: number) => void, asOf?: number): CollateralSource | undefined => {
     const kind = findReportKind(report);
     const c = kind?.collateral;
     if (!kind || !c) return undefined;
     const ask = async (subject: unknown, at: string) => {
-      if (!line || ticket === undefined) throw c.unavailable();
+      if (!line || ticket === undefined) throw asOf === undefined ? c.unavailable() : c.unavailableAsOf(asOf);
       const t0 = performance.now();
-      const pack = await line.request(ticket, subject).finally(() => waited((performance.now() - t0) / 1000));
+      const pack = await line.request(ticket, subject, asOf).finally(() => waited((performance.now() - t0) / 1000));
       reuse.set(at, pack);
       return pack;
     };
@@ -77,12 +78,14 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
       async forReport(parsed, time) {
         // the worker's copy while its window is open, else the main thread's answer
         const subject = c.subject(parsed as never);
-        const at = reuseKey(kind.id, subject);
+        const at = `${reuseKey(kind.id, subject)}${asOf === undefined ? '' : `@${asOf}`}`;
         const pack = reuse.get(at) ?? (await ask(subject, at));
-        const key = `${kind.id}:${pack.version}`;
+        // History collateral judges one time: verified for that time.
+        const key = `${kind.id}:${pack.version}${asOf === undefined ? '' : `@${time}`}`;
         const hit = verified.get(key);
         if (hit) return hit;
-        const vc = c.verify(unpackCollateral(pack), roots[kind.id], time);
+        const raw = unpackCollateral(pack);
+        const vc = asOf === undefined ? c.verify(raw, roots[kind.id], time) : c.verifyAsOf(raw, roots[kind.id], time);
         verified.set(key, vc);
         return vc;
       },
@@ -101,8 +104,16 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
 
   async function run(task: VerifyTask, waited: (s: number) => void): Promise<WorkerResult> {
     const verify: ReportVerifier = (userData, report, o) => {
-      const collateral = collateralFor(report, task.collateralTicket, waited);
-      const deps: VerifyDeps = { roots, chainCache, keyCache, ...(collateral ? { collateral } : {}), ...(setup.time !== undefined ? { time: setup.time } : {}) };
+      const collateral = o?.asOf === undefined ? collateralFor(report, task.collateralTicket, waited) : undefined;
+      const historyCollateral = o?.asOf !== undefined ? collateralFor(report, task.collateralTicket, waited, o.asOf) : undefined;
+      const deps: VerifyDeps = {
+        roots,
+        chainCache,
+        keyCache,
+        ...(collateral ? { collateral } : {}),
+        ...(historyCollateral ? { historyCollateral } : {}),
+        ...(setup.time !== undefined ? { time: setup.time } : {}),
+      };
       return verifyReportBytes(userData, report, policy, deps, o);
     };
     try {
@@ -112,7 +123,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
         const outs: (VerifyOutcome | ReportAnswer)[] = [];
         for (const [i, it] of task.items.entries()) {
           const h = hashes[i];
-          const out = await verify(it.userData, it.report, { ...(it.nonce ? { nonce: it.nonce } : {}), ...(h ? { userDataHash: h } : {}) });
+          const out = await verify(it.userData, it.report, { ...(it.nonce ? { nonce: it.nonce } : {}), ...(h ? { userDataHash: h } : {}), ...(it.asOf !== undefined ? { asOf: it.asOf } : {}) });
           // The hash was computed (in the batch): its share of the batch's hash time, for verifier_hash_seconds.
           if (h && secondsEach !== undefined && out.timings?.hashSeconds === undefined) out.timings = { ...out.timings, hashSeconds: secondsEach };
           if (it.requestKeys !== undefined) {

@@ -11,6 +11,8 @@ import { publicUrl, redactorOf, secretsOf } from '../publicUrl.js';
 import type { Config } from '../config/load.js';
 import { VerifierError } from '../errors.js';
 import { itemsOfTransaction, programsToFollow } from '../ledger/records/transitions.js';
+import { judgeAtBlockTimes } from '../ledger/records/blockTimes.js';
+import { blockTimestamp } from '../ledger/node/mappingListing.js';
 import { createBlockScanner, fetchTransaction, MAX_BLOCKS_PER_CALL } from '../ledger/node/blockScanner.js';
 import { ProgramRegistry } from '../ledger/programs.js';
 import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../ledger/store/updateStore.js';
@@ -124,6 +126,8 @@ export interface LedgerFeatureOptions {
 }
 
 export function createLedgerFeature(config: Config, verify: Verify, log: WatcherLog, sink: MetricsSink = NOOP_METRICS_SINK, o: LedgerFeatureOptions = {}): LedgerFeature {
+  // With a collateral archive each update is judged as it stood at its block's timestamp (docs/history.md).
+  const judgeAtBlock = config.collateralArchive !== undefined;
   const baseUrl = config.liveCheck.apiBaseUrl;
   if (baseUrl === undefined) return { routes: {}, start() {}, close: async () => {} };
   // The node's API key (LEDGER_NODE_API_KEY) in its header; the base URL's query goes with every request.
@@ -149,7 +153,9 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
       leave();
     }
     const { transaction, blockHeight } = fetched;
-    const records = await verifyUpdates(itemsOfTransaction(transaction, programs, blockHeight, registry), verify);
+    const items = itemsOfTransaction(transaction, programs, blockHeight, registry);
+    if (judgeAtBlock) await judgeAtBlockTimes(items, new Map(), (h) => blockTimestamp(lookupNode.client, h));
+    const records = await verifyUpdates(items, verify);
     // The pool refused a verification (overloaded, closing): the whole answer is a 503, not a verdict.
     const refused = records.find((r) => r.errorCode !== undefined && traitsOf(r.errorCode).refused);
     if (refused) throw new VerifierError(refused.errorCode!, refused.errorString ?? 'verification refused by the pool');
@@ -173,6 +179,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     registry,
     verify,
     ...(o.verifyMany ? { verifyMany: o.verifyMany } : {}),
+    ...(judgeAtBlock ? { judgeAtBlock } : {}),
     fromHeight: w.fromHeight,
     pollIntervalMs: w.pollIntervalMs,
     ...(w.batchBlocks !== undefined ? { batchBlocks: w.batchBlocks } : {}),

@@ -8,8 +8,8 @@ import type { Policy, ReportTexts, VerifierService, VerifyOutcome } from './type
  * The outcomes of the pairs in order, started together as separate decodeReport calls would be
  * (a typeA report may wait for its collateral); in process there is no task to share.
  */
-function decodeReportsInOrder(pairs: readonly ReportTexts[], one: (userData: string, report: string) => Promise<VerifyOutcome>): Promise<VerifyOutcome[]> {
-  return Promise.all(pairs.map((p) => one(p.userData, p.report)));
+function decodeReportsInOrder(pairs: readonly ReportTexts[], one: (p: ReportTexts) => Promise<VerifyOutcome>): Promise<VerifyOutcome[]> {
+  return Promise.all(pairs.map(one));
 }
 
 export function createInProcessService(policy: Policy, deps: VerifyDeps): VerifierService {
@@ -20,6 +20,6 @@ export function createInProcessService(policy: Policy, deps: VerifyDeps): Verifi
     decodeReportAnswer: async (userData, report, opts) => decodeReportAnswer(await verifyReportText(userData, report, policy, deps, opts)),
     verifyBytes: (t) => verifyReportBytes(t.userData, t.report, policy, deps, t.nonce ? { nonce: t.nonce } : {}),
     checkResponse: (entry) => checkAttestationResponse(entry, (userData, report, o) => verifyReportBytes(userData, report, policy, deps, o)),
-    decodeReports: (pairs) => decodeReportsInOrder(pairs, (userData, report) => verifyReportText(userData, report, policy, deps)),
+    decodeReports: (pairs) => decodeReportsInOrder(pairs, (p) => verifyReportText(p.userData, p.report, policy, deps, p.asOf !== undefined ? { asOf: p.asOf } : {})),
   };
 }

@@ -38,6 +38,20 @@ export interface VerifyOutcome {
    * the ledger's updates, computed in the worker that parsed the bytes); not part of HTTP responses.
    */
   requestKeys?: RequestKeys[];
+  /** Judged as it stood at a past time (VerifyOptions.asOf), by a kind verified against the clock: when, and with what. */
+  asOf?: JudgedAsOf;
+}
+
+/**
+ * What a report judged as it stood at a past time was judged with: the time, and what its kind
+ * says it used (typeA: the TCB evaluation in force then, the update policy that decided it, and
+ * the collateral archive's keys of the documents), so that the verdict can be reproduced.
+ */
+export interface JudgedAsOf {
+  /** The time judged, ISO 8601 (a ledger update: its block's timestamp). */
+  time: string;
+  /** The kind's account of what it judged with. */
+  with?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -68,6 +82,13 @@ export interface VerifyOptions {
    * binding check compares with it instead of hashing again.
    */
   userDataHash?: Uint8Array;
+  /**
+   * Judge the report as it stood at this time (epoch ms; a ledger update: its block's timestamp):
+   * a kind verified against the clock verifies at it, with its history collateral
+   * (VerifyDeps.historyCollateral); the outcome says what it was judged with (VerifyOutcome.asOf).
+   * Kinds that verify at their document's own time are unaffected.
+   */
+  asOf?: number;
 }
 
 /** Verifies a report against one userData or the candidate it binds (the core's verifyReportBytes, deps bound). */
@@ -91,11 +112,19 @@ export interface ReportTexts {
   report: string;
   /** Also compute the keys of the userData's requests stored this way (VerifyOutcome.requestKeys), where the service can; else the caller does. */
   requestKeys?: RequestLayout;
+  /** Judge it as it stood at this time (epoch ms; VerifyOptions.asOf). */
+  asOf?: number;
+}
+
+/** Options of one decodeReport call: a nonce the report must carry, a past time to judge it at (VerifyOptions.asOf). */
+export interface DecodeReportOptions {
+  nonce?: string;
+  asOf?: number;
 }
 
 export interface VerifierService {
   decode(userData: string): DecodeOutcome | Promise<DecodeOutcome>;
-  decodeReport(userData: string, report: string, opts?: { nonce?: string }): Promise<VerifyOutcome>;
+  decodeReport(userData: string, report: string, opts?: DecodeReportOptions): Promise<VerifyOutcome>;
   /**
    * decodeReport's answer bytes for POST /decodeReport (ReportAnswer), made where the verification
    * ran (a pool worker). Absent: the route serialises decodeReport's outcome itself (same bytes).

@@ -20,11 +20,12 @@ import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
 import { detectReportKind, findReportKind, NONCE_KIND_NAMES, type AnyReportKind, type CollateralSource, type ReportType } from './kinds/index.js';
+import type { KindContext } from './kinds/types.js';
 import { toFailure } from './failure.js';
 import { decodeNonce } from './nonce.js';
 import { CheckTrace } from './checks.js';
 import { acceptedMeasurements } from './policy.js';
-import type { DecodeOutcome, FailureInfo, Policy, VerifyOptions, VerifyOutcome } from './types.js';
+import type { DecodeOutcome, DecodeReportOptions, FailureInfo, Policy, VerifyOptions, VerifyOutcome } from './types.js';
 
 export type { VerifyOptions } from './types.js';
 
@@ -38,6 +39,30 @@ export interface VerifyDeps {
   keyCache?: LRUCache<string, KeyObject>;
   /** Fixed verification time (epoch ms) of the kinds with usesVerificationTime; the clock when absent. */
   time?: number;
+  /**
+   * The collateral source of a report judged as it stood at a past time (VerifyOptions.asOf), for
+   * the kinds with a collateral port. Absent: such a report is unverifiable (the kind's unavailableAsOf).
+   */
+  historyCollateral?: CollateralSource;
+}
+
+/** The kind's deps for one verification: judged as of a past time, that time and the history collateral. */
+function kindDeps(kind: AnyReportKind, deps: VerifyDeps, asOf: number | undefined) {
+  const base = {
+    root: deps.roots[kind.id],
+    ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
+    ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
+  };
+  if (asOf !== undefined && kind.usesVerificationTime) {
+    const port = kind.collateral;
+    const history: CollateralSource | undefined = port ? (deps.historyCollateral ?? { forReport: () => Promise.reject(port.unavailableAsOf(asOf)) }) : undefined;
+    return { ...base, time: asOf, ...(history ? { collateral: history } : {}) };
+  }
+  return {
+    ...base,
+    ...(deps.collateral && kind.collateral ? { collateral: deps.collateral } : {}),
+    ...(deps.time !== undefined && kind.usesVerificationTime ? { time: deps.time } : {}),
+  };
 }
 
 /** Detects the encoding era (unless `detected` is given) and decodes every request (src/encoding/eras). */
@@ -132,21 +157,14 @@ export async function verifyReportBytes(
     const view = kind.view(parsed);
     // Shown even when a later check fails.
     out.decodedReport = view;
-    await kind.verify(
-      parsed,
-      view,
-      data,
-      acceptedMeasurements(policy, kind.id),
-      policy,
-      {
-        root: deps.roots[kind.id],
-        ...(deps.chainCache ? { chainCache: deps.chainCache } : {}),
-        ...(deps.keyCache ? { keyCache: deps.keyCache } : {}),
-        ...(deps.collateral && kind.collateral ? { collateral: deps.collateral } : {}),
-        ...(deps.time !== undefined && kind.usesVerificationTime ? { time: deps.time } : {}),
-      },
-      { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), ...(userDataHash ? { userDataHash } : {}), timings, trace },
-    );
+    const asOf = opts.asOf !== undefined && kind.usesVerificationTime ? opts.asOf : undefined;
+    if (asOf !== undefined) out.asOf = { time: new Date(asOf).toISOString() };
+    const ctx: KindContext = { ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}), ...(userDataHash ? { userDataHash } : {}), timings, trace };
+    try {
+      await kind.verify(parsed, view, data, acceptedMeasurements(policy, kind.id), policy, kindDeps(kind, deps, asOf), ctx);
+    } finally {
+      if (out.asOf && ctx.judgedWith) out.asOf.with = ctx.judgedWith;
+    }
     trace.pass();
   } catch (e) {
     const failure = toFailure(e);
@@ -187,9 +205,9 @@ export async function verifyReportText(
   reportText: string,
   policy: Policy,
   deps: VerifyDeps,
-  opts: { nonce?: string } = {},
+  opts: DecodeReportOptions = {},
 ): Promise<VerifyOutcome> {
   const t = parseReportTexts(userDataText, reportText, opts);
   if ('error' in t) return structFailure(t.error);
-  return verifyReportBytes(t.userData, t.report, policy, deps, t.nonce === undefined ? {} : { nonce: t.nonce });
+  return verifyReportBytes(t.userData, t.report, policy, deps, { ...(t.nonce === undefined ? {} : { nonce: t.nonce }), ...(opts.asOf !== undefined ? { asOf: opts.asOf } : {}) });
 }

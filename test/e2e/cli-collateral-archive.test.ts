@@ -17,6 +17,8 @@ import { readVectorJson, VECTORS } from '../support/paths.js';
 import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
 import { mintedUpdates, MRENCLAVE } from '../support/ledger-fixture.js';
 import { signBody, tcbInfoBody, qeIdentityBody } from '../support/typea-pki.js';
+import { startLedgerNode } from '../support/ledger-node.js';
+import { LedgerChain, t } from '../support/ledger-chain.js';
 
 const CLI = resolve(process.cwd(), 'src/cli/main.ts');
 const SGX = resolve(VECTORS, 'sgx');
@@ -191,6 +193,46 @@ describe('the test PKI: the same platform valid under evaluation 19, OutOfDate u
       expect(b.stdout.replaceAll(archiveB, 'ARCHIVE')).toBe(a.stdout.replaceAll(archiveA, 'ARCHIVE'));
       expect(b.code).toBe(a.code);
     }
+  }, 180_000);
+
+  it('reverify --archive judges each ledger update at its block\'s timestamp, through the worker pool and in process, on both block routes', async () => {
+    // The same minted update in two blocks: at T0 - 100 days (evaluation 19 in force) and at T0 (20).
+    const u = mintedUpdates(env).sgx('42.00000002');
+    const chain = new LedgerChain(10, 12);
+    chain.add(10, [t.setDataSgx('official_oracle.aleo', u.userData, u.report)]);
+    chain.add(11, [t.setDataSgx('official_oracle.aleo', u.userData, u.report)]);
+    chain.setTimestamp(10, Math.floor((T0 - 100 * DAY) / 1000));
+    chain.setTimestamp(11, Math.floor(T0 / 1000));
+    chain.setTimestamp(12, Math.floor(T0 / 1000) + 3);
+    // --at: only the test PKI's root is checked at load, valid from years ahead; the updates are judged at their blocks' times.
+    const outputs: string[] = [];
+    for (const [route, workers] of [['blocks', '1'], ['transactions', '0']] as const) {
+      const node = await startLedgerNode();
+      chain.install(node, { transactionsRoute: route === 'transactions' });
+      try {
+        const out = join(dir, `history-${route}.jsonl`);
+        const r = await cli(['reverify', '--node', node.url, '--program', 'official_oracle', '--from', '10', '--to', '13', '--block-source', route, '--archive', archiveA, '--tcb-update', 'early', '--workers', workers, '--at', new Date(T0).toISOString(), '--out', out, '--progress-interval', '0', '--config', env.configFile]);
+        expect(r.code, r.stderr).toBe(1); // one invalid update
+        const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        expect(records.map((x) => [x.blockHeight, x.blockTimestamp, x.outcome, x.judgedAsOf?.with?.tcbEvaluation, x.tcbStatus])).toEqual([
+          [10, new Date(Math.floor((T0 - 100 * DAY) / 1000) * 1000).toISOString(), 'valid', 19, 'UpToDate'],
+          [11, new Date(Math.floor(T0 / 1000) * 1000).toISOString(), 'invalid', 20, 'OutOfDate'],
+        ]);
+        for (const x of records) {
+          expect(x.judgedAsOf.time).toBe(x.blockTimestamp);
+          expect(x.judgedAsOf.with.tcbUpdate).toBe('early');
+          expect(Object.keys(x.judgedAsOf.with.collateral)).toEqual(['tcbInfo', 'qeIdentity', 'pckCrl', 'rootCaCrl']);
+        }
+        // The transactions route carries no timestamps: the header of each block holding an update is read, and only those.
+        const headers = node.requests.filter((q) => /\/block\/\d+\/header/.test(q.path)).map((q) => q.path.replace(/^.*\/block\//, ''));
+        expect(headers.sort()).toEqual(route === 'transactions' ? ['10/header', '11/header'] : []);
+        outputs.push(readFileSync(out, 'utf8'));
+      } finally {
+        await node.close();
+      }
+    }
+    // Same records from either route and either place of verification.
+    expect(outputs[1]).toBe(outputs[0]);
   }, 180_000);
 
   it('a time after the list can tell is unavailable (a later evaluation may have been in force)', async () => {

@@ -83,6 +83,8 @@ export class LedgerChain {
   private readonly aborted = new Map<number, string[]>();
   private readonly txs = new Map<string, { tx: Record<string, unknown>; height: number }>();
   private seq = 0;
+  /** Block timestamps set by the test (Unix seconds); else 1725000000 + 3 s per height. */
+  private readonly times = new Map<number, number>();
   /** Every oracle transition id added, with its height and function (expected scan results). */
   readonly added: { height: number; transactionId: string; transitionId: string; program: string; function: string; accepted: boolean }[] = [];
 
@@ -147,6 +149,11 @@ export class LedgerChain {
     return { transactionId: id, transitionIds: ts.map((x) => x.id) };
   }
 
+  /** Sets block `height`'s header.metadata.timestamp (Unix seconds). */
+  setTimestamp(height: number, seconds: number): void {
+    this.times.set(height, seconds);
+  }
+
   /** The confirmed transactions at `height` (what a block's `transactions` holds). */
   transactionsAt(height: number): ConfirmedTx[] {
     return this.blocks.get(height) ?? [];
@@ -173,7 +180,7 @@ export class LedgerChain {
           proof_target: 100,
           last_coinbase_target: 1000,
           last_coinbase_timestamp: 1725000000,
-          timestamp: 1725000000 + height * 3,
+          timestamp: this.times.get(height) ?? 1725000000 + height * 3,
         },
       },
       authority: { type: 'quorum', subdag: {} },

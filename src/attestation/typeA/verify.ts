@@ -96,6 +96,8 @@ export interface VerifiedCollateral {
   readonly validUntil: number;
   /** Verified to judge a report as it stood at `time` under TCB evaluation `evaluation` (VerifyOptions.asOf). */
   readonly asOf?: { readonly time: number; readonly evaluation: number };
+  /** Judged as history: what the collateral is (the evaluation, the policy that chose it, the archive keys), for the verdict's record. */
+  readonly judgedWith?: Readonly<Record<string, unknown>>;
 }
 
 /** Supplies verified collateral (TCB info, QE identity, CRLs) for a quote at a time. */

@@ -40,6 +40,8 @@ export interface UpdateItem {
   userData: string;
   report: string;
   writeSpec?: UpdateWriteSpec;
+  /** Judge it as it stood at this time (epoch ms: its block's timestamp, blockTimes.ts); absent: judged now. */
+  asOf?: number;
 }
 
 /** What an update item writes into the data mapping, computed on this thread from its userData text. */
@@ -47,7 +49,7 @@ export function writesOfUpdate(it: UpdateItem): MappingWrite[] {
   return it.writeSpec ? writesOfText(it.writeSpec, it.userData) : [];
 }
 
-export type UpdateBase = Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function' | 'unrecognized'>;
+export type UpdateBase = Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'blockTimestamp' | 'id' | 'program' | 'function' | 'unrecognized'>;
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

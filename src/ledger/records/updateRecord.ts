@@ -25,7 +25,7 @@
 import type { CheckResult } from '../../verify/checks.js';
 import { updateKindOf } from '../programs.js';
 import { reportKind, type Measurement } from '../../verify/kinds/index.js';
-import type { VerifyOutcome } from '../../verify/types.js';
+import type { JudgedAsOf, VerifyOutcome } from '../../verify/types.js';
 import { outcomeFor, type ErrorCode, type Outcome } from '../../errorCodes.js';
 import type { MappingWrite } from './mappingWrites.js';
 
@@ -37,6 +37,8 @@ export interface OutputRecord {
   transactionId?: string;
   transitionId?: string;
   blockHeight?: number;
+  /** The block's timestamp, ISO 8601: present when the update was judged as it stood then (docs/history.md). */
+  blockTimestamp?: string;
   id?: string;
   program?: string;
   function?: string;
@@ -55,6 +57,8 @@ export interface OutputRecord {
   decodedRequests?: unknown[];
   /** The ordered check trace of the verification (src/verify/checks.ts). */
   checks?: CheckResult[];
+  /** Judged as it stood at its block's time: that time and what it was judged with (VerifyOutcome.asOf), so the verdict can be re-run. */
+  judgedAsOf?: JudgedAsOf;
   /**
    * Whether the update's measurement is the one in force at its height (replayed from the owner
    * transitions, src/ledger/records/measurementState.ts): `matches` with the height it was set at,
@@ -75,8 +79,8 @@ export type RecordOutcome = Outcome | 'unattested';
 export const RECORD_OUTCOMES: readonly RecordOutcome[] = ['valid', 'invalid', 'unverifiable', 'unattested'];
 
 const ORDER: readonly (keyof OutputRecord)[] = [
-  'transactionId', 'transitionId', 'blockHeight', 'id', 'program', 'function', 'kind', 'unrecognized', 'reportValid', 'outcome', 'errorCode', 'errorString',
-  'tcbStatus', 'measurements', 'measurement', 'written', 'decodedData', 'decodedRequests', 'checks', 'measurementInForce', 'mappingWrites',
+  'transactionId', 'transitionId', 'blockHeight', 'blockTimestamp', 'id', 'program', 'function', 'kind', 'unrecognized', 'reportValid', 'outcome', 'errorCode', 'errorString',
+  'tcbStatus', 'measurements', 'measurement', 'written', 'decodedData', 'decodedRequests', 'checks', 'judgedAsOf', 'measurementInForce', 'mappingWrites',
 ];
 
 /**
@@ -103,7 +107,7 @@ export function measurementsOf(out: VerifyOutcome): Measurement | Record<string,
 
 /** The record of an update verified as `out`; `mappingWrites`: what it writes into the data mapping. */
 export function updateRecord(
-  base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'id' | 'program' | 'function' | 'unrecognized'>,
+  base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'blockTimestamp' | 'id' | 'program' | 'function' | 'unrecognized'>,
   out: VerifyOutcome,
   mappingWrites?: readonly MappingWrite[],
 ): OutputRecord {
@@ -118,6 +122,7 @@ export function updateRecord(
   if (out.decodedData) r.decodedData = out.decodedData;
   if (out.decodedRequests) r.decodedRequests = out.decodedRequests;
   if (out.checks) r.checks = out.checks;
+  if (out.asOf) r.judgedAsOf = out.asOf;
   if (mappingWrites?.length) r.mappingWrites = [...mappingWrites];
   return canonical(r);
 }

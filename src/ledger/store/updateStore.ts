@@ -51,6 +51,7 @@
  * its own transaction that the lease is still its own. `reverify --store` takes no lease (its
  * writes are idempotent, it takes turns with the watcher).
  */
+import type { JudgedAsOf } from '../../verify/types.js';
 import Database from 'better-sqlite3';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode, Outcome } from '../../errorCodes.js';
@@ -68,6 +69,8 @@ export interface LedgerRecord {
   transactionId: string;
   transitionId: string;
   blockHeight: number;
+  /** The block's timestamp, when the update was judged as it stood then (docs/history.md). */
+  blockTimestamp?: string;
   program: string;
   function: string;
   reportType: string;
@@ -91,6 +94,8 @@ export interface LedgerRecord {
   checks?: unknown[];
   /** What the transition writes into the oracle's data mapping (records stored before the mapping cross-check have none). */
   mappingWrites?: MappingWrite[];
+  /** Judged as it stood at its block's time: that time and what it was judged with. */
+  judgedAsOf?: JudgedAsOf;
   verifiedAt: string;
 }
 

@@ -23,6 +23,7 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
     transactionId: r.transactionId,
     transitionId: r.transitionId,
     blockHeight: r.blockHeight,
+    ...(r.blockTimestamp !== undefined ? { blockTimestamp: r.blockTimestamp } : {}),
     program: r.program,
     function: r.function,
     reportType: r.kind,
@@ -38,12 +39,14 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
     measurements: (r.measurements ?? {}) as Record<string, unknown>,
     ...(r.checks !== undefined ? { checks: r.checks } : {}),
     ...(r.mappingWrites !== undefined ? { mappingWrites: r.mappingWrites } : {}),
+    ...(r.judgedAsOf !== undefined ? { judgedAsOf: r.judgedAsOf } : {}),
     verifiedAt,
   };
   return { record, outcome };
 }
 
-export type Verify = (userData: string, report: string) => Promise<VerifyOutcome>;
+/** decodeReport of one update; `asOf`: judged as it stood then (its block's time, epoch ms). */
+export type Verify = (userData: string, report: string, asOf?: number) => Promise<VerifyOutcome>;
 
 /** Verifies several updates at once (VerifierService.decodeReports), outcomes in order. */
 export type VerifyMany = (pairs: readonly ReportTexts[]) => Promise<VerifyOutcome[]>;
@@ -67,7 +70,7 @@ export async function updateRecordsInRuns(items: readonly LedgerItem[], size: nu
 
 /** What verifyMany is given for update `u`: its texts, and the layout of its stored requests (their keys come back with the verdict). */
 export function updatePair(u: UpdateItem): ReportTexts {
-  return { userData: u.userData, report: u.report, ...(u.writeSpec ? { requestKeys: u.writeSpec.requests } : {}) };
+  return { userData: u.userData, report: u.report, ...(u.writeSpec ? { requestKeys: u.writeSpec.requests } : {}), ...(u.asOf !== undefined ? { asOf: u.asOf } : {}) };
 }
 
 /**
@@ -91,7 +94,7 @@ export async function verifyUpdates(items: readonly LedgerItem[], verify: Verify
   const out = await Promise.all(
     items.map((it) =>
       it.type === 'update'
-        ? verify(it.userData, it.report).then((o) => updateRecordOf(it, o))
+        ? verify(it.userData, it.report, it.asOf).then((o) => updateRecordOf(it, o))
         : it.type === 'update-malformed' || it.type === 'unattested'
           ? it.record
           : undefined,

@@ -20,9 +20,11 @@ import { isVerifierError, VerifierError } from '../../errors.js';
 import { publicText } from '../../publicUrl.js';
 import { Semaphore } from '../../rateLimit.js';
 import { itemsOfTransaction, type LedgerItem } from '../records/transitions.js';
+import { judgeAtBlockTimes, timesOfBlocks } from '../records/blockTimes.js';
+import { blockTimestamp } from '../node/mappingListing.js';
 import type { ProgramRegistry } from '../programs.js';
 import type { OutputRecord } from '../records/updateRecord.js';
-import { blockSourceRoute, blocksPerCall, type BlockScanner } from '../node/blockScanner.js';
+import { blockSourceRoute, blocksPerCall, type BlockScanner, type ScannedBlock } from '../node/blockScanner.js';
 import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.js';
 import { storedUpdates, verifyUpdates, type Verify, type VerifyMany } from './verifyUpdates.js';
 import { traitsOf, type ErrorCode } from '../../errorCodes.js';
@@ -50,6 +52,8 @@ export interface WatcherOptions {
   redact?: (text: string) => string;
   /** Several updates at once (the pool's batch task); absent: `verify` one by one. */
   verifyMany?: VerifyMany;
+  /** Judge each update as it stood at its block's timestamp (a collateral archive is configured: docs/history.md); else now. */
+  judgeAtBlock?: boolean;
   fromHeight: number;
   pollIntervalMs: number;
   /** Blocks per range (one request), at most the block source's size (default). */
@@ -235,11 +239,19 @@ export class LedgerWatcher {
     }
   }
 
+  /** Judged at their own time (judgeAtBlock): the update items stamped with their blocks' timestamps (blockTimes.ts). */
+  private async atBlockTimes(items: LedgerItem[], blocks: readonly ScannedBlock[]): Promise<void> {
+    if (!this.o.judgeAtBlock) return;
+    const client = this.o.scanner.client;
+    await judgeAtBlockTimes(items, timesOfBlocks(blocks), (h) => blockTimestamp(client, h));
+  }
+
   /** Scans, verifies and stores blocks [start, end]; false when stopped meanwhile. */
   private async scanRange(start: number, end: number, tip: number): Promise<boolean> {
     const blocks = await this.race(this.o.scanner.fetchRange(start, end + 1));
     if (blocks === STOPPED) return false;
     const items = blocks.flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height, this.o.registry)));
+    if ((await this.race(this.atBlockTimes(items, blocks))) === STOPPED) return false;
     const records = await this.verifyItems(items, `blocks ${start}..${end}`, 'the range is retried');
     if (records === STOPPED) return false;
     const added = this.o.store.commit(storedUpdates(records), { start, end }, this.now() + (this.o.retry?.intervalMs ?? 0), this.o.programs);
@@ -332,6 +344,7 @@ export class LedgerWatcher {
       const items = blocks
         .flatMap((b) => b.transactions.flatMap((tx) => itemsOfTransaction(tx, this.o.programs, b.height, this.o.registry)))
         .filter((it) => it.type === 'update' && it.base.transitionId !== undefined && wanted.has(it.base.transitionId));
+      if ((await this.race(this.atBlockTimes(items, blocks))) === STOPPED || this.stopped) return;
       const records = await this.verifyItems(items, `the unverifiable updates of block ${height}`, 'they are retried at the next poll');
       if (records === STOPPED) return;
       for (const u of storedUpdates(records)) {

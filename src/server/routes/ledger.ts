@@ -27,6 +27,24 @@ const str = { type: 'string' } as const;
 const count = { type: 'integer', minimum: 0 } as const;
 const nullableHeight = { type: 'integer', minimum: 0, nullable: true } as const;
 
+/** VerifyOutcome.asOf: what an update judged at its block's time was judged with. */
+const judgedAsOfSchema = {
+  type: 'object',
+  description: "Judged as it stood at its block's timestamp: that time, and what the report kind judged it with (typeA: tcbEvaluation, tcbUpdate, and the collateral archive's keys of the TCB info, QE identity and CRLs), so the verdict can be re-run (docs/history.md)",
+  required: ['time'],
+  properties: {
+    time: { type: 'string', format: 'date-time' },
+    with: {
+      type: 'object',
+      properties: {
+        tcbEvaluation: { type: 'integer', minimum: 0 },
+        tcbUpdate: { type: 'string', enum: ['standard', 'early'] },
+        collateral: { type: 'object', properties: { tcbInfo: str, qeIdentity: str, pckCrl: str, rootCaCrl: str } },
+      },
+    },
+  },
+} as const;
+
 export const ledgerRecordSchema = {
   type: 'object',
   description: 'One oracle update transition, verified',
@@ -35,6 +53,7 @@ export const ledgerRecordSchema = {
     transactionId: str,
     transitionId: str,
     blockHeight: { type: 'integer', minimum: 0 },
+    blockTimestamp: { type: 'string', format: 'date-time', description: "The block's timestamp: present when the update was judged as it stood then (collateralArchive, docs/history.md)" },
     program: str,
     function: str,
     reportType: { type: 'string', description: 'typeA (SGX) or typeB (Nitro); the program\'s kind when the report could not be read' },
@@ -59,6 +78,7 @@ export const ledgerRecordSchema = {
       properties: Object.fromEntries(KINDS.map((k) => [k.target.ledger.name, k.target.ledger.recordSchema])),
     },
     checks: checksSchema,
+    judgedAsOf: judgedAsOfSchema,
     mappingWrites: {
       type: 'array',
       description: 'What the transition writes into the oracle data mapping (mapping cross-check): per request its value under the request hash (latest) and the timestamped hash (historic); an unattested write its own key',

@@ -29,13 +29,26 @@ export interface KindCollateral<Subject = unknown, Raw = unknown, Verified exten
   subject(parsed: never): Subject;
   /** Verifies raw collateral, as a fetcher supplies it, against the kind's root at a time. */
   verify(raw: Raw, root: Certificate, time: number): Verified;
+  /**
+   * Verifies history collateral (CollateralFetcher.rawAsOf: what judges a report as it stood at
+   * `time`, with the account of what it is) against the kind's root.
+   */
+  verifyAsOf(raw: unknown, root: Certificate, time: number): Verified;
   /** The failure of a report that reaches verification without collateral. */
   unavailable(): VerifierError<ErrorCode>;
+  /** The failure of a report to be judged as it stood at `time` where no history collateral is configured. */
+  unavailableAsOf(time: number): VerifierError<ErrorCode>;
 }
 
 /** The main thread's side of a collateral source: raw collateral for a subject, with a version that changes on refresh. */
 export interface CollateralFetcher<Subject = unknown, Raw = unknown> {
   rawForSubject(subject: Subject): Promise<{ version: string; collateral: Raw }>;
+  /**
+   * History collateral to judge a report of `subject` as it stood at `time` (epoch ms), for the
+   * kind's verifyAsOf; `version` names the documents (the same for every time they judge).
+   * Absent: no history collateral (the kind's unavailableAsOf).
+   */
+  rawAsOf?(subject: Subject, time: number): Promise<{ version: string; collateral: unknown }>;
 }
 
 /** What a kind's verification asks for its collateral: verified collateral for its report at a time. */
@@ -65,6 +78,8 @@ export interface KindContext {
   userDataHash?: Uint8Array;
   /** Records each check as it starts (the ordered check trace of the response). */
   trace?: CheckTrace;
+  /** Judged as it stood at a past time (VerifyOptions.asOf): the kind says here what it judged with (VerifyOutcome.asOf.with). */
+  judgedWith?: Readonly<Record<string, unknown>>;
 }
 
 /** A report's measurement, hex, by its ledger name (CLI records compare it with what the ledger program holds). */

@@ -2,8 +2,10 @@
 import { cutTypeAReport, parseQuote, TYPEA_PREFIX, type Quote } from '../../../attestation/typeA/quote.js';
 import type { Collateral } from '../../../attestation/typeA/collateral.js';
 import { verifyCollateral, type TypeACollateralSource } from '../../../attestation/typeA/verify.js';
+import { verifyHistoryCollateral } from '../../../attestation/typeA/historyCollateral.js';
 import { VerifierError } from '../../../errors.js';
 import type { VerifyCode } from '../../errors.js';
+import type { TypeACode } from '../../../attestation/typeA/errors.js';
 import type { KindMeasurements, ReportKind } from '../types.js';
 import { typeANotarizerInfo, type TypeAInfo } from './notarizerInfo.js';
 import { typeATarget } from './target.js';
@@ -20,7 +22,13 @@ export const typeA: ReportKind<'typeA', 'sgx', Quote, TypeAView, TypeACollateral
   collateral: {
     subject: (quote: Quote) => ({ pckCertPems: quote.pckCertPems }),
     verify: (raw: Collateral, root, time) => verifyCollateral(raw, { root, time }),
+    verifyAsOf: verifyHistoryCollateral,
     unavailable: () => new VerifierError<VerifyCode>('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral was supplied for this quote'),
+    unavailableAsOf: (time) =>
+      new VerifierError<TypeACode>(
+        'TYPEA_TCB_EVALUATION_UNAVAILABLE',
+        `typeA: judging this quote as it stood at ${new Date(time).toISOString()} needs the TCB evaluation then in force, from a collateral archive, and none is configured (config collateralArchive, or --archive DIR; fill it with "oracle-verifier collateral import")`,
+      ),
   },
   acceptsNonce: false,
   // Intel SGX Root CA (valid 2018-05-21 to 2049-12-31).

@@ -51,6 +51,7 @@ export async function verifyTypeA(
   trace?.begin('typeA.collateral');
   if (!deps.collateral) fail('TYPEA_COLLATERAL_UNAVAILABLE', 'typeA: no collateral source (PCCS) is configured');
   const collateral = await deps.collateral.forReport(quote, time);
+  if (collateral.judgedWith) ctx.judgedWith = collateral.judgedWith;
   const verdict = verifyQuoteWithCollateral(signed, collateral, onCheck);
   view.tcbStatus = verdict.tcbStatusCode;
   view.tcbStatusName = verdict.tcbStatus;
