@@ -9,6 +9,7 @@
  * under the test PKI, evaluations 19 and 20 of the same platform give valid then, invalid now.
  */
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +19,8 @@ import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
 import { mintedUpdates, MRENCLAVE } from '../support/ledger-fixture.js';
 import { signBody, tcbInfoBody, qeIdentityBody } from '../support/typea-pki.js';
 import { startLedgerNode } from '../support/ledger-node.js';
+import { bootstrap } from '../../src/bootstrap.js';
+import { resolveConfig } from '../../src/config/load.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 
 const CLI = resolve(process.cwd(), 'src/cli/main.ts');
@@ -233,6 +236,70 @@ describe('the test PKI: the same platform valid under evaluation 19, OutOfDate u
     }
     // Same records from either route and either place of verification.
     expect(outputs[1]).toBe(outputs[0]);
+  }, 180_000);
+
+  it('the server with collateralArchive: the watcher and the lookup by transaction id judge each update at its block\'s timestamp, through the pool', async () => {
+    const u = mintedUpdates(env).sgx('42.00000003');
+    const chain = new LedgerChain(10, 12);
+    const early = chain.add(10, [t.setDataSgx('official_oracle.aleo', u.userData, u.report)]);
+    const late = chain.add(11, [t.setDataSgx('official_oracle.aleo', u.userData, u.report)]);
+    chain.setTimestamp(10, Math.floor((T0 - 100 * DAY) / 1000));
+    chain.setTimestamp(11, Math.floor(T0 / 1000));
+    const node = await startLedgerNode();
+    chain.install(node, { transactionsRoute: true });
+    const logs = new EventEmitter();
+    const seen: { msg: string; obj: any }[] = [];
+    const log = (obj: object | string, msg?: string) => {
+      const l = typeof obj === 'string' ? { msg: obj, obj: {} } : { msg: msg ?? '', obj };
+      seen.push(l);
+      logs.emit('line', l);
+    };
+    const storedTo12 = new Promise<void>((done) => {
+      const hit = (l: { msg: string; obj: any }) => l.msg === 'ledger range stored' && l.obj.scannedHeight === 12;
+      if (seen.some(hit)) return done();
+      logs.on('line', (l) => hit(l) && done());
+    });
+    const config = resolveConfig(
+      {
+        ...env.config,
+        port: 0,
+        host: '127.0.0.1',
+        workers: 1,
+        // Only the test PKI's root is checked at this time at start; the updates are judged at their blocks' times.
+        verificationTime: new Date(T0).toISOString(),
+        collateralArchive: archiveA,
+        tcbUpdatePolicy: 'early',
+        liveCheck: { skip: true, apiBaseUrl: node.url, timeoutMs: 2000 },
+        watch: { enabled: true, fromHeight: 10, pollIntervalMs: 100, database: join(dir, 'history-watch.sqlite'), batchBlocks: 5, rps: 200 },
+      },
+      dir,
+    );
+    const { app } = await bootstrap(config, { info: log, warn: log }, { logger: false });
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      await storedTo12;
+      const list = await app.inject({ method: 'GET', url: '/ledger/updates?limit=10' });
+      expect(list.statusCode, list.body).toBe(200);
+      const updates = (JSON.parse(list.body).updates as any[]).sort((a, b) => a.blockHeight - b.blockHeight);
+      const shape = (x: any) => [x.blockHeight, x.blockTimestamp, x.outcome, x.judgedAsOf?.time, x.judgedAsOf?.with?.tcbEvaluation, x.judgedAsOf?.with?.tcbUpdate, Object.keys(x.judgedAsOf?.with?.collateral ?? {})];
+      const keys = ['tcbInfo', 'qeIdentity', 'pckCrl', 'rootCaCrl'];
+      const t10 = new Date(Math.floor((T0 - 100 * DAY) / 1000) * 1000).toISOString();
+      const t11 = new Date(Math.floor(T0 / 1000) * 1000).toISOString();
+      expect(updates.map(shape)).toEqual([
+        [10, t10, 'valid', t10, 19, 'early', keys],
+        [11, t11, 'invalid', t11, 20, 'early', keys],
+      ]);
+      // The lookup by transaction id reads the block's header for its time.
+      for (const [tx, evaluation, outcome] of [[early, 19, 'valid'], [late, 20, 'invalid']] as const) {
+        const r = await app.inject({ method: 'GET', url: `/ledger/transactions/${tx.transactionId}` });
+        expect(r.statusCode, r.body).toBe(200);
+        const rec = JSON.parse(r.body).updates[0];
+        expect([rec.outcome, rec.judgedAsOf.with.tcbEvaluation]).toEqual([outcome, evaluation]);
+      }
+    } finally {
+      await app.close();
+      await node.close();
+    }
   }, 180_000);
 
   it('a time after the list can tell is unavailable (a later evaluation may have been in force)', async () => {
