@@ -101,7 +101,9 @@ export class VerifierPool implements VerifierService {
   constructor(private readonly opts: PoolOptions) {
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
     this.desk = opts.collateral ? new CollateralDesk(opts.collateral, `verifier-collateral-${randomUUID()}`) : undefined;
-    const collateralSetup = this.desk ? { collateralChannel: this.desk.channel, collateralReuseMs: opts.collateralReuseMs ?? 0 } : {};
+    const collateralSetup = this.desk
+      ? { collateralChannel: this.desk.channel, collateralReuseMs: opts.collateralReuseMs ?? 0, ...(opts.collateral?.rawAsOf ? { collateralAsOf: true as const } : {}) }
+      : {};
     const entry = workerEntry();
     this.piscina = new Piscina({
       filename: entry.filename,

@@ -14,6 +14,8 @@ export interface WorkerSetup {
   collateralReuseMs?: number;
   /** The name of the pool's collateral channels (collateralPort.ts); absent: no collateral source. */
   collateralChannel?: string;
+  /** Whether the main thread serves history collateral (CollateralFetcher.rawAsOf); else a report asked as of a past time is the kind's unavailableAsOf, as in process. */
+  collateralAsOf?: true;
 }
 
 interface TaskBase {

@@ -68,6 +68,7 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
     const c = kind?.collateral;
     if (!kind || !c) return undefined;
     const ask = async (subject: unknown, at: string) => {
+      if (asOf !== undefined && !setup.collateralAsOf) throw c.unavailableAsOf(asOf);
       if (!line || ticket === undefined) throw asOf === undefined ? c.unavailable() : c.unavailableAsOf(asOf);
       const t0 = performance.now();
       const pack = await line.request(ticket, subject, asOf).finally(() => waited((performance.now() - t0) / 1000));

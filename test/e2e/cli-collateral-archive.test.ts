@@ -20,7 +20,9 @@ import { mintedUpdates, MRENCLAVE } from '../support/ledger-fixture.js';
 import { signBody, tcbInfoBody, qeIdentityBody } from '../support/typea-pki.js';
 import { startLedgerNode } from '../support/ledger-node.js';
 import { bootstrap } from '../../src/bootstrap.js';
-import { resolveConfig } from '../../src/config/load.js';
+import { configuredTargets, resolveConfig } from '../../src/config/load.js';
+import { composeVerifier } from '../../src/compose.js';
+import { outcomeFor } from '../../src/errorCodes.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 
 const CLI = resolve(process.cwd(), 'src/cli/main.ts');
@@ -301,6 +303,22 @@ describe('the test PKI: the same platform valid under evaluation 19, OutOfDate u
       await node.close();
     }
   }, 180_000);
+
+  it('without an archive, a report asked as of a past time is unverifiable with TYPEA_TCB_EVALUATION_UNAVAILABLE, through the pool as in process', async () => {
+    const u = mintedUpdates(env).sgx('42.00000004');
+    for (const workers of [1, 0]) {
+      const config = resolveConfig({ ...env.config, port: 0, host: '127.0.0.1', liveCheck: { skip: true }, workers, verificationTime: new Date(T0).toISOString() }, dir);
+      const c = composeVerifier(config, { targets: configuredTargets(config)! });
+      try {
+        const out = await c.service.decodeReport(u.userData, u.report, { asOf: T0 - 100 * DAY });
+        expect([workers, out.reportValid, out.error?.code]).toEqual([workers, false, 'TYPEA_TCB_EVALUATION_UNAVAILABLE']);
+        expect(out.error?.message).toContain('needs the TCB evaluation then in force, from a collateral archive, and none is configured');
+        expect(outcomeFor(false, out.error!.code)).toBe('unverifiable');
+      } finally {
+        await c.close();
+      }
+    }
+  }, 120_000);
 
   it('a time after the list can tell is unavailable (a later evaluation may have been in force)', async () => {
     const r = await verifyAt(T0 + 10 * DAY, archiveA);
