@@ -67,26 +67,31 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
     const kind = findReportKind(report);
     const c = kind?.collateral;
     if (!kind || !c) return undefined;
-    const ask = async (subject: unknown, at: string) => {
+    const ask = async (subject: unknown) => {
       if (asOf !== undefined && !setup.collateralAsOf) throw c.unavailableAsOf(asOf);
       if (!line || ticket === undefined) throw asOf === undefined ? c.unavailable() : c.unavailableAsOf(asOf);
       const t0 = performance.now();
-      const pack = await line.request(ticket, subject, asOf).finally(() => waited((performance.now() - t0) / 1000));
-      reuse.set(at, pack);
-      return pack;
+      return line.request(ticket, subject, asOf).finally(() => waited((performance.now() - t0) / 1000));
     };
+    if (asOf !== undefined) {
+      // History collateral judges one time (each update's own): asked and verified per report,
+      // kept out of the reuse and verified caches, where it would only push out the current collateral.
+      return { forReport: async (parsed, time) => c.verifyAsOf(unpackCollateral(await ask(c.subject(parsed as never))), roots[kind.id], time) };
+    }
     return {
       async forReport(parsed, time) {
         // the worker's copy while its window is open, else the main thread's answer
         const subject = c.subject(parsed as never);
-        const at = `${reuseKey(kind.id, subject)}${asOf === undefined ? '' : `@${asOf}`}`;
-        const pack = reuse.get(at) ?? (await ask(subject, at));
-        // History collateral judges one time: verified for that time.
-        const key = `${kind.id}:${pack.version}${asOf === undefined ? '' : `@${time}`}`;
+        const at = reuseKey(kind.id, subject);
+        let pack = reuse.get(at);
+        if (!pack) {
+          pack = await ask(subject);
+          reuse.set(at, pack);
+        }
+        const key = `${kind.id}:${pack.version}`;
         const hit = verified.get(key);
         if (hit) return hit;
-        const raw = unpackCollateral(pack);
-        const vc = asOf === undefined ? c.verify(raw, roots[kind.id], time) : c.verifyAsOf(raw, roots[kind.id], time);
+        const vc = c.verify(unpackCollateral(pack), roots[kind.id], time);
         verified.set(key, vc);
         return vc;
       },
@@ -105,14 +110,13 @@ export function createWorkerCore(setup: WorkerSetup): (task: VerifyTask) => Prom
 
   async function run(task: VerifyTask, waited: (s: number) => void): Promise<WorkerResult> {
     const verify: ReportVerifier = (userData, report, o) => {
-      const collateral = o?.asOf === undefined ? collateralFor(report, task.collateralTicket, waited) : undefined;
-      const historyCollateral = o?.asOf !== undefined ? collateralFor(report, task.collateralTicket, waited, o.asOf) : undefined;
+      // Judged as of a past time, the report's collateral is its history collateral.
+      const source = collateralFor(report, task.collateralTicket, waited, o?.asOf);
       const deps: VerifyDeps = {
         roots,
         chainCache,
         keyCache,
-        ...(collateral ? { collateral } : {}),
-        ...(historyCollateral ? { historyCollateral } : {}),
+        ...(source ? (o?.asOf === undefined ? { collateral: source } : { historyCollateral: source }) : {}),
         ...(setup.time !== undefined ? { time: setup.time } : {}),
       };
       return verifyReportBytes(userData, report, policy, deps, o);
