@@ -36,7 +36,7 @@ export interface CliVerifier {
   pool?: VerifierPool;
   /** The metrics its verifications count in (verifier_verifications_total). */
   metrics: Metrics;
-  /** Judged as history: the archive's source, with what each report was judged with. */
+  /** The collateral archive's source, when one is configured (--archive or collateralArchive): reports asked as of a past time are judged with it. */
   history?: HistoryCollateralSource;
   /** decodeReport of the pair; `asOf`: judged as it stood at that time (epoch ms; the archive's collateral). */
   verify(userData: string, report: string, nonce?: string, asOf?: number): Promise<VerifyOutcome>;

@@ -11,7 +11,6 @@ import { outcomeFor } from '../errorCodes.js';
 import { KINDS } from '../verify/kinds/index.js';
 import type { VerifyOutcome } from '../verify/types.js';
 import { TCB_UPDATE_POLICIES, type TcbUpdatePolicy } from '../attestation/typeA/evaluationInForce.js';
-import type { HistoryCollateralSource } from '../collateral/historySource.js';
 
 export const VERIFY = {
   command: 'verify',

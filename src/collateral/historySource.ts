@@ -28,11 +28,6 @@ export class HistoryCollateralSource implements TypeACollateralSource {
     readonly policy: TcbUpdatePolicy,
   ) {}
 
-  /** The collateral archive read. */
-  get dir(): string {
-    return this.archive.dir;
-  }
-
   /** The history collateral that judges a quote of this PCK chain as it stood at `time` (historyCollateral.ts); `version` names its documents. */
   async rawAsOf(subject: Pick<Quote, 'pckCertPems'>, time: number): Promise<{ version: string; collateral: HistoryCollateral }> {
     const { fmspc, ca } = this.platforms.of(subject);

@@ -91,7 +91,7 @@ export const configSchema = {
       type: 'string',
       minLength: 1,
       description:
-        'typeA collateral archive (`oracle-verifier collateral import`, docs/history.md): when set, each ledger update (watcher, GET /ledger/transactions/{id}) is judged as it stood at its block\'s timestamp, under the TCB evaluation then in force; unset: judged now, and each record says so',
+        'typeA collateral archive (`oracle-verifier collateral import`, docs/history.md): when set, each ledger update (watcher, GET /ledger/transactions/{id}) is judged as it stood at its block\'s timestamp, under the TCB evaluation then in force, and its record carries blockTimestamp and judgedAsOf; unset: judged at one time (verificationTime, else now), and records carry neither',
       examples: ['./collateral-archive'],
     },
     tcbUpdatePolicy: {

@@ -18,7 +18,8 @@ import { unattestedWrite, updateWriteSpec, writesOfText, type MappingWrite, type
 import { toFailure } from '../../verify/failure.js';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode } from '../../errorCodes.js';
-import { canonical, type OutputRecord } from './updateRecord.js';
+import { canonical, type OutputRecord, type UpdateBase } from './updateRecord.js';
+export type { UpdateBase };
 import type { LedgerRecordCode } from './errors.js';
 import { kindOfMeasurement } from '../../verify/kinds/index.js';
 
@@ -48,8 +49,6 @@ export interface UpdateItem {
 export function writesOfUpdate(it: UpdateItem): MappingWrite[] {
   return it.writeSpec ? writesOfText(it.writeSpec, it.userData) : [];
 }
-
-export type UpdateBase = Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'blockTimestamp' | 'id' | 'program' | 'function' | 'unrecognized'>;
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -105,9 +105,12 @@ export function measurementsOf(out: VerifyOutcome): Measurement | Record<string,
   return reportKind(out.reportType).measurements(v);
 }
 
+/** Where an update is on the ledger: the fields of its record that come from the transition, before verification. */
+export type UpdateBase = Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'blockTimestamp' | 'id' | 'program' | 'function' | 'unrecognized'>;
+
 /** The record of an update verified as `out`; `mappingWrites`: what it writes into the data mapping. */
 export function updateRecord(
-  base: Pick<OutputRecord, 'transactionId' | 'transitionId' | 'blockHeight' | 'blockTimestamp' | 'id' | 'program' | 'function' | 'unrecognized'>,
+  base: UpdateBase,
   out: VerifyOutcome,
   mappingWrites?: readonly MappingWrite[],
 ): OutputRecord {
