@@ -15,6 +15,11 @@ export class Summary {
   mismatchInForce = 0;
   /** Updates whose measurement in force is unknown (no owner transition setting it was replayed). */
   unknownInForce = 0;
+  /** Updates judged at their block's time (judgedAsOf), and of them those with today's status beside (judgedAsOf.today). */
+  judgedAsOf = 0;
+  ratedToday = 0;
+  /** Valid at their block's time, not accepted today (a TCB recovery or a revocation since): the audit's "valid then, not valid now". */
+  validThenNotNow = 0;
 
   add(r: OutputRecord): void {
     if (isOwnerRecord(r)) {
@@ -27,6 +32,11 @@ export class Summary {
     if (r.unrecognized) this.unrecognized++;
     if (r.measurementInForce?.matches === false) this.mismatchInForce++;
     if (r.measurementInForce?.matches === 'unknown') this.unknownInForce++;
+    if (r.judgedAsOf) this.judgedAsOf++;
+    if (r.judgedAsOf?.today) {
+      this.ratedToday++;
+      if (o === 'valid' && !r.judgedAsOf.today.accepted) this.validThenNotNow++;
+    }
     const key = `${r.kind}\u0000${o}\u0000${r.errorCode ?? '-'}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
   }
@@ -54,6 +64,9 @@ export class Summary {
           ? `; measurement transitions ${this.owner}, updates not matching the measurement in force ${this.mismatchInForce}, with the measurement in force unknown ${this.unknownInForce}`
           : ''),
     );
+    if (this.judgedAsOf) {
+      out.push(`judged at their block's time ${this.judgedAsOf}, with today's status beside ${this.ratedToday}: valid then, not valid now ${this.validThenNotNow}`);
+    }
     return `${out.join('\n')}\n`;
   }
 }

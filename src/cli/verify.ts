@@ -95,7 +95,23 @@ function historyLine(out: VerifyOutcome, policy: string): string {
   const w = out.asOf.with as { tcbEvaluation?: number; tcbUpdate?: string; collateral?: Record<string, string> } | undefined;
   if (!w || w.tcbEvaluation === undefined) return `judged as of:  ${out.asOf.time} (update=${policy})\n`;
   const keys = Object.entries(w.collateral ?? {}).map(([k, v]) => `${k} ${v}`).join(', ');
-  return `judged as of:  ${out.asOf.time}, TCB evaluation ${w.tcbEvaluation} (update=${w.tcbUpdate})\ncollateral:    ${keys}\n`;
+  return `judged as of:  ${out.asOf.time}, TCB evaluation ${w.tcbEvaluation} (update=${w.tcbUpdate})\ncollateral:    ${keys}\n${todayLine(out)}${evidenceLine(out)}`;
+}
+
+/** How the report stands today, beside its verdict at the time judged (JudgedAsOf.today). */
+function todayLine(out: VerifyOutcome): string {
+  const t = out.asOf?.today as { accepted: boolean; rejectedBy?: string; tcbEvaluation?: number; tcbStatus?: string; errorCode?: string; advisoryIds?: string[]; sinceEvaluation?: number; missingEvaluations?: number[] } | undefined;
+  if (!t) return '';
+  const rated = t.tcbStatus ?? `no TCB level matches (${t.errorCode})`;
+  const advisories = t.advisoryIds?.length ? `; advisories ${t.advisoryIds.join(', ')}` : '';
+  const missing = t.missingEvaluations?.length ? `; the archive lacks evaluation(s) ${t.missingEvaluations.join(', ')}` : '';
+  return `today:         ${t.accepted ? 'accepted' : `not accepted (${t.rejectedBy})`}: ${rated} under TCB evaluation ${t.tcbEvaluation}, since evaluation ${t.sinceEvaluation}${advisories}${missing}\n`;
+}
+
+/** What the verdict was reached on (VerifyOutcome.evidence). */
+function evidenceLine(out: VerifyOutcome): string {
+  const e = out.evidence;
+  return e ? `evidence:      report ${e.report}, userData ${e.userData}, policy ${e.policy}, ${e.verifier}\n` : '';
 }
 
 export async function verifyCommand(argv: readonly string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {

@@ -21,10 +21,9 @@ import { VerifierError } from '../errors.js';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import { parseCrl, verifyCrlCovering, type Crl } from '../attestation/x509/crl.js';
 import { splitSignedBody } from '../attestation/typeA/collateral.js';
-import { parseTcbInfo } from '../attestation/typeA/tcbInfo.js';
-import { parseQeIdentity } from '../attestation/typeA/qeIdentity.js';
+import { verifySignedAtIssue } from '../attestation/typeA/signedAtIssue.js';
 import { verifyTcbEvaluationList, type TcbEvaluationList } from '../attestation/typeA/tcbEvaluations.js';
-import { collateralPemChain, commonName, p1363Verify, tcbSigningChainShape, verifyCollateralChain } from '../attestation/typeA/signingChain.js';
+import { collateralPemChain, commonName, verifyCollateralChain } from '../attestation/typeA/signingChain.js';
 import { typeAError } from '../attestation/typeA/errors.js';
 import type { CollateralArchiveCode } from './errors.js';
 import type { PckCa } from './pccsClient.js';
@@ -90,13 +89,7 @@ export function authenticate(d: ArchivedDocument, root: Certificate): Authentica
     const list = verifyTcbEvaluationList({ raw, signatureHex, issuerChain: d.issuerChain }, root);
     return { key: sha256(raw), document: d, raw, signatureHex, list };
   }
-  const parsed = d.kind === 'tcbInfo' ? parseTcbInfo(raw) : parseQeIdentity(raw);
-  const what = d.kind === 'tcbInfo' ? 'TCB info' : 'QE identity';
-  const chain = tcbSigningChainShape(d.issuerChain, what);
-  verifyCollateralChain(chain, { time: parsed.issueDate, root, label: `typeA ${what} issuer chain (at its issueDate)`, leafKeyCurve: 'P-256' }, 'TYPEA_TCB_SIGNING_CHAIN_INVALID');
-  if (!/^[0-9a-fA-F]{128}$/.test(signatureHex) || !p1363Verify(chain[0]!.publicKey, Buffer.from(raw, 'utf8'), Buffer.from(signatureHex, 'hex'))) {
-    typeAError(d.kind === 'tcbInfo' ? 'TYPEA_TCB_INFO_BAD_SIGNATURE' : 'TYPEA_QE_IDENTITY_BAD_SIGNATURE', `${what} signature does not verify with the key of "${chain[0]!.subjectText}" over the exact bytes`);
-  }
+  const { parsed } = verifySignedAtIssue(d.kind, raw, signatureHex, d.issuerChain, root);
   const fmspc = 'fmspc' in parsed ? Buffer.from(parsed.fmspc).toString('hex') : undefined;
   return { key: sha256(raw), document: d, raw, signatureHex, evaluation: parsed.tcbEvaluationDataNumber, issueDate: parsed.issueDate, ...(fmspc !== undefined ? { fmspc } : {}) };
 }

@@ -16,6 +16,7 @@ import { iso } from '../attestation/typeA/json.js';
 import type { Quote } from '../attestation/typeA/quote.js';
 import type { TypeACollateralSource, VerifiedCollateral } from '../attestation/typeA/verify.js';
 import { verifyHistoryCollateral, type HistoryCollateral } from '../attestation/typeA/historyCollateral.js';
+import type { NewerEvaluationDocs } from '../attestation/typeA/today.js';
 import type { CollateralArchive } from './archive.js';
 import { PlatformCache } from './platform.js';
 
@@ -56,7 +57,29 @@ export class HistoryCollateralSource implements TypeACollateralSource {
       qeIdentitySignature: qe.signatureHex!,
     };
     const keys = { tcbInfo: tcb.key, qeIdentity: qe.key, pckCrl: pck.key, rootCaCrl: rootCrl.key };
-    return { version: `${n}:${keys.tcbInfo}:${keys.qeIdentity}:${keys.pckCrl}:${keys.rootCaCrl}:${this.policy}`, collateral: { collateral, evaluation: n, policy: this.policy, keys } };
+    const newer = this.newerThan(fmspc, n);
+    const version = `${n}:${keys.tcbInfo}:${keys.qeIdentity}:${keys.pckCrl}:${keys.rootCaCrl}:${this.policy}:${newer.map((e) => `${e.evaluation}/${e.keys.tcbInfo}/${e.keys.qeIdentity}`).join(',')}`;
+    return { version, collateral: { collateral, evaluation: n, policy: this.policy, keys, newer } };
+  }
+
+  /** The archived evaluations after `n` that have both a TCB info for `fmspc` and a QE identity, ascending: they rate a report today. */
+  private newerThan(fmspc: string, n: number): NewerEvaluationDocs[] {
+    const numbers = [...new Set(this.archive.all().flatMap((a) => (a.document.kind === 'tcbInfo' && a.fmspc === fmspc.toLowerCase() && a.evaluation! > n ? [a.evaluation!] : [])))].sort((a, b) => a - b);
+    return numbers.flatMap((m) => {
+      const tcb = this.archive.tcbInfo(fmspc, m);
+      const qe = this.archive.qeIdentity(m);
+      if (!tcb || !qe) return [];
+      return [{
+        evaluation: m,
+        tcbInfoRaw: tcb.raw!,
+        tcbInfoSignature: tcb.signatureHex!,
+        tcbInfoIssuerChain: tcb.document.issuerChain,
+        qeIdentityRaw: qe.raw!,
+        qeIdentitySignature: qe.signatureHex!,
+        qeIdentityIssuerChain: qe.document.issuerChain,
+        keys: { tcbInfo: tcb.key, qeIdentity: qe.key },
+      }];
+    });
   }
 
   /** In process: the history collateral for `quote` at `time`, verified. */

@@ -5,7 +5,7 @@
  * kinds' policy checks (src/verify/kinds/<kind>/policy.ts) share: failing with a verify code,
  * comparing bytes, and the binding of the report to the userData (Poseidon8 hash).
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { VerifierError } from '../errors.js';
 import { hashReportData } from '../hash/index.js';
 import type { TcbStatus } from '../attestation/typeA/tcbStatus.js';
@@ -75,4 +75,32 @@ export function checkUserDataBinding(
   if (!equalBytes(h, bound)) {
     fail('USERDATA_HASH_MISMATCH', `userData hash does not match report: ${where} holds ${hex(bound)}, the Poseidon8 hash of userData is ${hex(h)}`);
   }
+}
+
+/** A value as canonical JSON text: object keys sorted, bytes as lower-case hex, undefined dropped. */
+function canonicalJson(v: unknown): string {
+  if (v instanceof Uint8Array) return JSON.stringify(hex(v));
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (typeof v === 'object' && v !== null) {
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+const digests = new WeakMap<Policy, string>();
+
+/**
+ * The SHA-256 (hex) of the policy's canonical JSON: the targets, the accepted builds, statuses and
+ * advisories, and the debug rule. Two runs under the same policy name the same digest, so a
+ * verdict's record says which policy judged it (VerifyOutcome.evidence).
+ */
+export function policyDigest(policy: Policy): string {
+  let d = digests.get(policy);
+  if (d === undefined) {
+    const { targets, acceptedBuilds, acceptedTcbStatuses, acceptedAdvisories, allowDebugEnclaves } = policy;
+    d = createHash('sha256').update(canonicalJson({ targets, acceptedBuilds, acceptedTcbStatuses, acceptedAdvisories, allowDebugEnclaves })).digest('hex');
+    digests.set(policy, d);
+  }
+  return d;
 }

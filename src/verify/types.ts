@@ -8,6 +8,7 @@ import type { EraDetection, RequestKeys, RequestLayout } from '../encoding/eras/
 export type { ReportType, TargetValues } from './kinds/index.js';
 import type { ReportType, TargetValues } from './kinds/index.js';
 import type { Policy as PolicyOf } from './policy.js';
+import type { JudgedToday } from './kinds/types.js';
 
 export interface FailureInfo {
   /** Stable machine-readable code (metrics, clients). */
@@ -40,6 +41,20 @@ export interface VerifyOutcome {
   requestKeys?: RequestKeys[];
   /** Judged as it stood at a past time (VerifyOptions.asOf), by a kind verified against the clock: when, and with what. */
   asOf?: JudgedAsOf;
+  /** When judged as of a time (VerifyOptions.asOf, any kind): what the verdict was reached on, to reproduce it. */
+  evidence?: Evidence;
+}
+
+/**
+ * What a verdict was reached on, beside the collateral its kind names (JudgedAsOf.with): SHA-256
+ * (hex) of the report's bytes and of the userData's bytes (the chunked structs as bytes), of the
+ * policy (src/verify/policy.ts policyDigest), and the verifier's name and version.
+ */
+export interface Evidence {
+  report: string;
+  userData: string;
+  policy: string;
+  verifier: string;
 }
 
 /**
@@ -52,7 +67,10 @@ export interface JudgedAsOf {
   time: string;
   /** The kind's account of what it judged with. */
   with?: Readonly<Record<string, unknown>>;
+  /** How the report stands today, beside the verdict at `time` (which stays the verdict). */
+  today?: JudgedToday;
 }
+
 
 /**
  * What a caller counts of an outcome (metrics: kind, verdict, failure code, hash time) when it

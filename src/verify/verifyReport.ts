@@ -15,7 +15,7 @@ import { equalBytes } from '../bytes.js';
 import { VerifierError } from '../errors.js';
 import type { VerifyCode } from './errors.js';
 import { parseChunkedStruct, REPORT_CHUNKS } from '../aleo/struct.js';
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { ChainCache } from '../attestation/x509/chainCache.js';
@@ -24,8 +24,9 @@ import type { KindContext } from './kinds/types.js';
 import { toFailure } from './failure.js';
 import { decodeNonce } from './nonce.js';
 import { CheckTrace } from './checks.js';
-import { acceptedMeasurements } from './policy.js';
-import type { DecodeOutcome, DecodeReportOptions, FailureInfo, Policy, VerifyOptions, VerifyOutcome } from './types.js';
+import { acceptedMeasurements, policyDigest } from './policy.js';
+import { VERIFIER_VERSION } from '../version.js';
+import type { DecodeOutcome, DecodeReportOptions, Evidence, FailureInfo, Policy, VerifyOptions, VerifyOutcome } from './types.js';
 
 export type { VerifyOptions } from './types.js';
 
@@ -164,6 +165,7 @@ export async function verifyReportBytes(
       await kind.verify(parsed, view, data, acceptedMeasurements(policy, kind.id), policy, kindDeps(kind, deps, asOf), ctx);
     } finally {
       if (out.asOf && ctx.judgedWith) out.asOf.with = ctx.judgedWith;
+      if (out.asOf && ctx.judgedToday) out.asOf.today = ctx.judgedToday;
     }
     trace.pass();
   } catch (e) {
@@ -172,10 +174,17 @@ export async function verifyReportBytes(
     first ??= failure;
   }
   out.checks = trace.result();
+  if (opts.asOf !== undefined) out.evidence = evidenceOf(data, report, policy);
   if (first) out.error = first;
   else out.reportValid = true;
   if (timings.hashSeconds !== undefined) out.timings = timings;
   return out;
+}
+
+const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+
+function evidenceOf(userData: Uint8Array, report: Uint8Array, policy: Policy): Evidence {
+  return { report: sha256(report), userData: sha256(userData), policy: policyDigest(policy), verifier: VERIFIER_VERSION };
 }
 
 /** The struct texts of a /decodeReport request as bytes: the one text → bytes step of every front end. */

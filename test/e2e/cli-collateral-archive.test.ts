@@ -9,6 +9,7 @@
  * under the test PKI, evaluations 19 and 20 of the same platform give valid then, invalid now.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,9 @@ import { configuredTargets, resolveConfig } from '../../src/config/load.js';
 import { composeVerifier } from '../../src/compose.js';
 import { outcomeFor } from '../../src/errorCodes.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
+import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/aleo/struct.js';
+
+const pkg = JSON.parse(readFileSync(resolve(process.cwd(), 'package.json'), 'utf8')) as { name: string; version: string };
 
 const CLI = resolve(process.cwd(), 'src/cli/main.ts');
 const SGX = resolve(VECTORS, 'sgx');
@@ -178,7 +182,9 @@ describe('the test PKI: the same platform valid under evaluation 19, OutOfDate u
     const then = await verifyAt(T0 - 100 * DAY, archiveA);
     expect(then.code, then.stdout + then.stderr).toBe(0);
     expect(then.stdout).toContain('TCB status:    UpToDate');
-    expect(then.stdout).toMatch(/judged as of: {2}\S+, TCB evaluation 19 \(update=early\)\ncollateral: {4}tcbInfo [0-9a-f]{64}, qeIdentity [0-9a-f]{64}, pckCrl [0-9a-f]{64}, rootCaCrl [0-9a-f]{64}\n$/);
+    expect(then.stdout).toMatch(/judged as of: {2}\S+, TCB evaluation 19 \(update=early\)\ncollateral: {4}tcbInfo [0-9a-f]{64}, qeIdentity [0-9a-f]{64}, pckCrl [0-9a-f]{64}, rootCaCrl [0-9a-f]{64}\n/);
+    // Valid then; today, under evaluation 20, the platform is OutOfDate, which the policy refuses.
+    expect(then.stdout).toMatch(/\ntoday: {9}not accepted \(TYPEA_TCB_STATUS_REJECTED\): OutOfDate under TCB evaluation 20, since evaluation 20; advisories INTEL-SA-00615\nevidence: {6}report [0-9a-f]{64}, userData [0-9a-f]{64}, policy [0-9a-f]{64}, \S+\/\d+\.\d+\.\d+\n$/);
     const now = await verifyAt(T0, archiveA);
     expect(now.code).toBe(1);
     expect(now.stdout).toMatch(/failure: +TYPEA_TCB_STATUS_REJECTED/);
@@ -228,6 +234,20 @@ describe('the test PKI: the same platform valid under evaluation 19, OutOfDate u
           expect(x.judgedAsOf.with.tcbUpdate).toBe('early');
           expect(Object.keys(x.judgedAsOf.with.collateral)).toEqual(['tcbInfo', 'qeIdentity', 'pckCrl', 'rootCaCrl']);
         }
+        // Today beside each verdict: the platform under the newest archived evaluation (20) is OutOfDate,
+        // so the update valid at its time (19) is not accepted today; the outcome stays the verdict at its time.
+        const today = (x: any) => { const { collateral, ...rest } = x.judgedAsOf.today; return [rest, collateral.map((c: any) => c.tcbEvaluation)]; };
+        expect(records.map(today)).toEqual([
+          [{ accepted: false, rejectedBy: 'TYPEA_TCB_STATUS_REJECTED', tcbEvaluation: 20, tcbStatus: 'OutOfDate', advisoryIds: ['INTEL-SA-00615'], sinceEvaluation: 20, changed: true }, [20]],
+          [{ accepted: false, rejectedBy: 'TYPEA_TCB_STATUS_REJECTED', tcbEvaluation: 20, tcbStatus: 'OutOfDate', advisoryIds: ['INTEL-SA-00615'], sinceEvaluation: 20, changed: false }, []],
+        ]);
+        expect(r.stderr).toMatch(/judged at their block's time 2, with today's status beside 2: valid then, not valid now 1$/m);
+        // What each verdict was reached on: the same report and userData in both blocks, one policy, this verifier.
+        const [a, b] = records.map((x: any) => x.evidence);
+        expect(a).toEqual(b);
+        expect(a.report).toBe(createHash('sha256').update(parseChunkedStruct(u.report, REPORT_CHUNKS, 'report')).digest('hex'));
+        expect(a.verifier).toBe(`${pkg.name}/${pkg.version}`);
+        expect(a.policy).toMatch(/^[0-9a-f]{64}$/);
         // The transactions route carries no timestamps: the header of each block holding an update is read, and only those.
         const headers = node.requests.filter((q) => /\/block\/\d+\/header/.test(q.path)).map((q) => q.path.replace(/^.*\/block\//, ''));
         expect(headers.sort()).toEqual(route === 'transactions' ? ['10/header', '11/header'] : []);
@@ -291,6 +311,13 @@ describe('the test PKI: the same platform valid under evaluation 19, OutOfDate u
         [10, t10, 'valid', t10, 19, 'early', keys],
         [11, t11, 'invalid', t11, 20, 'early', keys],
       ]);
+      // Today beside each stored verdict, and what each was reached on, through the route's schema.
+      expect(updates.map((x) => [x.judgedAsOf.today.accepted, x.judgedAsOf.today.tcbEvaluation, x.judgedAsOf.today.tcbStatus, x.judgedAsOf.today.changed, x.judgedAsOf.today.sinceEvaluation])).toEqual([
+        [false, 20, 'OutOfDate', true, 20],
+        [false, 20, 'OutOfDate', false, 20],
+      ]);
+      expect(updates[0].evidence).toEqual(updates[1].evidence);
+      expect(Object.keys(updates[0].evidence)).toEqual(['report', 'userData', 'policy', 'verifier']);
       // The lookup by transaction id reads the block's header for its time.
       for (const [tx, evaluation, outcome] of [[early, 19, 'valid'], [late, 20, 'invalid']] as const) {
         const r = await app.inject({ method: 'GET', url: `/ledger/transactions/${tx.transactionId}` });

@@ -16,6 +16,8 @@ import { parseCrl } from '../../src/attestation/x509/crl.js';
 import { collateralFromDcapQvlJson, splitSignedBody, type Collateral } from '../../src/attestation/typeA/collateral.js';
 import { cutTypeAReport, parseQuote } from '../../src/attestation/typeA/quote.js';
 import { verifyCollateral, verifyQuote, verifyQuoteSignatures, verifyQuoteWithCollateral } from '../../src/attestation/typeA/verify.js';
+import { verifyHistoryCollateral } from '../../src/attestation/typeA/historyCollateral.js';
+import { judgeToday } from '../../src/verify/kinds/typeA/today.js';
 import { codeOf, NO_ERROR } from '../support/errors.js';
 import { VECTORS } from '../support/paths.js';
 import { crl as mintCrl, mintTypeAPki } from '../support/typea-pki.js';
@@ -94,6 +96,33 @@ describe('the README SGX update judged at its own time', () => {
     expect(codeOf(() => verifyQuoteSignatures(quote, { root, time: beforePck }))).toBe('X509_CHAIN_NOT_YET_VALID');
   });
 
+  it("today beside it: valid then (evaluation 15, SWHardeningNeeded), OutOfDate today under Intel's real evaluation 20, and the archive lacks 16 to 19", () => {
+    const docs = (c: Collateral, evaluation: number) => ({
+      evaluation,
+      tcbInfoRaw: c.tcbInfoRaw,
+      tcbInfoSignature: c.tcbInfoSignature,
+      tcbInfoIssuerChain: c.tcbInfoIssuerChain,
+      qeIdentityRaw: c.qeIdentityRaw,
+      qeIdentitySignature: c.qeIdentitySignature,
+      qeIdentityIssuerChain: c.qeIdentityIssuerChain,
+      keys: { tcbInfo: `tcb${evaluation}`, qeIdentity: `qe${evaluation}` },
+    });
+    const keys = { tcbInfo: 'tcb15', qeIdentity: 'qe15', pckCrl: 'pck', rootCaCrl: 'root' };
+    const vc = verifyHistoryCollateral({ collateral: eval15, evaluation: 15, policy: 'standard', keys, newer: [docs(eval20, 20)] }, root, T_2024);
+    const signed = verifyQuoteSignatures(quote, { root, time: T_2024 });
+    const verdict = verifyQuoteWithCollateral(signed, vc);
+    expect(verdict.tcbStatus).toBe('SWHardeningNeeded');
+    const policy = { targets: {}, acceptedTcbStatuses: ['UpToDate', 'SWHardeningNeeded'] as const, allowDebugEnclaves: false };
+    const today = judgeToday({ qeReport: quote.qeReport, extension: signed.extension }, vc.newer!, verdict, { ...policy, acceptedTcbStatuses: [...policy.acceptedTcbStatuses] });
+    expect(today).toMatchObject({ accepted: false, rejectedBy: 'TYPEA_TCB_STATUS_REJECTED', tcbEvaluation: 20, tcbStatus: 'OutOfDate', sinceEvaluation: 20, changed: true, missingEvaluations: [16, 17, 18, 19] });
+    expect(today.collateral).toEqual([{ tcbEvaluation: 20, tcbInfo: 'tcb20', qeIdentity: 'qe20' }]);
+    // A newer evaluation's copy that does not verify is refused, naming the check.
+    const forged = { ...docs(eval20, 20), tcbInfoRaw: eval20.tcbInfoRaw.replace('"tcbEvaluationDataNumber":20', '"tcbEvaluationDataNumber":21'), evaluation: 21 };
+    expect(codeOf(() => verifyHistoryCollateral({ collateral: eval15, evaluation: 15, policy: 'standard', keys, newer: [forged] }, root, T_2024))).toBe('TYPEA_TCB_INFO_BAD_SIGNATURE');
+    // Named as another evaluation than it is: refused.
+    expect(codeOf(() => verifyHistoryCollateral({ collateral: eval15, evaluation: 15, policy: 'standard', keys, newer: [{ ...docs(eval20, 19) }] }, root, T_2024))).toBe('TYPEA_COLLATERAL_MALFORMED');
+  });
+
   it('collateral judged as of T is used at T only', () => {
     const vc = verifyCollateral(eval15, { root, time: T_2024, asOf: { evaluation: 15 } });
     const signed = verifyQuoteSignatures(quote, { root, time: T_2024 + 1 });
@@ -115,6 +144,20 @@ describe('revocation judged by the entries\' dates (test PKI)', () => {
     const verdict = verifyQuote(quote, verifyCollateral(revokedOn(since), { root: pki.root.cert, time: T, asOf: { evaluation: 20 } }), { root: pki.root.cert, time: T });
     expect(verdict.pckRevokedSince).toBe(since);
     expect(verdict.tcbStatus).toBe('OutOfDate');
+    // Today, beside it: the same status under the newest evaluation (none newer), and not accepted: revoked since then.
+    const signed = verifyQuoteSignatures(quote, { root: pki.root.cert, time: T });
+    const policy = { targets: {}, acceptedTcbStatuses: ['UpToDate', 'OutOfDate'] as ('UpToDate' | 'OutOfDate')[], allowDebugEnclaves: false };
+    expect(judgeToday({ qeReport: quote.qeReport, extension: signed.extension }, [], verdict, policy)).toEqual({
+      accepted: false,
+      rejectedBy: 'TYPEA_PCK_CERT_REVOKED',
+      tcbEvaluation: 20,
+      tcbStatus: 'OutOfDate',
+      advisoryIds: verdict.advisoryIds,
+      sinceEvaluation: 20,
+      changed: false,
+      pckRevokedSince: new Date(since).toISOString().replace('.000Z', 'Z'),
+      collateral: [],
+    });
   });
 
   it('revoked at or before T: refused, as it is judged now', () => {

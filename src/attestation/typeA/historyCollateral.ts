@@ -10,6 +10,7 @@ import type { Certificate } from '../x509/certificate.js';
 import type { Collateral } from './collateral.js';
 import { typeAError } from './errors.js';
 import type { TcbUpdatePolicy } from './evaluationInForce.js';
+import { verifyNewerEvaluations, type NewerEvaluationDocs } from './today.js';
 import { verifyCollateral, type VerifiedCollateral } from './verify.js';
 
 /** The archive keys (sha256 of the signed bytes) of the documents a report is judged with. */
@@ -26,6 +27,8 @@ export interface HistoryCollateral {
   readonly evaluation: number;
   readonly policy: TcbUpdatePolicy;
   readonly keys: HistoryKeys;
+  /** The archived evaluations newer than `evaluation` for the report's FMSPC, ascending: they rate it today (today.ts). */
+  readonly newer?: readonly NewerEvaluationDocs[];
 }
 
 const isHistory = (raw: unknown): raw is HistoryCollateral =>
@@ -35,5 +38,6 @@ const isHistory = (raw: unknown): raw is HistoryCollateral =>
 export function verifyHistoryCollateral(raw: unknown, root: Certificate, time: number): VerifiedCollateral {
   if (!isHistory(raw)) typeAError('TYPEA_COLLATERAL_MALFORMED', 'typeA: history collateral without its TCB evaluation');
   const vc = verifyCollateral(raw.collateral, { root, time, asOf: { evaluation: raw.evaluation } });
-  return { ...vc, judgedWith: { tcbEvaluation: raw.evaluation, tcbUpdate: raw.policy, collateral: { ...raw.keys } } };
+  const newer = raw.newer === undefined ? undefined : verifyNewerEvaluations(raw.newer, root, vc.rootCaCrl, vc.tcbInfo, raw.evaluation);
+  return { ...vc, judgedWith: { tcbEvaluation: raw.evaluation, tcbUpdate: raw.policy, collateral: { ...raw.keys } }, ...(newer ? { newer } : {}) };
 }

@@ -30,6 +30,7 @@ import { checkTcbInfoTime, matchTcbLevel, parseTcbInfo, type TcbInfo } from './t
 import { combineTcbStatus, egoTcbStatus, type QeTcbStatus, type TcbStatus } from './tcbStatus.js';
 import { hex } from '../../bytes.js';
 import { checkEvaluation, revocation } from './history.js';
+import type { NewerEvaluation } from './today.js';
 import { collateralPemChain, commonName, isSigningLeaf, p1363Verify, tcbSigningChainShape, verifyCollateralChain } from './signingChain.js';
 
 export interface VerifyOptions {
@@ -98,6 +99,8 @@ export interface VerifiedCollateral {
   readonly asOf?: { readonly time: number; readonly evaluation: number };
   /** Judged as history: what the collateral is (the evaluation, the policy that chose it, the archive keys), for the verdict's record. */
   readonly judgedWith?: Readonly<Record<string, unknown>>;
+  /** Judged as history: the archived evaluations newer than the one in force at T, verified, that rate the report today (today.ts). */
+  readonly newer?: readonly NewerEvaluation[];
 }
 
 /** Supplies verified collateral (TCB info, QE identity, CRLs) for a quote at a time. */

@@ -8,6 +8,7 @@
  *     outcome (valid, invalid or unverifiable: src/errorCodes.ts), errorCode?, errorString?, tcbStatus?, measurements: { uniqueId } | { pcrs }, decodedData?,
  *     decodedRequests? (every request of the userData, as POST /decodeReport answers it),
  *     checks? (the ordered check trace, as POST /decodeReport answers it),
+ *     judgedAsOf? and evidence? (judged at its block's time: docs/history.md),
  *     measurementInForce?: { matches, sourceHeight } | { matches: "unknown", reason } }
  * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
  *   { transactionId, transitionId, blockHeight, program, function, kind: "measurement",
@@ -25,7 +26,7 @@
 import type { CheckResult } from '../../verify/checks.js';
 import { updateKindOf } from '../programs.js';
 import { reportKind, type Measurement } from '../../verify/kinds/index.js';
-import type { JudgedAsOf, VerifyOutcome } from '../../verify/types.js';
+import type { Evidence, JudgedAsOf, VerifyOutcome } from '../../verify/types.js';
 import { outcomeFor, type ErrorCode, type Outcome } from '../../errorCodes.js';
 import type { MappingWrite } from './mappingWrites.js';
 
@@ -59,6 +60,8 @@ export interface OutputRecord {
   checks?: CheckResult[];
   /** Judged as it stood at its block's time: that time and what it was judged with (VerifyOutcome.asOf), so the verdict can be re-run. */
   judgedAsOf?: JudgedAsOf;
+  /** Judged as of a time: digests of the report, the userData and the policy, and the verifier's version (VerifyOutcome.evidence). */
+  evidence?: Evidence;
   /**
    * Whether the update's measurement is the one in force at its height (replayed from the owner
    * transitions, src/ledger/records/measurementState.ts): `matches` with the height it was set at,
@@ -80,7 +83,7 @@ export const RECORD_OUTCOMES: readonly RecordOutcome[] = ['valid', 'invalid', 'u
 
 const ORDER: readonly (keyof OutputRecord)[] = [
   'transactionId', 'transitionId', 'blockHeight', 'blockTimestamp', 'id', 'program', 'function', 'kind', 'unrecognized', 'reportValid', 'outcome', 'errorCode', 'errorString',
-  'tcbStatus', 'measurements', 'measurement', 'written', 'decodedData', 'decodedRequests', 'checks', 'judgedAsOf', 'measurementInForce', 'mappingWrites',
+  'tcbStatus', 'measurements', 'measurement', 'written', 'decodedData', 'decodedRequests', 'checks', 'judgedAsOf', 'evidence', 'measurementInForce', 'mappingWrites',
 ];
 
 /**
@@ -126,6 +129,7 @@ export function updateRecord(
   if (out.decodedRequests) r.decodedRequests = out.decodedRequests;
   if (out.checks) r.checks = out.checks;
   if (out.asOf) r.judgedAsOf = out.asOf;
+  if (out.evidence) r.evidence = out.evidence;
   if (mappingWrites?.length) r.mappingWrites = [...mappingWrites];
   return canonical(r);
 }

@@ -51,7 +51,7 @@
  * its own transaction that the lease is still its own. `reverify --store` takes no lease (its
  * writes are idempotent, it takes turns with the watcher).
  */
-import type { JudgedAsOf } from '../../verify/types.js';
+import type { Evidence, JudgedAsOf } from '../../verify/types.js';
 import Database from 'better-sqlite3';
 import { VerifierError } from '../../errors.js';
 import type { ErrorCode, Outcome } from '../../errorCodes.js';
@@ -96,6 +96,8 @@ export interface LedgerRecord {
   mappingWrites?: MappingWrite[];
   /** Judged as it stood at its block's time: that time and what it was judged with. */
   judgedAsOf?: JudgedAsOf;
+  /** Judged as of a time: what the verdict was reached on (digests, verifier version). */
+  evidence?: Evidence;
   verifiedAt: string;
 }
 

@@ -40,6 +40,7 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
     ...(r.checks !== undefined ? { checks: r.checks } : {}),
     ...(r.mappingWrites !== undefined ? { mappingWrites: r.mappingWrites } : {}),
     ...(r.judgedAsOf !== undefined ? { judgedAsOf: r.judgedAsOf } : {}),
+    ...(r.evidence !== undefined ? { evidence: r.evidence } : {}),
     verifiedAt,
   };
   return { record, outcome };

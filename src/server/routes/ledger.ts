@@ -42,7 +42,38 @@ const judgedAsOfSchema = {
         collateral: { type: 'object', properties: { tcbInfo: str, qeIdentity: str, pckCrl: str, rootCaCrl: str } },
       },
     },
+    today: {
+      type: 'object',
+      description: "How the report stands today, beside the verdict at its block's time (which stays the outcome): whether the policy accepts it on the newest evidence at hand, and the kind's account (typeA: the newest archived TCB evaluation, the status and advisories under it, the evaluation since which it rates so, revocations dated after the block)",
+      required: ['accepted'],
+      properties: {
+        accepted: { type: 'boolean' },
+        rejectedBy: { type: 'string', description: 'The code that refuses it today' },
+        tcbEvaluation: { type: 'integer', minimum: 0 },
+        tcbStatus: str,
+        errorCode: { type: 'string', description: 'No TCB level of the newest evaluation matches: the check that fails' },
+        advisoryIds: { type: 'array', items: str },
+        sinceEvaluation: { type: 'integer', minimum: 0, description: 'The first evaluation of the run of equal ratings ending at tcbEvaluation' },
+        changed: { type: 'boolean', description: 'Whether it rates otherwise than at the block\'s time' },
+        missingEvaluations: { type: 'array', items: { type: 'integer' }, description: 'Evaluations in between that the archive lacks: the change may have come in one of them' },
+        pckRevokedSince: { type: 'string', format: 'date-time' },
+        pckCaRevokedSince: { type: 'string', format: 'date-time' },
+        collateral: {
+          type: 'array',
+          description: 'The archive keys of the newer evaluations rated',
+          items: { type: 'object', properties: { tcbEvaluation: { type: 'integer' }, tcbInfo: str, qeIdentity: str } },
+        },
+      },
+    },
   },
+} as const;
+
+/** VerifyOutcome.evidence: what a verdict judged as of a time was reached on. */
+const evidenceSchema = {
+  type: 'object',
+  description: "SHA-256 (hex) of the report's and the userData's bytes and of the policy (targets, accepted builds, statuses, advisories, debug rule), and the verifier's name/version: with judgedAsOf, what reproduces the verdict",
+  required: ['report', 'userData', 'policy', 'verifier'],
+  properties: { report: str, userData: str, policy: str, verifier: str },
 } as const;
 
 export const ledgerRecordSchema = {
@@ -79,6 +110,7 @@ export const ledgerRecordSchema = {
     },
     checks: checksSchema,
     judgedAsOf: judgedAsOfSchema,
+    evidence: evidenceSchema,
     mappingWrites: {
       type: 'array',
       description: 'What the transition writes into the oracle data mapping (mapping cross-check): per request its value under the request hash (latest) and the timestamped hash (historic); an unattested write its own key',

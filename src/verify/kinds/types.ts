@@ -68,6 +68,19 @@ export interface KindDeps<Collateral = CollateralSource> {
   time?: number;
 }
 
+/**
+ * A report judged as it stood at a past time, as it stands today: whether the policy would accept
+ * it on the newest evidence at hand (typeA: the newest archived TCB evaluation, and revocations
+ * dated after the time judged), and the kind's account of that evidence (typeA: the evaluation,
+ * the status and advisories under it, since which evaluation, src/attestation/typeA/today.ts).
+ */
+export interface JudgedToday {
+  readonly accepted: boolean;
+  /** The code that refuses it today (absent when accepted). */
+  readonly rejectedBy?: string;
+  readonly [detail: string]: unknown;
+}
+
 /** Per-call context of a kind's verification. */
 export interface KindContext {
   /** A request nonce the report must carry (kinds with acceptsNonce). */
@@ -80,6 +93,8 @@ export interface KindContext {
   trace?: CheckTrace;
   /** Judged as it stood at a past time (VerifyOptions.asOf): the kind says here what it judged with (VerifyOutcome.asOf.with). */
   judgedWith?: Readonly<Record<string, unknown>>;
+  /** Judged as history: how the kind rates the report today, beside the verdict (VerifyOutcome.asOf.today). */
+  judgedToday?: JudgedToday;
 }
 
 /** A report's measurement, hex, by its ledger name (CLI records compare it with what the ledger program holds). */

@@ -13,6 +13,7 @@ import {
 import { BINDING_CHECK, type CheckDef } from '../../checks.js';
 import { checkUserDataBinding, fail, type Policy } from '../../policy.js';
 import { checkDebugEnclave, checkTcbStatus, checkUniqueId } from './policy.js';
+import { judgeToday } from './today.js';
 import type { KindContext, KindDeps } from '../types.js';
 import type { TypeAView } from './view.js';
 
@@ -56,6 +57,8 @@ export async function verifyTypeA(
   view.tcbStatus = verdict.tcbStatusCode;
   view.tcbStatusName = verdict.tcbStatus;
   view.advisoryIds = verdict.advisoryIds;
+
+  if (collateral.newer && collateral.asOf) ctx.judgedToday = judgeToday({ qeReport: quote.qeReport, extension: signed.extension }, collateral.newer, verdict, policy);
 
   trace?.begin('policy.tcbStatus');
   checkTcbStatus(verdict, policy);
