@@ -12,8 +12,13 @@
  * @typedef {{ transactionId: string, transitionId: string, blockHeight: number, program: string, function: string, reportType: string,
  *   reportValid: boolean, outcome?: Outcome, errorCode?: string, errorString?: string, decodedData?: Decoded, decodedRequests?: Decoded[], tcbStatus?: string,
  *   measurements: { uniqueId?: string, pcrs?: string[] }, checks?: Check[], verifiedAt: string,
- *   unrecognized?: boolean, written?: { mapping: string, key: string, value: string } }} LedgerRecord
+ *   unrecognized?: boolean, written?: { mapping: string, key: string, value: string }, blockTimestamp?: string, judgedAsOf?: JudgedAsOf }} LedgerRecord
  */
+/**
+ * @typedef {{ accepted: boolean, rejectedBy?: string, tcbEvaluation?: number, tcbStatus?: string, errorCode?: string, advisoryIds?: string[],
+ *   sinceEvaluation?: number, changed?: boolean, missingEvaluations?: number[], pckRevokedSince?: string, pckCaRevokedSince?: string }} JudgedToday
+ */
+/** @typedef {{ time: string, with?: { tcbEvaluation?: number, tcbUpdate?: string }, today?: JudgedToday }} JudgedAsOf */
 /** @typedef {{ source: string, uniqueId?: string, pcrs?: string[] }} AcceptedBuild */
 /** @typedef {{ uniqueId?: string, pcrs?: string[], builds?: AcceptedBuild[] }} Targets */
 
@@ -101,6 +106,29 @@ export function verdictText(outcome, errorString, errorCode) {
   if (outcome === 'unattested') return 'unattested write: oracle data written without a report (an owner or council overwrite)';
   const reason = `${errorString ?? 'no reason given'}${errorCode ? ` (${errorCode})` : ''}`;
   return outcome === 'unverifiable' ? `could not verify: ${reason} — ${adviceFor(errorCode)}` : `invalid: ${reason}`;
+}
+
+/**
+ * An update judged as it stood at its block's time, and how it stands today beside it (the
+ * verdict stays the one at its time): the sentences of the detail view.
+ * @param {JudgedAsOf} j
+ * @returns {{ then: string, today?: string }}
+ */
+export function judgedTexts(j) {
+  const w = j.with;
+  const then = `Judged as it stood at its block's time, ${j.time}${w?.tcbEvaluation !== undefined ? `, under TCB evaluation ${w.tcbEvaluation} (update=${w.tcbUpdate})` : ''}.`;
+  const t = j.today;
+  if (!t) return { then };
+  const rated = t.tcbStatus ?? `no TCB level matches (${t.errorCode})`;
+  const revoked = t.pckRevokedSince ? `; PCK certificate revoked since ${t.pckRevokedSince}` : t.pckCaRevokedSince ? `; PCK CA revoked since ${t.pckCaRevokedSince}` : '';
+  const missing = t.missingEvaluations?.length ? `; the archive lacks evaluation ${t.missingEvaluations.join(', ')}` : '';
+  const advisories = t.advisoryIds?.length ? ` (${t.advisoryIds.join(', ')})` : '';
+  return { then, today: `Today: ${t.accepted ? 'accepted' : `not accepted (${t.rejectedBy})`}: ${rated}${advisories} under TCB evaluation ${t.tcbEvaluation}, since evaluation ${t.sinceEvaluation}${revoked}${missing}.` };
+}
+
+/** Valid at its block's time, not accepted today. @param {LedgerRecord} r */
+export function validThenNotNow(r) {
+  return outcomeOf(r) === 'valid' && r.judgedAsOf?.today?.accepted === false;
 }
 
 /** How an outcome is named in tables and headings. @param {Outcome} outcome */

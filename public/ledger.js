@@ -11,7 +11,7 @@
  */
 /** @typedef {import('./common.js').LedgerRecord} LedgerRecord */
 /** @typedef {import('./common.js').Outcome} Outcome */
-import { byId, checksList, clearErrors, decodedTable, el, fetchJson, HttpError, loadTargets, measurementsTable, notADate, outcomeLabel, outcomeOf, showError, table, verdictText } from './common.js';
+import { byId, checksList, clearErrors, decodedTable, el, fetchJson, HttpError, judgedTexts, loadTargets, measurementsTable, notADate, outcomeLabel, outcomeOf, showError, table, validThenNotNow, verdictText } from './common.js';
 
 const PAGE = 20;
 const CHART_LIMIT = 500;
@@ -132,12 +132,20 @@ async function loadPccs() {
   }
 }
 
+/** The verdict's time and today's standing beside it, when judged at its block's time. @param {LedgerRecord} r */
+function judgedParagraphs(r) {
+  if (!r.judgedAsOf) return [];
+  const t = judgedTexts(r.judgedAsOf);
+  return [el('p', t.then, 'note'), ...(t.today ? [el('p', t.today, r.judgedAsOf.today?.accepted ? 'today-accepted' : 'today-rejected')] : [])];
+}
+
 /** @param {LedgerRecord} r */
 function showDetail(r) {
   const body = byId('detail-body');
   const outcome = outcomeOf(r);
   body.replaceChildren(
     el('p', verdictText(outcome, r.errorString, r.errorCode), `outcome-${outcome}`),
+    ...judgedParagraphs(r),
     el('p', `Transaction ${r.transactionId}, transition ${r.transitionId}, block ${r.blockHeight}, ${r.program}/${r.function}, ${r.reportType}; verified ${r.verifiedAt}`, 'note'),
     ...(r.unrecognized ? [el('p', 'Unrecognized: the program registry does not name this program or function; its inputs have the shape of an update, so it was verified as one. Add it to ledgerPrograms in config.json.', 'note')] : []),
     ...(r.written ? [el('p', `Wrote ${r.written.mapping}[${r.written.key}] = ${r.written.value}`)] : []),
@@ -150,6 +158,14 @@ function showDetail(r) {
   byId('detail-h').focus();
 }
 
+/** The outcome, with "not valid now" beside a valid verdict the policy no longer accepts today. @param {LedgerRecord} r */
+function outcomeCell(r) {
+  const outcome = outcomeOf(r);
+  const cell = el('span', outcomeLabel(outcome), `outcome-${outcome}`);
+  if (validThenNotNow(r)) cell.append(' ', el('span', '(not valid now)', 'today-rejected'));
+  return cell;
+}
+
 /** @param {LedgerRecord[]} records */
 function showTable(records) {
   const rows = records.map((r) => {
@@ -157,8 +173,7 @@ function showTable(records) {
     b.type = 'button';
     b.setAttribute('aria-label', `Details of the update at block ${r.blockHeight}, transition ${r.transitionId}`);
     b.addEventListener('click', () => showDetail(r));
-    const outcome = outcomeOf(r);
-    return [String(r.blockHeight), r.transactionId, `${r.program}/${r.function}${r.unrecognized ? ' (unrecognized)' : ''}`, r.reportType, el('span', outcomeLabel(outcome), `outcome-${outcome}`), r.errorCode ?? '', b];
+    return [String(r.blockHeight), r.transactionId, `${r.program}/${r.function}${r.unrecognized ? ' (unrecognized)' : ''}`, r.reportType, outcomeCell(r), r.errorCode ?? '', b];
   });
   const t = table('Oracle updates', ['Height', 'Transaction', 'Program / function', 'Kind', 'Outcome', 'Error', ''], rows);
   byId('updates').replaceChildren(records.length === 0 ? el('p', 'No stored update matches the filters.') : t);

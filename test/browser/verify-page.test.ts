@@ -25,6 +25,7 @@ import { startServer, type RunningServer } from '../support/server.js';
 import { startPccsServer, recordedBundle2026, bundleFromCollateral, type PccsServer } from '../support/pccs-server.js';
 import { VECTORS } from '../support/paths.js';
 import { expectFits } from '../support/page-fit.js';
+import { buildHistoryArchive, DAY } from '../support/history-archive.js';
 
 
 let browser: TestBrowser;
@@ -44,13 +45,17 @@ afterAll(async () => {
  * A ledger fixture (blocks 700 … `o.latest`) and a server whose watcher has stored all of it, for
  * the describe block that calls it; `prepare` runs before the server starts.
  */
-function useWatchedLedger(prefix: string, o: Parameters<typeof startLedgerFixture>[1] & { latest: number }, prepare?: (fx: LedgerFixture) => void): { srv: LedgerServer; fx: LedgerFixture } {
+function useWatchedLedger(
+  prefix: string,
+  o: Parameters<typeof startLedgerFixture>[1] & { latest: number },
+  prepare?: (fx: LedgerFixture, dir: string) => Record<string, unknown> | void,
+): { srv: LedgerServer; fx: LedgerFixture } {
   const w = {} as { srv: LedgerServer; fx: LedgerFixture; dir: string };
   beforeAll(async () => {
     w.dir = mkdtempSync(join(tmpdir(), prefix));
     w.fx = await startLedgerFixture(w.dir, o);
-    prepare?.(w.fx);
-    w.srv = await startLedgerServer(w.fx, w.dir, { watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(w.dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
+    const extra = prepare?.(w.fx, w.dir) ?? {};
+    w.srv = await startLedgerServer(w.fx, w.dir, { ...extra, watch: { enabled: true, fromHeight: 700, pollIntervalMs: 100, database: join(w.dir, 'watch.db'), batchBlocks: 5, rps: 200 } });
     await w.srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === o.latest);
   });
   afterAll(async () => {
@@ -715,6 +720,39 @@ describe.skipIf(skip)('extreme attested times: 2^53−1, 2^64−1 and 0', () => 
     }
     await browser.screenshot(page, 'ledger-time-not-a-date');
     expect(await page.getByRole('alert').textContent()).toBe('');
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
+describe.skipIf(skip)('ledger page: updates judged at their block\'s time, with today beside', () => {
+  const LATEST = 725;
+  const w = useWatchedLedger('page-history-', { first: 700, latest: LATEST }, (f, dir) => {
+    // Every block at T0 − 100 days (evaluation 19: UpToDate), but block 720 at T0 (evaluation 20: OutOfDate).
+    const T0 = f.env.typeA.time;
+    for (let h = 700; h <= LATEST; h++) f.chain.setTimestamp(h, Math.floor((h === 720 ? T0 : T0 - 100 * DAY) / 1000));
+    return { collateralArchive: buildHistoryArchive(join(dir, 'archive'), f.env.typeA), tcbUpdatePolicy: 'early' };
+  });
+
+  it('a typeA update valid at its time is marked "not valid now" in the table, and its detail view says under which evaluation and why', async () => {
+    const stored: any[] = (await w.srv.get('/ledger/updates?limit=500')).body.updates;
+    const thenValid = stored.filter((r) => r.reportType === 'typeA' && r.outcome === 'valid');
+    expect(thenValid.length).toBeGreaterThan(0);
+    expect(thenValid.every((r) => r.judgedAsOf.with.tcbEvaluation === 19 && r.judgedAsOf.today.accepted === false)).toBe(true);
+    expect(stored.filter((r) => r.blockHeight === 720 && r.reportType === 'typeA').map((r) => [r.outcome, r.errorCode])).toEqual([['invalid', 'TYPEA_TCB_STATUS_REJECTED']]);
+
+    const { page, consoleErrors } = await open(`${w.srv.url}/ledger`);
+    const rows = page.getByRole('table', { name: 'Oracle updates' }).locator('tbody tr');
+    await rows.first().waitFor();
+    const marked = rows.filter({ hasText: '(not valid now)' });
+    expect(await marked.count()).toBe(thenValid.filter((r) => stored.indexOf(r) < 20).length);
+    // The block at T0 is invalid at its time: not marked.
+    expect(await rows.filter({ hasText: /^720/ }).filter({ hasText: '(not valid now)' }).count()).toBe(0);
+    await marked.first().getByRole('button').press('Enter');
+    const body = page.locator('#detail-body');
+    expect(await body.locator('p.outcome-valid').textContent()).toBe('valid');
+    expect(await body.locator('p.note').first().textContent()).toMatch(/^Judged as it stood at its block's time, \S+, under TCB evaluation 19 \(update=early\)\.$/);
+    expect(await body.locator('p.today-rejected').textContent()).toBe('Today: not accepted (TYPEA_TCB_STATUS_REJECTED): OutOfDate (INTEL-SA-00615) under TCB evaluation 20, since evaluation 20.');
+    await expectFits(page, 'ledger: valid then, not valid now');
     expect(consoleErrors).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readVectorJson, VECTORS } from '../support/paths.js';
 import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
 import { mintedUpdates, MRENCLAVE } from '../support/ledger-fixture.js';
-import { signBody, tcbInfoBody, qeIdentityBody } from '../support/typea-pki.js';
+import { historyWires } from '../support/history-archive.js';
 import { startLedgerNode } from '../support/ledger-node.js';
 import { bootstrap } from '../../src/bootstrap.js';
 import { configuredTargets, resolveConfig } from '../../src/config/load.js';
@@ -138,25 +138,10 @@ describe('the test PKI: the same platform valid under evaluation 19, OutOfDate u
     env = await startMintedCliEnv(dir, MRENCLAVE);
     T0 = env.typeA.time;
     const pki = env.typeA;
-    const chain = file('minted-chain.pem', pki.tcbSigning.pem + pki.root.pem);
-    const wire = (key: string, raw: string) => `{"${key}":${raw},"signature":"${signBody(raw, pki.tcbSigning.key)}"}`;
-    const d = (ms: number) => new Date(ms).toISOString().replace('.000', '');
-    // Evaluation 19 (from T0 - 200 days): the PCK's level UpToDate. Evaluation 20 (from T0 - 20 days): OutOfDate.
-    const levels = (status: string) => [{ components: [21, 21, 2, 4, 1, 128, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0], pceSvn: 13, status, ...(status === 'UpToDate' ? {} : { advisoryIDs: ['INTEL-SA-00615'] }) }];
-    const tcb19 = tcbInfoBody({ fmspc: '00906ED50000', pceId: '0000', issueDate: T0 - 150 * DAY, nextUpdate: T0 - 120 * DAY, levels: levels('UpToDate') }).replace('"tcbEvaluationDataNumber":20', '"tcbEvaluationDataNumber":19');
-    const tcb20 = tcbInfoBody({ fmspc: '00906ED50000', pceId: '0000', issueDate: T0 - 10 * DAY, nextUpdate: T0 + 20 * DAY, levels: levels('OutOfDate') });
-    const qe19 = qeIdentityBody({ issueDate: T0 - 150 * DAY, nextUpdate: T0 - 120 * DAY, levels: [{ isvsvn: 8, status: 'UpToDate' }] }).replace('"tcbEvaluationDataNumber":20', '"tcbEvaluationDataNumber":19');
-    const qe20 = qeIdentityBody({ issueDate: T0 - 10 * DAY, nextUpdate: T0 + 20 * DAY, levels: [{ isvsvn: 8, status: 'UpToDate' }] });
-    const list = `{"id":"SGX","version":1,"issueDate":"${d(T0 + DAY)}","nextUpdate":"${d(T0 + 31 * DAY)}","tcbEvalNumbers":[{"tcbEvaluationDataNumber":20,"tcbRecoveryEventDate":"${d(T0 - 20 * DAY)}","tcbDate":"${d(T0 - 19 * DAY)}"},{"tcbEvaluationDataNumber":19,"tcbRecoveryEventDate":"${d(T0 - 200 * DAY)}","tcbDate":"${d(T0 - 199 * DAY)}"}]}`;
-    const docs = [file('tcb19.json', wire('tcbInfo', tcb19)), file('tcb20.json', wire('tcbInfo', tcb20)), file('qe19.json', wire('enclaveIdentity', qe19)), file('qe20.json', wire('enclaveIdentity', qe20)), file('list.json', wire('tcbEvaluationDataNumbers', list))];
-    const crls = file(
-      'crls.bundle',
-      [
-        '{"format":"oracle-verifier-collateral-bundle/1"}',
-        JSON.stringify({ kind: 'pckCrl', body: Buffer.from(pki.collateral.pckCrl).toString('hex'), issuerChain: pki.collateral.pckCrlIssuerChain }),
-        JSON.stringify({ kind: 'rootCaCrl', body: Buffer.from(pki.collateral.rootCaCrl).toString('hex'), issuerChain: '' }),
-      ].join('\n') + '\n',
-    );
+    const h = historyWires(pki);
+    const chain = file('minted-chain.pem', h.chain);
+    const docs = [file('tcb19.json', h.wires.tcb19), file('tcb20.json', h.wires.tcb20), file('qe19.json', h.wires.qe19), file('qe20.json', h.wires.qe20), file('list.json', h.wires.list)];
+    const crls = file('crls.bundle', ['{"format":"oracle-verifier-collateral-bundle/1"}', ...h.crls.map((c) => JSON.stringify(c))].join('\n') + '\n');
     archiveA = join(dir, 'minted-a');
     archiveB = join(dir, 'minted-b');
     const a = await cli(['collateral', 'import', ...docs, '--issuer-chain', chain, '--archive', archiveA, '--config', env.configFile]);
