@@ -26,6 +26,8 @@ export interface ContextOptions {
   pccsUrl?: string;
   /** The collateral archive that judges reports asked as of a past time (else the config's collateralArchive). */
   archive?: { dir: string; policy: TcbUpdatePolicy };
+  /** No network: typeA collateral from the archive and `collateralDir` only, never a PCCS (the config's pccsUrl is not used). */
+  offline?: boolean;
 }
 
 export interface CliVerifier {
@@ -61,10 +63,10 @@ export function createCliVerifier(o: ContextOptions): CliVerifier {
   // config's collateralDir behaves as in the server (its pccsUrl serves what the directory lacks).
   const current =
     o.collateralDir !== undefined
-      ? { collateralDir: resolve(o.collateralDir), dirSetting: '--collateral-dir', ...(o.pccsUrl !== undefined ? { pccsUrl: o.pccsUrl } : {}) }
+      ? { collateralDir: resolve(o.collateralDir), dirSetting: '--collateral-dir', ...(o.pccsUrl !== undefined && !o.offline ? { pccsUrl: o.pccsUrl } : {}) }
       : {
           ...(config.collateralDir !== undefined ? { collateralDir: config.collateralDir, dirSetting: 'collateralDir' } : {}),
-          ...((o.pccsUrl ?? config.pccsUrl) !== undefined ? { pccsUrl: (o.pccsUrl ?? config.pccsUrl)! } : {}),
+          ...(!o.offline && (o.pccsUrl ?? config.pccsUrl) !== undefined ? { pccsUrl: (o.pccsUrl ?? config.pccsUrl)! } : {}),
         };
   // The archive (--archive, else the config's collateralArchive) judges reports as they stood at a past time.
   const archive = o.archive ? { dir: resolve(o.archive.dir), policy: o.archive.policy } : config.collateralArchive !== undefined ? { dir: config.collateralArchive, policy: config.tcbUpdatePolicy } : undefined;

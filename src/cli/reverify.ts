@@ -24,7 +24,8 @@ import { Semaphore } from '../rateLimit.js';
 import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.js';
 import { storedUpdates, UPDATE_BATCH, updateRecordOf } from '../ledger/watch/verifyUpdates.js';
 import { UpdateRuns } from './updateRuns.js';
-import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Source } from './sources.js';
+import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type SavedBlock, type Source } from './sources.js';
+import { blocksDirSource, saveBlock } from './savedBlocks.js';
 import { completenessExit, completenessLines, runCompleteness, storeOfRecords, UNCHECKED_CAVEAT } from './completeness.js';
 import { COMPLETENESS_DEFAULTS } from '../ledger/watch/completeness.js';
 import type { BlockScanner } from '../ledger/node/blockScanner.js';
@@ -65,6 +66,13 @@ export const REVERIFY = {
     },
     jsonl: { kind: 'string', arg: 'FILE', group: SOURCES, help: 'lines of { "userData", "report", "id"? }' },
     'tx-dir': { kind: 'string', arg: 'DIR', group: SOURCES, help: 'saved transaction JSON files (*.json)' },
+    'blocks-dir': { kind: 'string', arg: 'DIR', group: SOURCES, help: 'blocks saved by --save-blocks: the same records again, e.g. --offline on another machine' },
+    'save-blocks': { kind: 'string', arg: 'DIR', group: SOURCES, help: 'with --node: keep each block holding a followed transition, as read, with its timestamp (for --blocks-dir)' },
+    offline: {
+      kind: 'flag',
+      group: VERIFICATION,
+      help: "no network: a saved source (--blocks-dir, --tx-dir, --jsonl), typeA collateral from --archive or --collateral-dir only (the config's pccsUrl is not used)",
+    },
     program: {
       kind: 'list',
       arg: 'NAME',
@@ -204,7 +212,12 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   const node = a.string('node');
   const jsonl = a.string('jsonl');
   const txDir = a.string('tx-dir');
-  if ([node, jsonl, txDir].filter((s) => s !== undefined).length !== 1) throw cliError('CLI_USAGE', 'reverify: give exactly one source: --node, --jsonl or --tx-dir');
+  const blocksDir = a.string('blocks-dir');
+  if ([node, jsonl, txDir, blocksDir].filter((s) => s !== undefined).length !== 1) throw cliError('CLI_USAGE', 'reverify: give exactly one source: --node, --jsonl, --tx-dir or --blocks-dir');
+  const saveBlocksDir = a.string('save-blocks');
+  if (saveBlocksDir !== undefined && node === undefined) throw cliError('CLI_USAGE', 'reverify: --save-blocks keeps what a --node scan reads');
+  const offline = a.flag('offline');
+  if (offline && (node !== undefined || a.string('pccs') !== undefined)) throw cliError('CLI_USAGE', 'reverify: --offline reads no network: a saved source (--blocks-dir, --tx-dir, --jsonl), no --node, no --pccs');
   const checkpointFile = a.string('checkpoint');
   const outFile = a.string('out');
   const resume = a.flag('resume');
@@ -217,7 +230,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   const completeness = a.flag('completeness');
   if (completeness && (node === undefined || shard !== undefined)) throw cliError('CLI_USAGE', 'reverify: --completeness checks a whole --node scan (no --shard: run `completeness` after `merge` of the shards)');
   if (completeness && storeFile === undefined && outFile === undefined) throw cliError('CLI_USAGE', 'reverify: --completeness needs the scanned writes: --store FILE or --out FILE');
-  if (storeFile !== undefined && jsonl !== undefined) throw cliError('CLI_USAGE', 'reverify: --store needs ledger updates (--node or --tx-dir); JSONL lines carry no transition ids');
+  if (storeFile !== undefined && jsonl !== undefined) throw cliError('CLI_USAGE', 'reverify: --store needs ledger updates (--node, --blocks-dir or --tx-dir); JSONL lines carry no transition ids');
   const perDay = a.int('requests-per-day');
   const stopWhenSpent = a.flag('stop-when-budget-spent');
   if (perDay !== undefined && node === undefined) throw cliError('CLI_USAGE', 'reverify: --requests-per-day applies to --node scans');
@@ -242,6 +255,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
     ...(collateralDir !== undefined ? { collateralDir } : {}),
     ...(pccsUrl !== undefined ? { pccsUrl } : {}),
     ...(archiveDir !== undefined ? { archive: { dir: archiveDir, policy: tcbUpdate ?? 'standard' } } : {}),
+    ...(offline ? { offline } : {}),
   });
   let store: UpdateStore | undefined;
   try {
@@ -330,12 +344,15 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         concurrency: a.int('concurrency')!,
         ...(shard ? { shard } : {}),
         ...(verifier.history ? { judgeAtBlock: true } : {}),
+        ...(saveBlocksDir !== undefined ? { save: (b: SavedBlock) => saveBlock(resolve(saveBlocksDir), b) } : {}),
       });
       scan = { scanner, from, to };
     } else if (jsonl !== undefined) {
       const f = resolve(jsonl);
       if (!existsSync(f)) throw cliError('CLI_BAD_INPUT', `--jsonl ${f}: no such file`);
       source = jsonlSource(f);
+    } else if (blocksDir !== undefined) {
+      source = blocksDirSource(resolve(blocksDir), programs, registry, verifier.history !== undefined);
     } else {
       source = txDirSource(resolve(txDir!), programs, registry);
     }

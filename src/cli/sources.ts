@@ -7,7 +7,8 @@
  *   source out: the same heights give the same records on either route, so a run resumes on
  *   either;
  * - a JSONL file of `{ userData, report, id? }` lines; cursor = next line number (0-based);
- * - a directory of saved transaction JSON files (sorted by name); cursor = next file index.
+ * - a directory of saved transaction JSON files (sorted by name); cursor = next file index;
+ * - a directory of saved blocks (savedBlocks.ts, `--blocks-dir`); cursor = next file index.
  */
 import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,13 @@ import { blockTimestamp } from '../ledger/node/mappingListing.js';
 import type { ProgramRegistry } from '../ledger/programs.js';
 import type { BlockScanner } from '../ledger/node/blockScanner.js';
 import { canonical } from '../ledger/records/updateRecord.js';
+
+/** A block as --save-blocks keeps it (savedBlocks.ts): its followed transactions as read, and its timestamp when known. */
+export interface SavedBlock {
+  height: number;
+  timestamp?: number;
+  transactions: unknown[];
+}
 
 export interface Batch {
   /** Cursor after this batch. */
@@ -76,6 +84,8 @@ export function blockSource(o: {
   node: string;
   /** Judge each update as it stood at its block's timestamp (a collateral archive is configured: docs/history.md). */
   judgeAtBlock?: boolean;
+  /** Keeps each block holding a followed transition, as read (--save-blocks: savedBlocks.ts). */
+  save?: (b: SavedBlock) => void;
 }): Source {
   const { from, to, batchSize } = o;
   const shard = o.shard ?? { index: 0, count: 1 };
@@ -102,8 +112,22 @@ export function blockSource(o: {
         const e = endOf(s);
         const p = o.scanner.fetchRange(s, e).then(async (blocks) => {
           const items: LedgerItem[] = [];
-          for (const b of blocks) for (const tx of b.transactions) items.push(...itemsOfTransaction(tx, o.programs, b.height, o.registry));
+          const kept: SavedBlock[] = [];
+          for (const b of blocks) {
+            const read: unknown[] = [];
+            for (const tx of b.transactions) {
+              const its = itemsOfTransaction(tx, o.programs, b.height, o.registry);
+              if (its.length) read.push(tx);
+              items.push(...its);
+            }
+            if (read.length) kept.push({ height: b.height, ...(b.timestamp !== undefined ? { timestamp: b.timestamp } : {}), transactions: read });
+          }
           if (o.judgeAtBlock) await judgeAtBlockTimes(items, timesOfBlocks(blocks), (h) => blockTimestamp(o.scanner.client, h));
+          if (o.save) {
+            // The timestamps read for judging (the transactions route's headers) are kept too.
+            const stamped = new Map(items.flatMap((it) => (it.type === 'update' && it.base.blockHeight !== undefined && it.base.blockTimestamp !== undefined ? [[it.base.blockHeight, Date.parse(it.base.blockTimestamp) / 1000] as const] : [])));
+            for (const k of kept) o.save(k.timestamp === undefined && stamped.has(k.height) ? { ...k, timestamp: stamped.get(k.height)! } : k);
+          }
           return { cursor: e, items, units: e - s };
         });
         p.catch(() => undefined); // surfaced when awaited in order
