@@ -6,6 +6,8 @@
  *   (b) `/blocks` read by the structural reader (--block-source blocks) while the bytes arrive, with
  *       its WebAssembly fast path; (bw) the same once each body is whole (VERIFIER_BLOCKS_READER=whole);
  *       (bj) the JavaScript walk alone, once each body is whole (VERIFIER_BLOCKS_READER=js),
+ *   (ba) (b) with a collateral archive (--archive): each update judged at its block's timestamp under
+ *       the evaluation then in force, today's status beside it (docs/history.md),
  *   (c) `/blocks/transactions` (--block-source transactions),
  *   (f) the floor: a minimal node:http client process (no CLI) that GETs the same `/blocks` ranges
  *       at the same concurrency and discards the bytes; (g) the same, copying each answer into one
@@ -17,7 +19,7 @@
  * wait4's rusage via /usr/bin/time, not wall time), peak RSS (maxrss = VmHWM) and the projection
  * to 22.1 M blocks. The stand-in's rate limit is set high (--rps) so that it never paces the run.
  *
- *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,bw,bj,c,f,g,h] [--rps R] [--profile DIR] [--base-cli PATH]
+ *   npx tsx bench/audit-scale.ts [--blocks N] [--concurrency C] [--batch B] [--rows a,b,bw,bj,ba,c,f,g,h] [--rps R] [--profile DIR] [--base-cli PATH]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +28,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startMintedCliEnv } from '../test/support/minted-cli.js';
 import { MRENCLAVE } from '../test/support/ledger-fixture.js';
+import { buildHistoryArchive, DAY } from '../test/support/history-archive.js';
 import { mainnetUpdates } from '../test/support/mainnet-updates.js';
 import { startMainnetNodeProcess, type MainnetNodeSpec } from '../test/support/mainnet-node.js';
 
@@ -48,7 +51,7 @@ const { values } = parseArgs({
     blocks: { type: 'string', default: '200000' },
     concurrency: { type: 'string' },
     batch: { type: 'string' },
-    rows: { type: 'string', default: 'a,b,bw,bj,c,f,g,h' },
+    rows: { type: 'string', default: 'a,b,bw,bj,ba,c,f,g,h' },
     rps: { type: 'string', default: '100000' },
     prefix: { type: 'string', default: '/v2/mainnet' },
     profile: { type: 'string' },
@@ -126,6 +129,7 @@ const ROWS: Row[] = [
   { id: 'b', label: '(b) /blocks, structural reader', args: ['--block-source', 'blocks'], env: {} },
   { id: 'bw', label: '(b) /blocks, structural reader once the body is whole, not while it arrives (VERIFIER_BLOCKS_READER=whole)', args: ['--block-source', 'blocks'], env: { VERIFIER_BLOCKS_READER: 'whole' } },
   { id: 'bj', label: '(b) /blocks, structural reader in JavaScript alone, once the body is whole (VERIFIER_BLOCKS_READER=js)', args: ['--block-source', 'blocks'], env: { VERIFIER_BLOCKS_READER: 'js' } },
+  { id: 'ba', label: "(ba) (b) with a collateral archive: each update judged at its block's time, today's status beside it", args: ['--block-source', 'blocks', '--archive', 'ARCHIVE', '--tcb-update', 'early'], env: {} },
   { id: 'c', label: '(c) /blocks/transactions', args: ['--block-source', 'transactions'], env: {} },
   { id: 'f', label: '(f) floor: node:http GET of the same /blocks ranges, bytes discarded', args: [], env: {}, floor: 'discard' },
   { id: 'g', label: '(g) floor: node:http GET of the same /blocks ranges, copied into one buffer each', args: [], env: {}, floor: 'copy' },
@@ -149,7 +153,11 @@ if (values['base-cli']) {
 }
 const dir = mkdtempSync(join(tmpdir(), 'audit-scale-'));
 const env = await startMintedCliEnv(dir, MRENCLAVE);
-const spec: MainnetNodeSpec = { latest: N - 1 + 1000, rps: Number(values.rps), updates: mainnetUpdates(env) };
+// Row (ba)'s archive (test/support/history-archive.ts): blocks from T0 − 100 days are judged under
+// evaluation 19 (valid), with evaluation 20 rating them today; the chain starts there.
+const archive = buildHistoryArchive(join(dir, 'archive'), env.typeA);
+for (const r of ROWS) r.args = r.args.map((a) => (a === 'ARCHIVE' ? archive : a));
+const spec: MainnetNodeSpec = { latest: N - 1 + 1000, rps: Number(values.rps), updates: mainnetUpdates(env), genesisTime: Math.floor((env.typeA.time - 100 * DAY) / 1000) };
 writeFileSync(join(dir, 'spec.json'), JSON.stringify(spec));
 const node = await startMainnetNodeProcess(join(dir, 'spec.json'));
 /** The stand-in's CPU seconds so far (/proc/PID/stat utime + stime), to show it is not what is measured. */

@@ -20,7 +20,7 @@ import { createMetrics, instrumentService, type Metrics } from './observability/
 import { REPORT_KINDS, type ReportType } from './verify/kinds/index.js';
 import { serviceFetch } from './serviceFetch.js';
 import type { TcbUpdatePolicy } from './attestation/typeA/evaluationInForce.js';
-import { CollateralArchive } from './collateral/archive.js';
+import { CollateralArchive, type ArchivedDocument } from './collateral/archive.js';
 import { HistoryCollateralSource } from './collateral/historySource.js';
 import { pccsHeaders } from './credentials.js';
 import { createInProcessService } from './verify/service.js';
@@ -121,8 +121,23 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
   const collateralKind = REPORT_KINDS.find((k) => k.collateral !== undefined)!;
   // Reports judged as they stood at a past time (VerifyOptions.asOf) take the archive's collateral alone.
   const archive = where.archive ?? (o.collateral === undefined && config.collateralArchive !== undefined ? { dir: config.collateralArchive, policy: config.tcbUpdatePolicy } : undefined);
-  const history = archive ? new HistoryCollateralSource(CollateralArchive.open(archive.dir, roots[collateralKind.id]), roots[collateralKind.id], archive.policy) : undefined;
+  // The archive keeps every document the PCCS serves (archive.ts verifies each first), and the
+  // history source asks the PCCS for the evaluations it lacks: judged at their time without an
+  // archive prepared by hand (docs/history.md).
+  // An archive filled as it goes (a PCCS is configured) is created when missing; one read alone must exist.
+  const archived = archive ? CollateralArchive.open(archive.dir, roots[collateralKind.id], { create: where.pccsUrl !== undefined }) : undefined;
+  const keep = archived
+    ? (d: ArchivedDocument) => {
+        try {
+          const r = archived.add(d);
+          if (r.added) o.log?.info({ kind: r.kind, key: r.key }, 'collateral archived');
+        } catch (e) {
+          o.log?.info({ kind: d.kind, err: e instanceof Error ? e.message : String(e) }, 'collateral not archived: it does not verify to the pinned root');
+        }
+      }
+    : undefined;
   const { source: collateral, pccs, client } = createCollateralSource({
+    ...(keep ? { onFetched: keep } : {}),
     root: roots[collateralKind.id],
     now: clock,
     ...where,
@@ -134,6 +149,13 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
       reachability?.observe(route, status, ms, detail);
     },
   });
+  const history =
+    archive && archived
+      ? new HistoryCollateralSource(archived, roots[collateralKind.id], archive.policy, {
+          ...(client ? { fetcher: client } : {}),
+          onArchived: (kind, key) => o.log?.info({ kind, key }, 'collateral archived'),
+        })
+      : undefined;
   if (client) {
     const c = client;
     reachability = new PccsStatus({

@@ -141,7 +141,7 @@ export async function verifyCommand(argv: readonly string[], io: { stdout: (s: s
     workers: a.int('workers')!,
     ...(collateralDir !== undefined ? { collateralDir } : {}),
     ...(pccsUrl !== undefined ? { pccsUrl } : {}),
-    ...(archive !== undefined ? { archive: { dir: archive, policy: policy as TcbUpdatePolicy } } : {}),
+    ...(archive !== undefined ? { archive: { dir: archive, policy: policy as TcbUpdatePolicy }, offline: true } : {}),
   });
   try {
     const out = await verifier.verify(userData, report, a.string('nonce'), asOf);

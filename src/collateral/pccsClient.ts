@@ -111,6 +111,8 @@ export class PccsClient {
       }
       if (res.status >= 300 && res.status < 400) fail('PCCS_HTTP_ERROR', `${what}: HTTP ${res.status} from ${shown}, a redirect${redirectTarget(res.headers.get('location'))} that is not followed (the PCCS's API key would go with it): set pccsUrl to the address the PCCS serves on`);
       if (res.status === 404) fail('PCCS_NOT_FOUND', `${what}: not found (404) at ${shown}`);
+      // Intel PCS v4: a TCB evaluation data number no longer served.
+      if (res.status === 410) fail('PCCS_NOT_FOUND', `${what}: no longer available (410) at ${shown}`);
       if (res.status === 429 || res.status >= 500) {
         last = `HTTP ${res.status}`;
         continue;
@@ -201,16 +203,30 @@ export class PccsClient {
     return crlBytes(body, 'Intel SGX Root CA CRL');
   }
 
-  async tcbInfo(fmspc: string): Promise<SignedJson> {
+  /** The TCB info of `fmspc`: the default evaluation (no `update`: the standard channel), or that of `evaluation` (`tcbEvaluationDataNumber`). */
+  async tcbInfo(fmspc: string, evaluation?: number): Promise<SignedJson> {
     if (!/^[0-9a-fA-F]{12}$/.test(fmspc)) fail('PCCS_BAD_RESPONSE', `FMSPC ${JSON.stringify(fmspc)} is not 6 bytes of hex`);
-    const { body, headers } = await this.get(`tcb?fmspc=${fmspc.toLowerCase()}`);
+    const { body, headers } = await this.get(`tcb?fmspc=${fmspc.toLowerCase()}${evaluationParam(evaluation, '&')}`);
     return { body: utf8(body, 'PCCS tcb'), issuerChain: this.chainHeader(headers, ['TCB-Info-Issuer-Chain', 'SGX-TCB-Info-Issuer-Chain'], 'PCCS tcb') };
   }
 
-  async qeIdentity(): Promise<SignedJson> {
-    const { body, headers } = await this.get('qe/identity');
+  /** The QE identity: the default evaluation, or that of `evaluation`. */
+  async qeIdentity(evaluation?: number): Promise<SignedJson> {
+    const { body, headers } = await this.get(`qe/identity${evaluationParam(evaluation, '?')}`);
     return { body: utf8(body, 'PCCS qe/identity'), issuerChain: this.chainHeader(headers, ['SGX-Enclave-Identity-Issuer-Chain'], 'PCCS qe/identity') };
   }
+
+  /** Intel's signed list of the TCB evaluation data numbers it serves (PCS v4 `tcbevaluationdatanumbers`). */
+  async tcbEvaluations(): Promise<SignedJson> {
+    const { body, headers } = await this.get('tcbevaluationdatanumbers');
+    return { body: utf8(body, 'PCCS tcbevaluationdatanumbers'), issuerChain: this.chainHeader(headers, ['TCB-Evaluation-Data-Numbers-Issuer-Chain'], 'PCCS tcbevaluationdatanumbers') };
+  }
+}
+
+function evaluationParam(evaluation: number | undefined, sep: '?' | '&'): string {
+  if (evaluation === undefined) return '';
+  if (!Number.isSafeInteger(evaluation) || evaluation < 0) fail('PCCS_BAD_RESPONSE', `TCB evaluation data number ${evaluation} is not a whole number`);
+  return `${sep}tcbEvaluationDataNumber=${evaluation}`;
 }
 
 /** `scheme://user:pass@host/path?query#x` → `scheme://host/path`: a URL fit to show. */

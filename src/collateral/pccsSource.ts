@@ -12,12 +12,15 @@ import { parseQeIdentity } from '../attestation/typeA/qeIdentity.js';
 import type { PccsClient, PckCa, SignedJson } from './pccsClient.js';
 import { RefreshingCache, type CacheEvents, type Fetched } from './refreshingCache.js';
 import { PieceCollateralSource, signedPiece, type CrlPiece, type SignedPiece } from './pieces.js';
+import type { ArchivedDocument } from './archive.js';
 
 export interface PccsSourceOptions {
   root: Certificate;
   now?: () => number;
   events?: CacheEvents;
   refreshAheadMs?: number;
+  /** Each document fetched, as served (the collateral archive keeps what it is given: archive.ts). */
+  onFetched?: (d: ArchivedDocument) => void;
 }
 
 export class PccsCollateralSource extends PieceCollateralSource {
@@ -26,11 +29,14 @@ export class PccsCollateralSource extends PieceCollateralSource {
   private readonly pckCrls: RefreshingCache<CrlPiece>;
   private readonly rootCrl: RefreshingCache<CrlPiece>;
 
+  private readonly onFetched: ((d: ArchivedDocument) => void) | undefined;
+
   constructor(
     private readonly client: PccsClient,
     opts: PccsSourceOptions,
   ) {
     super(opts.root);
+    this.onFetched = opts.onFetched;
     const common = { ...(opts.now ? { now: opts.now } : {}), ...(opts.events ? { events: opts.events } : {}), ...(opts.refreshAheadMs !== undefined ? { refreshAheadMs: opts.refreshAheadMs } : {}) };
     this.tcb = new RefreshingCache('tcbInfo', common);
     this.qe = new RefreshingCache('qeIdentity', common);
@@ -42,6 +48,7 @@ export class PccsCollateralSource extends PieceCollateralSource {
     return cache.get(key, async (): Promise<Fetched<SignedPiece>> => {
       const s = await load();
       const piece = signedPiece(s.body, s.issuerChain, which);
+      this.onFetched?.({ kind: which === 'tcbInfo' ? 'tcbInfo' : 'qeIdentity', body: s.body, issuerChain: s.issuerChain });
       const parsed = which === 'tcbInfo' ? parseTcbInfo(piece.raw) : parseQeIdentity(piece.raw);
       return { value: piece, thisUpdate: parsed.issueDate, nextUpdate: parsed.nextUpdate };
     });
@@ -51,6 +58,7 @@ export class PccsCollateralSource extends PieceCollateralSource {
     return cache.get(key, async (): Promise<Fetched<CrlPiece>> => {
       const piece = await load();
       const crl = parseCrl(piece.der, key);
+      this.onFetched?.({ kind: key === 'rootCaCrl' ? 'rootCaCrl' : 'pckCrl', body: Buffer.from(piece.der).toString('hex'), issuerChain: piece.issuerChain });
       return { value: piece, thisUpdate: crl.thisUpdate, nextUpdate: crl.nextUpdate };
     });
   }

@@ -7,6 +7,7 @@ import { PccsClient, type PccsRequestListener } from './pccsClient.js';
 import type { PccsCircuit } from './pccsCircuit.js';
 import { PccsCollateralSource } from './pccsSource.js';
 import { DirCollateralSource } from './collateralDir.js';
+import type { ArchivedDocument } from './archive.js';
 
 export interface CollateralSettings {
   root: Certificate;
@@ -23,6 +24,8 @@ export interface CollateralSettings {
   fetchImpl?: typeof fetch;
   /** The PCCS circuit breaker (cold typeA requests fail at once while the PCCS is known not to answer). */
   pccsCircuit?: PccsCircuit;
+  /** Each document the PCCS serves, as served (a collateral archive keeps them as it goes). */
+  onFetched?: (d: ArchivedDocument) => void;
 }
 
 export interface CollateralSetup {
@@ -38,7 +41,7 @@ export function createCollateralSource(s: CollateralSettings): CollateralSetup {
   let remote: { pccs: PccsCollateralSource; client: PccsClient } | undefined;
   if (s.pccsUrl !== undefined) {
     const client = new PccsClient({ baseUrl: s.pccsUrl, ...(s.onPccsRequest ? { onRequest: s.onPccsRequest } : {}), ...(s.fetchImpl ? { fetchImpl: s.fetchImpl } : {}), ...(s.pccsCircuit ? { circuit: s.pccsCircuit } : {}) });
-    remote = { client, pccs: new PccsCollateralSource(client, { root: s.root, now: s.now }) };
+    remote = { client, pccs: new PccsCollateralSource(client, { root: s.root, now: s.now, ...(s.onFetched ? { onFetched: s.onFetched } : {}) }) };
   }
   if (s.collateralDir === undefined) {
     return remote ? { source: remote.pccs, ...remote } : {};

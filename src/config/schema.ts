@@ -91,7 +91,7 @@ export const configSchema = {
       type: 'string',
       minLength: 1,
       description:
-        'typeA collateral archive (`oracle-verifier collateral import`, docs/history.md): when set, each ledger update (watcher, GET /ledger/transactions/{id}) is judged as it stood at its block\'s timestamp, under the TCB evaluation then in force, and its record carries blockTimestamp and judgedAsOf; unset: judged at one time (verificationTime, else now), and records carry neither',
+        'typeA collateral archive (docs/history.md): when set, each ledger update (watcher, GET /ledger/transactions/{id}) is judged as it stood at its block\'s timestamp, under the TCB evaluation then in force, with today\'s status beside it, and its record carries blockTimestamp, judgedAsOf and evidence; unset: judged at one time (verificationTime, else now), and records carry none of them. With pccsUrl, the directory is created when missing and filled as it goes: every document the PCCS serves is kept, and what the archive lacks (the list of evaluation numbers, an evaluation\'s TCB info and QE identity by number, the CRLs) is asked for. Without a PCCS it must exist (`oracle-verifier collateral import`)',
       examples: ['./collateral-archive'],
     },
     tcbUpdatePolicy: {

@@ -6,6 +6,7 @@
  */
 import { CollateralArchive, type ArchivedDocument } from '../../src/collateral/archive.js';
 import { qeIdentityBody, signBody, tcbInfoBody, type TestPki } from './typea-pki.js';
+import type { PccsBundle } from './pccs-server.js';
 
 export const DAY = 86_400_000;
 
@@ -39,4 +40,16 @@ export function buildHistoryArchive(dir: string, pki: TestPki): string {
   for (const [k, body] of Object.entries(wires) as [keyof typeof kinds, string][]) archive.add({ kind: kinds[k], body, issuerChain: chain });
   for (const c of crls) archive.add(c);
   return dir;
+}
+
+/** historyWires' two evaluations and list as a PCCS serves them by number (PccsBundle.evaluations). */
+export function historyEvaluations(pki: TestPki, o: { gone?: number[] } = {}): NonNullable<PccsBundle['evaluations']> {
+  const { chain, wires } = historyWires(pki);
+  const b = (body: string) => ({ body, issuerChain: chain });
+  return {
+    list: b(wires.list),
+    tcbInfo: { 19: { '00906ed50000': b(wires.tcb19) }, 20: { '00906ed50000': b(wires.tcb20) } },
+    qeIdentity: { 19: b(wires.qe19), 20: b(wires.qe20) },
+    ...(o.gone ? { gone: o.gone } : {}),
+  };
 }

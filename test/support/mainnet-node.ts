@@ -48,6 +48,8 @@ export interface MainnetNodeSpec {
   txBytesPerBlock?: number;
   /** When set, the mapping listing wants `Authorization: Bearer <jwt>`. */
   jwt?: string;
+  /** Block 0's timestamp (Unix seconds; each block 2.9 s later); default 1725000000, as on mainnet. */
+  genesisTime?: number;
 }
 
 export const PREFIXES = ['/mainnet', '/v1/mainnet', '/v2/mainnet'] as const;
@@ -145,7 +147,7 @@ export class MainnetChain {
 
   /** The pieces of the block at `height`, pretty-printed as an element of `/blocks`' array. */
   blockPieces(height: number): (string | Buffer)[] {
-    const frame = prettyAt(blockFrame(height, GENESIS_TIME + Math.floor(height * 2.9), 4_000_000 + 2 * height), 1);
+    const frame = prettyAt(blockFrame(height, (this.spec.genesisTime ?? GENESIS_TIME) + Math.floor(height * 2.9), 4_000_000 + 2 * height), 1);
     const [head, rest] = frame.split(`"${AUTHORITY_MARK}"`) as [string, string];
     const [middle, tail] = rest.split(`"${TRANSACTIONS_MARK}"`) as [string, string];
     return [`  ${head}`, this.authorities[height % this.authorities.length]!, middle, this.prettyTransactions(height, 2), tail];

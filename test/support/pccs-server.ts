@@ -4,7 +4,8 @@
  * (`node --import tsx test/support/pccs-server.ts BUNDLE.json`, printing `PCCS_URL=<url>`).
  *
  * Routes under /sgx/certification/v4/: pckcrl?ca=processor|platform[&encoding=der],
- * tcb?fmspc=, qe/identity, rootcacrl. Issuer chains go in the response headers, URL-encoded,
+ * tcb?fmspc=[&tcbEvaluationDataNumber=], qe/identity[?tcbEvaluationDataNumber=], tcbevaluationdatanumbers,
+ * rootcacrl. Issuer chains go in the response headers, URL-encoded,
  * as PCCS does. CRLs are served as hex text unless encoding=der, like PCCS.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -25,6 +26,17 @@ export interface PccsBundle {
   qeIdentity: SignedBody;
   pckCrl: Partial<Record<'processor' | 'platform', { derHex: string; issuerChain: string }>>;
   rootCaCrlHex: string;
+  /**
+   * TCB evaluations by number (Intel PCS v4): `tcbevaluationdatanumbers` serves `list`;
+   * `tcb?fmspc=…&tcbEvaluationDataNumber=N` and `qe/identity?tcbEvaluationDataNumber=N` serve
+   * those of N, 410 for a number in `gone`, else 404; with `update` as well, 400.
+   */
+  evaluations?: {
+    list?: SignedBody;
+    tcbInfo?: Record<number, Record<string, SignedBody>>;
+    qeIdentity?: Record<number, SignedBody>;
+    gone?: number[];
+  };
 }
 
 /** `until`: the answer waits for this promise (a test holds a request open until it releases it). */
@@ -89,18 +101,32 @@ export async function startPccsServer(initial: PccsBundle, opts: { apiKey?: stri
     if (opts.apiKey && req.headers['ocp-apim-subscription-key'] !== opts.apiKey) return send(res, 401, 'unauthorized');
     if (req.method !== 'GET') return send(res, 405, 'method not allowed');
     const chainHeader = (pem: string) => encodeURIComponent(pem);
+    const numberParam = u.searchParams.get('tcbEvaluationDataNumber');
+    if (numberParam !== null && (u.searchParams.has('update') || !/^\d+$/.test(numberParam))) return send(res, 400, '');
+    const n = numberParam === null ? undefined : Number(numberParam);
+    const gone = n !== undefined && (bundle.evaluations?.gone ?? []).includes(n);
     switch (route) {
       case 'tcb': {
         const fmspc = (u.searchParams.get('fmspc') ?? '').toLowerCase();
-        const t = bundle.tcbInfo[fmspc];
+        if (gone) return send(res, 410, '');
+        const t = n === undefined ? bundle.tcbInfo[fmspc] : bundle.evaluations?.tcbInfo?.[n]?.[fmspc];
         if (!t) return send(res, 404, '');
         return send(res, 200, t.body, { 'content-type': 'application/json', 'TCB-Info-Issuer-Chain': chainHeader(t.issuerChain) });
       }
-      case 'qe/identity':
-        return send(res, 200, bundle.qeIdentity.body, {
+      case 'qe/identity': {
+        if (gone) return send(res, 410, '');
+        const q = n === undefined ? bundle.qeIdentity : bundle.evaluations?.qeIdentity?.[n];
+        if (!q) return send(res, 404, '');
+        return send(res, 200, q.body, {
           'content-type': 'application/json',
-          'SGX-Enclave-Identity-Issuer-Chain': chainHeader(bundle.qeIdentity.issuerChain),
+          'SGX-Enclave-Identity-Issuer-Chain': chainHeader(q.issuerChain),
         });
+      }
+      case 'tcbevaluationdatanumbers': {
+        const l = bundle.evaluations?.list;
+        if (!l) return send(res, 404, '');
+        return send(res, 200, l.body, { 'content-type': 'application/json', 'TCB-Evaluation-Data-Numbers-Issuer-Chain': chainHeader(l.issuerChain) });
+      }
       case 'pckcrl': {
         const ca = u.searchParams.get('ca');
         const c = ca === 'processor' || ca === 'platform' ? bundle.pckCrl[ca] : undefined;
