@@ -123,6 +123,20 @@ describe('the README SGX update judged at its own time', () => {
     expect(codeOf(() => verifyHistoryCollateral({ collateral: eval15, evaluation: 15, policy: 'standard', keys, newer: [{ ...docs(eval20, 19) }] }, root, T_2024))).toBe('TYPEA_COLLATERAL_MALFORMED');
   });
 
+  it('the same documents judged at another time: the time checks again, the signatures once; the same verdict as verifying afresh', () => {
+    const keys = { tcbInfo: 'tcb15', qeIdentity: 'qe15', pckCrl: 'pck', rootCaCrl: 'root' };
+    const raw = { collateral: eval15, evaluation: 15, policy: 'standard' as const, keys };
+    for (const t of [T_2024, T_2024 + 86_400_000, T_2024 - 86_400_000]) {
+      const { judgedWith, ...cached } = verifyHistoryCollateral(raw, root, t);
+      expect(judgedWith).toMatchObject({ tcbEvaluation: 15 });
+      expect(cached).toEqual(verifyCollateral(eval15, { root, time: t, asOf: { evaluation: 15 } }));
+    }
+    // After the 2026 CRLs' nextUpdate they cannot tell the revocations: refused on the cached path as afresh.
+    const late = Date.UTC(2027, 0, 1);
+    expect(codeOf(() => verifyCollateral(eval15, { root, time: late, asOf: { evaluation: 15 } }))).toBe('CRL_ENDS_BEFORE_TIME');
+    expect(codeOf(() => verifyHistoryCollateral(raw, root, late))).toBe('CRL_ENDS_BEFORE_TIME');
+  });
+
   it('collateral judged as of T is used at T only', () => {
     const vc = verifyCollateral(eval15, { root, time: T_2024, asOf: { evaluation: 15 } });
     const signed = verifyQuoteSignatures(quote, { root, time: T_2024 + 1 });

@@ -19,7 +19,7 @@ import type { LRUCache } from 'lru-cache';
 import type { Certificate } from '../x509/certificate.js';
 import { parseChainDer, verifyChain, type ChainPolicy } from '../x509/chain.js';
 import type { ChainCache } from '../x509/chainCache.js';
-import { checkCrlTime, isRevoked, parseCrl, verifyCrl, verifyCrlCovering, type Crl } from '../x509/crl.js';
+import { checkCrlCovers, checkCrlTime, isRevoked, parseCrl, verifyCrl, verifyCrlCovering, type Crl } from '../x509/crl.js';
 import type { Collateral } from './collateral.js';
 import { typeAError } from './errors.js';
 import { iso } from './json.js';
@@ -271,6 +271,23 @@ export function verifyCollateral(c: Collateral, opts: VerifyOptions): VerifiedCo
       ? { validFrom: time, validUntil: time, asOf: { time, evaluation: asOf.evaluation } }
       : { validFrom: Math.max(...windows.map((w) => w[0])), validUntil: Math.min(...windows.map((w) => w[1])) }),
   };
+}
+
+/**
+ * Collateral verified as of one past time (VerifyOptions.asOf), judged as of another `time`. Its
+ * signatures and chains do not depend on the time judged (each chain was validated when its
+ * document was signed); what does is re-checked, in verifyCollateral's order: the Root CA CRL can
+ * tell `time` (step 2), the PCK CA was not revoked by then (7), the PCK CRL can tell `time` (8).
+ */
+export function verifiedAsOfAt(vc: VerifiedCollateral, time: number): VerifiedCollateral {
+  if (!vc.asOf) typeAError('TYPEA_COLLATERAL_MALFORMED', 'typeA: collateral verified to judge now cannot judge a past time');
+  if (vc.asOf.time === time) return vc;
+  checkCrlCovers(vc.rootCaCrl, time, `${LABEL} Root CA CRL`);
+  if (revocation(vc.rootCaCrl, vc.pckCrlIssuer.serialHex, time) === 'revoked') {
+    typeAError('TYPEA_PCK_CA_REVOKED', `PCK CA "${vc.pckCrlIssuer.subjectText}" serial ${vc.pckCrlIssuer.serialHex} is on the Root CA CRL`);
+  }
+  checkCrlCovers(vc.pckCrl, time, `${LABEL} PCK CRL`);
+  return { ...vc, validFrom: time, validUntil: time, asOf: { time, evaluation: vc.asOf.evaluation } };
 }
 
 /** Re-checks every validity window of cached collateral at `time`, naming the first that fails. */

@@ -203,6 +203,11 @@ export function verifyCrl(crl: Crl, issuer: Certificate, time: number, label: st
  */
 export function verifyCrlCovering(crl: Crl, issuer: Certificate, time: number, label: string): void {
   verifyCrlSignature(crl, issuer, label);
+  checkCrlCovers(crl, time, label);
+}
+
+/** The date check of verifyCrlCovering alone: `crl` was current at `time` or issued later. */
+export function checkCrlCovers(crl: Crl, time: number, label: string): void {
   if (!Number.isFinite(time)) fail('CRL_EXPIRED', `${label}: invalid verification time ${time}`);
   if (crl.nextUpdate < time) {
     fail('CRL_ENDS_BEFORE_TIME', `${label}: valid until ${iso(crl.nextUpdate)}, before ${iso(time)}: it cannot tell the revocations as they stood then; a CRL current at that time or issued later is needed`);
