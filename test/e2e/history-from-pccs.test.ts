@@ -149,4 +149,43 @@ describe('the server with collateralArchive and a PCCS', () => {
       await srv.close();
     }
   }, 180_000);
+
+  it('an update stored unverifiable while the PCCS did not answer is retried at its block\'s time once it answers', async () => {
+    env.pccs.setBundle({ ...bundleFromCollateral(env.typeA.collateral), evaluations: historyEvaluations(env.typeA) });
+    env.pccs.inject('tcbevaluationdatanumbers', ...Array.from({ length: 1000 }, () => ({ status: 503 })));
+    const fx = { env: { ...env, config: env.config }, node } as never;
+    const srv = await startLedgerServer(fx, dir, {
+      workers: 1,
+      verificationTime: new Date(T0).toISOString(),
+      collateralArchive: join(dir, 'retry-archive'),
+      tcbUpdatePolicy: 'early',
+      watch: { enabled: true, fromHeight: 10, pollIntervalMs: 100, database: join(dir, 'retry.sqlite'), batchBlocks: 5, rps: 200, retryIntervalMs: 100 },
+    });
+    try {
+      await srv.waitFor((l) => l.msg === 'ledger range stored' && l.obj.scannedHeight === 12);
+      const during = ((await srv.get('/ledger/updates?limit=10')).body.updates as any[]).map((x) => [x.outcome, x.errorCode]);
+      expect(during).toEqual([
+        ['unverifiable', 'PCCS_UNAVAILABLE'],
+        ['unverifiable', 'PCCS_UNAVAILABLE'],
+      ]);
+      env.pccs.clearInjected();
+      const done = new Map<number, string>();
+      await srv.waitFor((l) => {
+        if (l.msg === 'ledger update re-verified' && l.obj.outcome !== 'unverifiable') done.set(l.obj.blockHeight, l.obj.outcome);
+        return done.size === 2;
+      });
+      expect([...done.entries()].sort()).toEqual([
+        [10, 'valid'],
+        [11, 'invalid'],
+      ]);
+      const after = ((await srv.get('/ledger/updates?limit=10')).body.updates as any[]).sort((a, b) => a.blockHeight - b.blockHeight);
+      expect(after.map((x) => [x.blockHeight, x.outcome, x.judgedAsOf.time, x.judgedAsOf.with.tcbEvaluation])).toEqual([
+        [10, 'valid', new Date(Math.floor((T0 - 100 * DAY) / 1000) * 1000).toISOString(), 19],
+        [11, 'invalid', new Date(Math.floor(T0 / 1000) * 1000).toISOString(), 20],
+      ]);
+    } finally {
+      env.pccs.clearInjected();
+      await srv.close();
+    }
+  }, 180_000);
 });
