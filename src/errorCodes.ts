@@ -408,7 +408,7 @@ export const ERROR_TRAITS = {
     /** A read of the store failed (the message names SQLite's code). */
     STORE_READ_FAILED: todo({ ...SETUP, retryable: true }, 'Check the store file (the SQLite code says why); retry.'),
     /** Another ledger watcher holds the store's lease (one watcher per store). */
-    STORE_LEASE_HELD: todo(SETUP, 'Another watcher uses this store: run one watcher per store, or wait watch.leaseTtlMs for a dead one\'s lease.'),
+    STORE_LEASE_HELD: todo(SETUP, 'Another watcher uses this store. The server\'s watcher waits for the lease (GET /ledger/status: waitingForLease) and starts once it is given up, expires (watch.leaseTtlMs after a dead holder\'s last heartbeat), or its holder\'s process on this host no longer runs. Run one watcher per store.'),
     /** This watcher's lease was taken over (it could not renew it in time): it stops writing. */
     STORE_LEASE_LOST: SETUP,
   },

@@ -164,14 +164,12 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   const w = config.watch;
   if (!w) return { routes: { lookup }, start() {}, close: async () => {} };
   const store = openUpdateStore(w.database);
-  // One watcher per store: refused here (startup fails) while another watcher holds the lease.
+  // One watcher per store: while another watcher holds the lease, the server starts and this
+  // watcher waits for it (StoreLease.acquireWaiting), its status naming the holder.
   const lease = new StoreLease(store, { ttlMs: w.leaseTtlMs, log, onLost: (e) => watcher.halt(e) });
-  try {
-    lease.acquire();
-  } catch (e) {
-    store.close();
-    throw e;
-  }
+  const stopWaiting = new AbortController();
+  let waitingFor: { holder: string; expiresAt: string } | undefined;
+  let leaseFailure: Promise<void> | undefined;
   const watcher: LedgerWatcher = new LedgerWatcher({
     scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs, blockSource: w.blockSource, ...node }),
     store,
@@ -207,13 +205,32 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   sink.registerLedgerMapping(() => store.mappingCounts());
   sink.registerLedgerCompleteness(() => store.completeness());
   return {
-    routes: { lookup, store, watcherStatus: () => watcher.status() },
+    routes: { lookup, store, watcherStatus: () => ({ ...watcher.status(), ...(waitingFor ? { waitingForLease: waitingFor } : {}) }) },
     start() {
-      log.info({ database: w.database, programs, fromHeight: w.fromHeight, node: publicUrl(baseUrl), lease: lease.holder }, 'ledger watcher started');
-      lease.start();
-      watcher.start();
+      const begin = () => {
+        log.info({ database: w.database, programs, fromHeight: w.fromHeight, node: publicUrl(baseUrl), lease: lease.holder }, 'ledger watcher started');
+        lease.start();
+        watcher.start();
+      };
+      leaseFailure = lease
+        .acquireWaiting(stopWaiting.signal, (held) => {
+          waitingFor = held ? { holder: held.holder, expiresAt: new Date(held.expiresAt).toISOString() } : undefined;
+        })
+        .then(
+          (taken) => {
+            if (taken && !stopWaiting.signal.aborted) begin();
+          },
+          (e: unknown) => {
+            // The store could not be read or written for the lease: the watcher does not run, and says why.
+            const err = e instanceof VerifierError ? e : new VerifierError('STORE_WRITE_FAILED', `store: ${w.database}: the lease could not be taken: ${e instanceof Error ? e.message : String(e)}`);
+            log.warn({ code: err.code, err: err.message }, 'ledger watcher: not started: the store lease could not be taken');
+            watcher.halt(err);
+          },
+        );
     },
     async close() {
+      stopWaiting.abort();
+      await leaseFailure;
       await watcher.stop();
       lease.release();
       store.close();

@@ -1,9 +1,10 @@
 /**
- * One watcher per store (issue 25, item 10), with real server processes (src/main.ts) on one
- * database file: a second watcher is refused at startup with a clear error while the first runs
- * (which keeps running); a watcher killed with SIGKILL leaves its lease, which the next one on this
- * host takes over at once (its process is gone); a lease of a watcher on another machine (behind a
- * shared volume) is refused until it expires, then taken over.
+ * One watcher per store (issue 25, item 10; issue 48), with real server processes (src/main.ts) on
+ * one database file: a second server starts while the first runs (which keeps running), and its
+ * watcher waits for the lease, saying so with the holder's expiry; when the first is killed with
+ * SIGKILL, the waiting one takes the lease over at its next try (the holder's process is gone); a
+ * lease of a watcher on another machine (behind a shared volume) is waited for until it expires,
+ * then taken over.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { readVectorJson } from '../support/paths.js';
-import { runMain, startMain, type ServiceProcess, logRecords } from '../support/process.js';
+import { startMain, type ServiceProcess, logRecords } from '../support/process.js';
 import { until } from '../support/wait.js';
 
 const targets = readVectorJson<any>('production-targets.json');
@@ -72,40 +73,44 @@ const leaseRow = (): { holder: string; host: string; pid: number; expires_at: nu
 
 const status = async (s: ServiceProcess) => (await fetch(`${s.url}/ledger/status`)).json() as Promise<any>;
 
+const WAIT_MS = 180_000; // a guard against a hang, not a synchronisation
+const said = (s: ServiceProcess, prefix: string) => logRecords(s).find((l) => typeof l.msg === 'string' && l.msg.startsWith(prefix));
+
 describe('one watcher per store', { timeout: 900_000 }, () => {
-  it('refuses a second watcher while the first runs, and lets the next one take over a killed one', async () => {
+  it('a second watcher waits while the first runs, saying so with its expiry, and takes over at once when the first is killed', async () => {
     const cfg = config('a.json', 600_000);
     const a = await start(cfg);
     const holderA = leaseRow()!.holder;
     expect(holderA).toMatch(new RegExp(`/${a.child.pid}/`));
 
-    // A second server process on the same database: refused at startup, naming the holder.
-    const b = await runMain(['--config', cfg], { timeoutMs: START_TIMEOUT_MS });
-    expect(b.code).toBe(1);
-    expect(b.stderr).toContain(`startup failed: store: ${db()} is in use by another ledger watcher (${holderA}: host `);
-    expect(b.stderr).toMatch(/One watcher per store: stop the other one, or give this one its own watch\.database/);
+    // A second server process on the same database starts (verification is served) and its watcher waits, naming the holder.
+    const b = await start(cfg);
+    const waiting = await until('the second watcher to say it waits', () => said(b, "ledger watcher: the store's lease is held by "), WAIT_MS);
+    const expiry = new Date(leaseRow()!.expires_at).toISOString();
+    expect(waiting.msg).toBe(`ledger watcher: the store's lease is held by ${holderA} until ${waiting.expiresAt}; this watcher waits for it and starts once it is given up, expires, or its process no longer runs (verification is served meanwhile)`);
+    expect(Date.parse(waiting.expiresAt)).toBeLessThanOrEqual(Date.parse(expiry));
+    expect((await status(b)).watcher).toEqual({ running: false, waitingForLease: { holder: holderA, expiresAt: waiting.expiresAt } });
+    expect((await fetch(`${b.url}/readyz`)).status).toBe(200);
     // The first one is unaffected.
-    await until('the first watcher to reach the tip', async () => (await status(a)).scannedHeight === 40);
+    await until('the first watcher to reach the tip', async () => (await status(a)).scannedHeight === 40, WAIT_MS);
     expect((await status(a)).watcher).toEqual({ running: true, ...((await status(a)).watcher.blockSource ? { blockSource: '/blocks' } : {}) });
     expect(leaseRow()!.holder).toBe(holderA);
 
-    // kill -9: the lease stays behind; the next watcher on this host takes it over at once.
+    // kill -9: the lease stays behind; the waiting watcher on this host takes it over at its next try.
     a.child.kill('SIGKILL');
     await new Promise<void>((r) => (a.child.exitCode !== null || a.child.signalCode !== null ? r() : a.child.once('exit', () => r())));
-    expect(leaseRow()!.holder).toBe(holderA);
-    const c = await start(cfg);
-    const takeover = logRecords(c).find((l) => typeof l.msg === 'string' && l.msg.startsWith("ledger watcher: took over the store's lease"));
-    expect(takeover?.msg).toBe(`ledger watcher: took over the store's lease from ${holderA} (its process no longer runs)`);
-    expect(leaseRow()!.holder).toMatch(new RegExp(`/${c.child.pid}/`));
-    // One status read: the block source may be detected between two reads (it is once the first range is asked).
-    const watcherC = (await status(c)).watcher;
-    expect(watcherC).toEqual({ running: true, ...(watcherC.blockSource ? { blockSource: '/blocks' } : {}) });
+    const takeover = await until('the second watcher to take the lease over', () => said(b, "ledger watcher: took over the store's lease"), WAIT_MS);
+    expect(takeover.msg).toBe(`ledger watcher: took over the store's lease from ${holderA} (its process no longer runs)`);
+    expect(leaseRow()!.holder).toMatch(new RegExp(`/${b.child.pid}/`));
+    await until('the second watcher to run', async () => (await status(b)).watcher.running === true, WAIT_MS);
+    const watcherB = (await status(b)).watcher;
+    expect(watcherB.waitingForLease).toBeUndefined();
     // A clean stop gives the lease up.
-    expect(await c.stop('SIGTERM')).toBe(0);
+    expect(await b.stop('SIGTERM')).toBe(0);
     expect(leaseRow()).toBeUndefined();
   });
 
-  it('takes over the lease of a killed watcher of another machine once it expires', async () => {
+  it('takes over the lease of a killed watcher of another machine once it expires, waiting until then', async () => {
     const cfg = config('d.json', 600_000);
     const d = await start(cfg);
     const holderD = leaseRow()!.holder;
@@ -115,20 +120,17 @@ describe('one watcher per store', { timeout: 900_000 }, () => {
     const raw = new Database(db());
     raw.prepare("UPDATE lease SET host = 'other-machine.example'").run();
     raw.close();
-    const refused = await runMain(['--config', cfg], { timeoutMs: START_TIMEOUT_MS });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`is in use by another ledger watcher (${holderD}: host other-machine.example`);
+    const e = await start(cfg);
+    await until('the watcher to say it waits', () => said(e, `ledger watcher: the store's lease is held by ${holderD} until `), WAIT_MS);
+    expect((await status(e)).watcher.running).toBe(false);
     // Its TTL (600 s) passes without a heartbeat: the lease expired.
     const expiredAt = Date.now() - 1;
     const raw2 = new Database(db());
     raw2.prepare('UPDATE lease SET expires_at = ?').run(expiredAt);
     raw2.close();
-    const e = await start(cfg);
-    const takeover = logRecords(e).find((l) => typeof l.msg === 'string' && l.msg.startsWith("ledger watcher: took over the store's lease"));
-    expect(takeover?.msg).toBe(`ledger watcher: took over the store's lease from ${holderD} (it expired at ${new Date(expiredAt).toISOString()})`);
-    // One status read: the block source may be detected between two reads (it is once the first range is asked).
-    const watcherE = (await status(e)).watcher;
-    expect(watcherE).toEqual({ running: true, ...(watcherE.blockSource ? { blockSource: '/blocks' } : {}) });
+    const takeover = await until('the watcher to take the expired lease over', () => said(e, "ledger watcher: took over the store's lease"), WAIT_MS);
+    expect(takeover.msg).toBe(`ledger watcher: took over the store's lease from ${holderD} (it expired at ${new Date(expiredAt).toISOString()})`);
+    await until('the watcher to run', async () => (await status(e)).watcher.running === true, WAIT_MS);
     expect(await e.stop('SIGTERM')).toBe(0);
   });
 });

@@ -57,6 +57,38 @@ describe('store lease', () => {
     s.close();
   });
 
+  it('a watcher that finds the lease held waits for it, saying so once with the expiry, and takes it once it is given up; stopping the wait gives false', async () => {
+    const s = openUpdateStore(join(dir, 'wait.db'));
+    const first = new StoreLease(s, { ttlMs: 60_000, log: quiet, onLost() {} });
+    first.acquire();
+    const said: string[] = [];
+    const waited: (string | undefined)[] = [];
+    let told!: () => void;
+    const toldOnce = new Promise<void>((r) => (told = r));
+    const second = new StoreLease(s, { ttlMs: 60_000, log: { info() {}, warn: (_o: object, m: string) => (said.push(m), told()) }, onLost() {} });
+    const taken = second.acquireWaiting(new AbortController().signal, (h) => waited.push(h?.holder));
+    await toldOnce;
+    const expiry = new Date(s.lease()!.expiresAt).toISOString();
+    expect(said).toEqual([`ledger watcher: the store's lease is held by ${first.holder} until ${expiry}; this watcher waits for it and starts once it is given up, expires, or its process no longer runs (verification is served meanwhile)`]);
+    first.release();
+    expect(await taken).toBe(true);
+    expect(s.lease()?.holder).toBe(second.holder);
+    expect(waited).toEqual([first.holder, undefined]);
+    expect(said).toHaveLength(1);
+    // A third one waits, and stops waiting when told to.
+    const third = new StoreLease(s, { ttlMs: 60_000, log: quiet, onLost() {} });
+    const stop = new AbortController();
+    let held!: () => void;
+    const isWaiting = new Promise<void>((r) => (held = r));
+    const gaveUp = third.acquireWaiting(stop.signal, (h) => h && held());
+    await isWaiting;
+    stop.abort();
+    expect(await gaveUp).toBe(false);
+    expect(s.lease()?.holder).toBe(second.holder);
+    second.release();
+    s.close();
+  });
+
   it('the heartbeat renews the lease, and reports a lease taken over as lost', async () => {
     const s = openUpdateStore(join(dir, 'beat.db'));
     const lost: string[] = [];

@@ -1,8 +1,10 @@
 /**
  * The ledger watcher's lease on its store (src/ledger/store/updateStore.ts): one watcher per store.
- * Taken at startup (STORE_LEASE_HELD when another watcher holds it), renewed every third of its TTL
- * (the heartbeat), given up when the watcher stops. A heartbeat that fails (a full disk) is tried
- * again for as long as it takes: the lease is lost only when another watcher took it over. A lease whose holder died is taken over once it
+ * Taken at startup; while another watcher that may be alive holds it, the server starts all the same
+ * and its watcher waits for the lease, saying so with the holder's expiry (acquireWaiting). Renewed
+ * every third of its TTL (the heartbeat), given up when the watcher stops. A heartbeat that fails
+ * (a full disk) is tried again for as long as it takes: the lease is lost only when another watcher
+ * took it over. A lease whose holder died is taken over once it
  * expires, or at once when its holder was a process of this host that no longer runs (a kill -9
  * followed by a restart, its process perhaps still a zombie), or an earlier process with this very
  * pid (a container's pid 1).
@@ -10,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
 import type { Lease, UpdateStore } from '../store/updateStore.js';
 
@@ -64,6 +67,9 @@ export function holderGone(l: Lease, host = hostname()): boolean {
   return !running(l.pid);
 }
 
+/** The longest wait between two tries of a held lease (ms). */
+const WAIT_RETRY_MS = 2_000;
+
 export class StoreLease {
   readonly holder = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   private timer: NodeJS.Timeout | undefined;
@@ -86,6 +92,42 @@ export class StoreLease {
     if (takenOver) {
       const why = takenOver.expiresAt <= now ? `it expired at ${new Date(takenOver.expiresAt).toISOString()}` : 'its process no longer runs';
       this.o.log.warn({ previous: takenOver.holder, database: this.store.file }, `ledger watcher: took over the store's lease from ${takenOver.holder} (${why})`);
+    }
+  }
+
+  /**
+   * Takes the lease, waiting while another watcher that may be alive holds it (STORE_LEASE_HELD):
+   * said once per holder, with its expiry, and tried again every third of the TTL, at most every
+   * WAIT_RETRY_MS (a holder of this host that dies is taken over at the next try) and at the
+   * holder's expiry, until it is taken (true) or `signal` aborts (false). `onWaiting` gets the
+   * holder waited for, undefined once taken.
+   */
+  async acquireWaiting(signal: AbortSignal, onWaiting?: (held: Lease | undefined) => void): Promise<boolean> {
+    let told: string | undefined;
+    for (;;) {
+      if (signal.aborted) return false;
+      try {
+        this.acquire();
+        onWaiting?.(undefined);
+        return true;
+      } catch (e) {
+        if (!(e instanceof VerifierError) || e.code !== 'STORE_LEASE_HELD') throw e;
+      }
+      const held = this.store.lease();
+      if (held && held.holder !== told) {
+        told = held.holder;
+        onWaiting?.(held);
+        this.o.log.warn(
+          { holder: held.holder, expiresAt: new Date(held.expiresAt).toISOString(), database: this.store.file },
+          `ledger watcher: the store's lease is held by ${held.holder} until ${new Date(held.expiresAt).toISOString()}; this watcher waits for it and starts once it is given up, expires, or its process no longer runs (verification is served meanwhile)`,
+        );
+      }
+      const untilExpiry = (held?.expiresAt ?? Date.now()) - Date.now() + 1;
+      try {
+        await sleep(Math.max(10, Math.min(Math.floor(this.o.ttlMs / 3), WAIT_RETRY_MS, untilExpiry)), undefined, { signal });
+      } catch {
+        return false;
+      }
     }
   }
 

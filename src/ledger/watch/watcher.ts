@@ -96,6 +96,8 @@ export interface WatcherStatus {
   /** The route blocks are read from (`/blocks/transactions` or `/blocks`), once detected. */
   blockSource?: string;
   lastError?: { errorCode: ErrorCode; errorString: string; at: string };
+  /** Not started yet: another watcher holds the store's lease (its holder and expiry, ISO 8601). */
+  waitingForLease?: { holder: string; expiresAt: string };
 }
 
 const STOPPED = Symbol('stopped');

@@ -439,6 +439,12 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
                   running: { type: 'boolean' },
                   blockSource: { type: 'string', enum: ['/blocks/transactions', '/blocks'], description: 'The route blocks are read from (config watch.blockSource; auto: /blocks/transactions when the node serves it); absent until detected' },
                   lastError: { type: 'object', properties: { errorCode: str, errorString: str, at: str } },
+                  waitingForLease: {
+                    type: 'object',
+                    description: "Not started yet: another watcher holds the store's lease; this one starts once it is given up, expires, or its process no longer runs",
+                    required: ['holder', 'expiresAt'],
+                    properties: { holder: str, expiresAt: { type: 'string', format: 'date-time' } },
+                  },
                 },
               },
             },
