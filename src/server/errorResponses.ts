@@ -79,7 +79,7 @@ export function errorStatuses(method: string, path: string): Record<string, stri
         }
       : {}),
     405: 'Another method on this path (HTTP_METHOD_NOT_ALLOWED); the Allow header names the methods of the path',
-    500: `Internal error, never expected, reported without details (INTERNAL_ERROR${pool ? ', POOL_WORKER_FAILED' : ''})`,
+    500: `Internal error, never expected, reported without details (INTERNAL_ERROR${pool ? ', POOL_WORKER_FAILED' : ''})${path.startsWith('/ledger/') ? "; or the ledger store failed (STORE_READ_FAILED, with SQLite's code; the server log names the file)" : ''}`,
     503: pool
       ? `The verification pool is full, timed out or closed (POOL_OVERLOADED, POOL_TASK_TIMEOUT, POOL_CLOSED; Retry-After: 1), ${inflight}or the server is shutting down`
       : inflight

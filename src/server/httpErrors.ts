@@ -1,8 +1,8 @@
 /**
  * HTTP status mapping for requests that could not be read (documented in README "Status codes"):
  * 400 invalid JSON or body shape, 413 body over the limit, 415 content type not JSON,
- * 405 known path with another method, 503 verification pool full/timed out/closed, 500 anything
- * else. A request that was read but does not decode or verify answers 200 with the failure in the
+ * 405 known path with another method, 503 verification pool full/timed out/closed, 500 with the
+ * store's code when the ledger store fails, 500 anything else. A request that was read but does not decode or verify answers 200 with the failure in the
  * body. Every message is a sentence; JSON types are named with their article ("an array").
  */
 import type { FastifyError } from 'fastify';
@@ -27,6 +27,12 @@ export function classifyHttpError(err: FastifyError): HttpFailure {
     if (schemaFailure) return { status: 400, code: err.code, message: err.message };
     // A request the server's own checks refused while reading it (a body nested too deep).
     if (domainOf(err.code) === 'http') return { status: t.status, code: err.code, message: err.message };
+    // The ledger store failed under a route (a corrupt or vanished file, a full disk): its code, and
+    // SQLite's, but not the file's path (the server log has the whole message).
+    if (domainOf(err.code) === 'store') {
+      const sqlite = /failed: (SQLITE_[A-Z_]+)/.exec(err.message)?.[1];
+      return { status: t.status, code: err.code, message: `the ledger store failed${sqlite ? ` (${sqlite})` : ''}; the server log names the file and the cause` };
+    }
   }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -6,6 +6,11 @@
 import { errorCodes, type FastifyError } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { classifyHttpError } from '../../src/server/httpErrors.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openUpdateStore } from '../../src/ledger/store/updateStore.js';
+import { VerifierError } from '../../src/errors.js';
 
 describe('classifyHttpError: invalid JSON', () => {
   it("Fastify's parser error: one sentence, 400 HTTP_INVALID_JSON", () => {
@@ -25,5 +30,33 @@ describe('classifyHttpError: invalid JSON', () => {
     expect(plain.message.match(/not valid JSON/g)).toHaveLength(1);
     expect(classifyHttpError(new SyntaxError('Unexpected token \'x\', "x" is not valid JSON') as unknown as FastifyError).message).toBe('request body is not valid JSON');
     expect(classifyHttpError(new SyntaxError('Unexpected end of JSON input') as unknown as FastifyError).message).toBe('request body is not valid JSON: Unexpected end of JSON input');
+  });
+});
+
+describe('classifyHttpError: the ledger store failing under a route', () => {
+  it("answers the store's code (STORE_READ_FAILED), not INTERNAL_ERROR, and keeps the file's path out of the answer", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'http-errors-store-'));
+    try {
+      const file = join(dir, 'secret-path-ledger.db');
+      const store = openUpdateStore(file);
+      store.close();
+      let thrown: unknown;
+      try {
+        store.list({}, 10);
+      } catch (e) {
+        thrown = e;
+      }
+      expect((thrown as { code?: string }).code).toBe('STORE_READ_FAILED');
+      expect((thrown as Error).message).toContain(file);
+      const f = classifyHttpError(thrown as FastifyError);
+      expect([f.status, f.code]).toEqual([500, 'STORE_READ_FAILED']);
+      expect(f.message).toBe('the ledger store failed; the server log names the file and the cause');
+      expect(f.message).not.toContain('secret-path');
+      // With SQLite's code in the cause, the answer names it.
+      const corrupt = Object.assign(new VerifierError('STORE_READ_FAILED', `store: reading ${file} failed: SQLITE_CORRUPT: database disk image is malformed`), {});
+      expect(classifyHttpError(corrupt as unknown as FastifyError).message).toBe('the ledger store failed (SQLITE_CORRUPT); the server log names the file and the cause');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
