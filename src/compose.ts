@@ -124,8 +124,8 @@ export function composeVerifier(config: Config, o: ComposeOptions): Composed {
   // The archive keeps every document the PCCS serves (archive.ts verifies each first), and the
   // history source asks the PCCS for the evaluations it lacks: judged at their time without an
   // archive prepared by hand (docs/history.md).
-  // An archive filled as it goes (a PCCS is configured) is created when missing; one read alone must exist.
-  const archived = archive ? CollateralArchive.open(archive.dir, roots[collateralKind.id], { create: where.pccsUrl !== undefined }) : undefined;
+  // An archive filled as it goes (a PCCS or a collateral directory feeds it) is created when missing; one read alone must exist.
+  const archived = archive ? CollateralArchive.open(archive.dir, roots[collateralKind.id], { create: where.pccsUrl !== undefined || where.collateralDir !== undefined }) : undefined;
   const keep = archived
     ? (d: ArchivedDocument) => {
         try {

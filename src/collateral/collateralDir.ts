@@ -25,6 +25,7 @@ import type { Certificate } from '../attestation/x509/certificate.js';
 import type { CollateralDirCode } from './errors.js';
 import type { PckCa } from './pccsClient.js';
 import type { PccsCollateralSource } from './pccsSource.js';
+import type { ArchivedDocument } from './archive.js';
 import { PieceCollateralSource, signedPiece, type CrlPiece, type SignedPiece } from './pieces.js';
 
 export const COLLATERAL_DIR_FORMAT = 'oracle-verifier-collateral/1';
@@ -79,6 +80,16 @@ export interface DirSourceOptions {
   what?: string;
   /** Where a piece the directory lacks is fetched; none: such a piece is an error. */
   fallback?: PccsCollateralSource;
+  /** Each document read from the directory, as stored (a collateral archive keeps what it is given: archive.ts). */
+  onRead?: (d: ArchivedDocument) => void;
+}
+
+/** A piece's files as an archived document (its kind by its file). */
+function archivedOf(main: string, body: Buffer, issuerChain: string): ArchivedDocument {
+  if (main === DIR_FILES.qeIdentity) return { kind: 'qeIdentity', body: body.toString('utf8'), issuerChain };
+  if (main === DIR_FILES.rootCaCrl) return { kind: 'rootCaCrl', body: body.toString('hex'), issuerChain: '' };
+  if (main === DIR_FILES.pckCrl('processor') || main === DIR_FILES.pckCrl('platform')) return { kind: 'pckCrl', body: body.toString('hex'), issuerChain };
+  return { kind: 'tcbInfo', body: body.toString('utf8'), issuerChain };
 }
 
 export class DirCollateralSource extends PieceCollateralSource {
@@ -117,6 +128,7 @@ export class DirCollateralSource extends PieceCollateralSource {
     if (!(body instanceof Missing) && !(chainFile instanceof Missing)) {
       const p = make(body, chainFile.toString('utf8'));
       this.pieces.set(main, p);
+      this.opts.onRead?.(archivedOf(main, body, chainFile.toString('utf8')));
       return p;
     }
     const missing = body instanceof Missing ? body.item : (chainFile as Missing).item;

@@ -24,7 +24,7 @@ export interface CollateralSettings {
   fetchImpl?: typeof fetch;
   /** The PCCS circuit breaker (cold typeA requests fail at once while the PCCS is known not to answer). */
   pccsCircuit?: PccsCircuit;
-  /** Each document the PCCS serves, as served (a collateral archive keeps them as it goes). */
+  /** Each document the PCCS serves or the collateral directory holds, as served (a collateral archive keeps them as it goes). */
   onFetched?: (d: ArchivedDocument) => void;
 }
 
@@ -46,6 +46,6 @@ export function createCollateralSource(s: CollateralSettings): CollateralSetup {
   if (s.collateralDir === undefined) {
     return remote ? { source: remote.pccs, ...remote } : {};
   }
-  const source = new DirCollateralSource(s.collateralDir, s.root, { ...(s.dirSetting ? { what: s.dirSetting } : {}), ...(remote ? { fallback: remote.pccs } : {}) });
+  const source = new DirCollateralSource(s.collateralDir, s.root, { ...(s.dirSetting ? { what: s.dirSetting } : {}), ...(remote ? { fallback: remote.pccs } : {}), ...(s.onFetched ? { onRead: s.onFetched } : {}) });
   return { source, ...remote };
 }

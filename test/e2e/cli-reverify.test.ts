@@ -6,7 +6,7 @@
  * (SIGKILL) + resume, the JSONL and tx-dir sources, offline collateral and exit codes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -361,6 +361,12 @@ describe('offline sources', () => {
       [undefined, 'typeB', true],
     ]);
     expect(recs[0].tcbStatus).toBe('OutOfDate');
+    // With a collateral archive, what the directory gave is kept in it (issue 49: every document given is archived).
+    const archive = join(dir, 'archive-from-dir');
+    const a = await cli(['reverify', '--jsonl', jsonl, '--config', config, '--at', AT, '--collateral-dir', cdir, '--archive', archive, '--offline', '--workers', '0']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(readdirSync(archive).sort()).toEqual(['archive.json', 'pckCrl', 'qeIdentity', 'rootCaCrl', 'tcbInfo']);
+    expect(lines(a.stdout)).toEqual(recs);
   });
 
   it('exits 1 on an invalid JSONL line and 2 when typeA collateral is unavailable', async () => {
