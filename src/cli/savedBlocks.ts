@@ -8,13 +8,13 @@
  * (heights ascending, transactions in block order), so the records are the same bytes
  * (test/e2e/cli-reverify-offline.test.ts).
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliError } from './errors.js';
 import { itemsOfTransaction, type LedgerItem } from '../ledger/records/transitions.js';
 import { judgeAtBlockTimes } from '../ledger/records/blockTimes.js';
 import type { ProgramRegistry } from '../ledger/programs.js';
-import type { SavedBlock, Source } from './sources.js';
+import { outsideRange, savedFiles, savedJson, type SavedBlock, type Source } from './sources.js';
 
 const FILE = /^(\d{1,16})\.json$/;
 
@@ -27,13 +27,7 @@ export function saveBlock(dir: string, b: SavedBlock): void {
 }
 
 function readBlock(dir: string, f: string): SavedBlock {
-  let v: unknown;
-  try {
-    v = JSON.parse(readFileSync(join(dir, f), 'utf8'));
-  } catch (e) {
-    throw cliError('CLI_BAD_INPUT', `--blocks-dir: ${join(dir, f)} is not readable JSON (${(e as Error).message})`);
-  }
-  const b = v as Partial<SavedBlock> | null;
+  const b = savedJson('--blocks-dir', join(dir, f)) as Partial<SavedBlock> | null;
   if (typeof b !== 'object' || b === null || b.height !== Number(FILE.exec(f)![1]) || !Array.isArray(b.transactions) || (b.timestamp !== undefined && !Number.isSafeInteger(b.timestamp))) {
     throw cliError('CLI_BAD_INPUT', `--blocks-dir: ${join(dir, f)} is not a saved block of height ${FILE.exec(f)![1]} ({ height, timestamp?, transactions: [...] })`);
   }
@@ -46,17 +40,12 @@ function readBlock(dir: string, f: string): SavedBlock {
  * cannot be, and says so).
  */
 export function blocksDirSource(dir: string, programs: readonly string[], registry: ProgramRegistry | undefined, judgeAtBlock: boolean, batchFiles = 50): Source {
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((f) => FILE.test(f)).sort((x, y) => Number(FILE.exec(x)![1]) - Number(FILE.exec(y)![1]));
-  } catch (e) {
-    throw cliError('CLI_BAD_INPUT', `--blocks-dir ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  const files = savedFiles('--blocks-dir', dir, (f) => FILE.test(f)).sort((x, y) => Number(FILE.exec(x)![1]) - Number(FILE.exec(y)![1]));
   return {
     identity: { kind: 'blocks-dir', dir, programs, files: files.length },
     unit: 'saved blocks',
     initialCursor: 0,
-    cursorProblem: (cursor) => (!Number.isSafeInteger(cursor) || cursor < 0 || cursor > files.length ? `cursor ${cursor} is not a whole number from 0 to ${files.length}` : undefined),
+    cursorProblem: (cursor) => outsideRange(cursor, 0, files.length),
     remaining: (cursor) => Math.max(0, files.length - cursor),
     async *batches(cursor, stop) {
       for (let s = cursor; s < files.length; s += batchFiles) {

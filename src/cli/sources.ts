@@ -51,7 +51,7 @@ export interface Source {
 }
 
 /** A cursor that is no whole number from `first` to `last` (undefined: no bound known), as cursorProblem says it. */
-function outsideRange(cursor: number, first: number, last: number | undefined): string | undefined {
+export function outsideRange(cursor: number, first: number, last: number | undefined): string | undefined {
   if (!Number.isSafeInteger(cursor) || cursor < first || (last !== undefined && cursor > last)) {
     return `cursor ${cursor} is not a whole number from ${first} to ${last ?? 'the end'}`;
   }
@@ -206,13 +206,26 @@ export function jsonlSource(file: string, batchLines = 50): Source {
   };
 }
 
-export function txDirSource(dir: string, programs: readonly string[], registry?: ProgramRegistry, batchFiles = 50): Source {
-  let files: string[];
+/** The names in `dir` that `keep` keeps (a source's saved files); `flag` names the option in the error. */
+export function savedFiles(flag: string, dir: string, keep: (name: string) => boolean): string[] {
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    return readdirSync(dir).filter(keep);
   } catch (e) {
-    throw cliError('CLI_BAD_INPUT', `--tx-dir ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw cliError('CLI_BAD_INPUT', `${flag} ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
+}
+
+/** One saved JSON file of a source, parsed; `flag` names the option in the error. */
+export function savedJson(flag: string, file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw cliError('CLI_BAD_INPUT', `${flag}: ${file} is not readable JSON (${(e as Error).message})`);
+  }
+}
+
+export function txDirSource(dir: string, programs: readonly string[], registry?: ProgramRegistry, batchFiles = 50): Source {
+  const files = savedFiles('--tx-dir', dir, (f) => f.endsWith('.json')).sort();
   return {
     identity: { kind: 'tx-dir', dir, programs, files: files.length },
     unit: 'files',
@@ -224,12 +237,7 @@ export function txDirSource(dir: string, programs: readonly string[], registry?:
         const items: LedgerItem[] = [];
         const e = Math.min(files.length, s + batchFiles);
         for (const f of files.slice(s, e)) {
-          let v: unknown;
-          try {
-            v = JSON.parse(readFileSync(join(dir, f), 'utf8'));
-          } catch (err) {
-            throw cliError('CLI_BAD_INPUT', `--tx-dir: ${join(dir, f)} is not readable JSON (${(err as Error).message})`);
-          }
+          const v = savedJson('--tx-dir', join(dir, f));
           // A file may hold one transaction or an array of them (e.g. /block/{h}/transactions).
           for (const tx of Array.isArray(v) ? v : [v]) items.push(...itemsOfTransaction(tx, programs, undefined, registry));
         }

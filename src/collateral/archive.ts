@@ -39,6 +39,11 @@ export interface ArchivedDocument {
   readonly issuerChain: string;
 }
 
+/** A CRL as an archived document: its DER in hex, with its issuer chain (none for the Root CA CRL). */
+export function crlDocument(kind: 'pckCrl' | 'rootCaCrl', der: Uint8Array, issuerChain: string): ArchivedDocument {
+  return { kind, body: Buffer.from(der).toString('hex'), issuerChain: kind === 'rootCaCrl' ? '' : issuerChain };
+}
+
 /** A document whose signatures were verified, with what it is indexed by. */
 export interface Authenticated {
   readonly key: string;

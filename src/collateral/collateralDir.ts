@@ -25,7 +25,7 @@ import type { Certificate } from '../attestation/x509/certificate.js';
 import type { CollateralDirCode } from './errors.js';
 import type { PckCa } from './pccsClient.js';
 import type { PccsCollateralSource } from './pccsSource.js';
-import type { ArchivedDocument } from './archive.js';
+import { crlDocument, type ArchivedDocument } from './archive.js';
 import { PieceCollateralSource, signedPiece, type CrlPiece, type SignedPiece } from './pieces.js';
 
 export const COLLATERAL_DIR_FORMAT = 'oracle-verifier-collateral/1';
@@ -87,8 +87,8 @@ export interface DirSourceOptions {
 /** A piece's files as an archived document (its kind by its file). */
 function archivedOf(main: string, body: Buffer, issuerChain: string): ArchivedDocument {
   if (main === DIR_FILES.qeIdentity) return { kind: 'qeIdentity', body: body.toString('utf8'), issuerChain };
-  if (main === DIR_FILES.rootCaCrl) return { kind: 'rootCaCrl', body: body.toString('hex'), issuerChain: '' };
-  if (main === DIR_FILES.pckCrl('processor') || main === DIR_FILES.pckCrl('platform')) return { kind: 'pckCrl', body: body.toString('hex'), issuerChain };
+  if (main === DIR_FILES.rootCaCrl) return crlDocument('rootCaCrl', body, '');
+  if (main === DIR_FILES.pckCrl('processor') || main === DIR_FILES.pckCrl('platform')) return crlDocument('pckCrl', body, issuerChain);
   return { kind: 'tcbInfo', body: body.toString('utf8'), issuerChain };
 }
 

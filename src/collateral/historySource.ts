@@ -26,7 +26,7 @@ import type { Quote } from '../attestation/typeA/quote.js';
 import type { TypeACollateralSource, VerifiedCollateral } from '../attestation/typeA/verify.js';
 import { verifyHistoryCollateral, type HistoryCollateral } from '../attestation/typeA/historyCollateral.js';
 import type { NewerEvaluationDocs } from '../attestation/typeA/today.js';
-import type { ArchivedDocument, CollateralArchive } from './archive.js';
+import { crlDocument, type ArchivedDocument, type CollateralArchive } from './archive.js';
 import type { PckCa, SignedJson } from './pccsClient.js';
 import { PlatformCache } from './platform.js';
 
@@ -56,7 +56,7 @@ export class HistoryCollateralSource implements TypeACollateralSource {
     private readonly archive: CollateralArchive,
     private readonly root: Certificate,
     readonly policy: TcbUpdatePolicy,
-    private readonly o: { fetcher?: EvaluationFetcher; now?: () => number; onArchived?: (kind: string, key: string) => void } = {},
+    private readonly o: { fetcher?: EvaluationFetcher; onArchived?: (kind: string, key: string) => void } = {},
   ) {}
 
   /**
@@ -67,7 +67,7 @@ export class HistoryCollateralSource implements TypeACollateralSource {
   private async obtain(id: string, load: () => Promise<ArchivedDocument>, maxAgeMs = Infinity): Promise<string | undefined> {
     const f = this.o.fetcher;
     if (!f) return 'no PCCS is configured';
-    const now = (this.o.now ?? Date.now)();
+    const now = Date.now();
     let a = this.asked.get(id);
     if (a?.pending) await a.pending;
     a = this.asked.get(id);
@@ -128,8 +128,11 @@ export class HistoryCollateralSource implements TypeACollateralSource {
     const qe = this.archive.qeIdentity(n);
     if (!qe) typeAError('TYPEA_TCB_EVALUATION_UNAVAILABLE', `evaluation ${n} was in force for ${where}, and the archive has no QE identity of evaluation ${n}${asked(qeWhy ?? 'it answered another evaluation')}: ${importHint} (Intel PCS: qe/identity?tcbEvaluationDataNumber=${n})`);
     if (f) {
-      if (!this.archive.newestCrl('pckCrl', ca)) await this.obtain(`pckCrl:${ca}`, async () => ({ kind: 'pckCrl', ...crlDoc(await f.pckCrl(ca)) }));
-      if (!this.archive.newestCrl('rootCaCrl')) await this.obtain('rootCaCrl', async () => ({ kind: 'rootCaCrl', body: Buffer.from(await f.rootCaCrl()).toString('hex'), issuerChain: '' }));
+      if (!this.archive.newestCrl('pckCrl', ca)) await this.obtain(`pckCrl:${ca}`, async () => {
+        const c = await f.pckCrl(ca);
+        return crlDocument('pckCrl', c.der, c.issuerChain);
+      });
+      if (!this.archive.newestCrl('rootCaCrl')) await this.obtain('rootCaCrl', async () => crlDocument('rootCaCrl', await f.rootCaCrl(), ''));
       await this.obtainNewer(fmspc, n);
     }
     const pck = this.archive.newestCrl('pckCrl', ca);
@@ -189,5 +192,3 @@ export class HistoryCollateralSource implements TypeACollateralSource {
     return verifyHistoryCollateral((await this.rawAsOf(quote, time)).collateral, this.root, time);
   }
 }
-
-const crlDoc = (c: { der: Uint8Array; issuerChain: string }) => ({ body: Buffer.from(c.der).toString('hex'), issuerChain: c.issuerChain });

@@ -12,7 +12,7 @@ import { parseQeIdentity } from '../attestation/typeA/qeIdentity.js';
 import type { PccsClient, PckCa, SignedJson } from './pccsClient.js';
 import { RefreshingCache, type CacheEvents, type Fetched } from './refreshingCache.js';
 import { PieceCollateralSource, signedPiece, type CrlPiece, type SignedPiece } from './pieces.js';
-import type { ArchivedDocument } from './archive.js';
+import { crlDocument, type ArchivedDocument } from './archive.js';
 
 export interface PccsSourceOptions {
   root: Certificate;
@@ -54,11 +54,11 @@ export class PccsCollateralSource extends PieceCollateralSource {
     });
   }
 
-  private crl(cache: RefreshingCache<CrlPiece>, key: string, load: () => Promise<CrlPiece>) {
+  private crl(cache: RefreshingCache<CrlPiece>, key: string, kind: 'pckCrl' | 'rootCaCrl', load: () => Promise<CrlPiece>) {
     return cache.get(key, async (): Promise<Fetched<CrlPiece>> => {
       const piece = await load();
       const crl = parseCrl(piece.der, key);
-      this.onFetched?.({ kind: key === 'rootCaCrl' ? 'rootCaCrl' : 'pckCrl', body: Buffer.from(piece.der).toString('hex'), issuerChain: piece.issuerChain });
+      this.onFetched?.(crlDocument(kind, piece.der, piece.issuerChain));
       return { value: piece, thisUpdate: crl.thisUpdate, nextUpdate: crl.nextUpdate };
     });
   }
@@ -77,11 +77,11 @@ export class PccsCollateralSource extends PieceCollateralSource {
   }
 
   pckCrl(ca: PckCa): Promise<CrlPiece> {
-    return this.crl(this.pckCrls, `pckCrl:${ca}`, () => this.client.pckCrl(ca));
+    return this.crl(this.pckCrls, `pckCrl:${ca}`, 'pckCrl', () => this.client.pckCrl(ca));
   }
 
   rootCaCrl(): Promise<CrlPiece> {
-    return this.crl(this.rootCrl, 'rootCaCrl', async () => ({ der: await this.client.rootCaCrl(), issuerChain: '' }));
+    return this.crl(this.rootCrl, 'rootCaCrl', 'rootCaCrl', async () => ({ der: await this.client.rootCaCrl(), issuerChain: '' }));
   }
 
   /** The component caches, for metrics. */

@@ -169,7 +169,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   const lease = new StoreLease(store, { ttlMs: w.leaseTtlMs, log, onLost: (e) => watcher.halt(e) });
   const stopWaiting = new AbortController();
   let waitingFor: { holder: string; expiresAt: string } | undefined;
-  let leaseFailure: Promise<void> | undefined;
+  let leaseWait: Promise<void> | undefined;
   const watcher: LedgerWatcher = new LedgerWatcher({
     scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs, blockSource: w.blockSource, ...node }),
     store,
@@ -212,7 +212,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
         lease.start();
         watcher.start();
       };
-      leaseFailure = lease
+      leaseWait = lease
         .acquireWaiting(stopWaiting.signal, (held) => {
           waitingFor = held ? { holder: held.holder, expiresAt: new Date(held.expiresAt).toISOString() } : undefined;
         })
@@ -230,7 +230,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     },
     async close() {
       stopWaiting.abort();
-      await leaseFailure;
+      await leaseWait;
       await watcher.stop();
       lease.release();
       store.close();

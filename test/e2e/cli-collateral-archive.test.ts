@@ -8,7 +8,6 @@
  * 2024-06-15 or 2025-06-15 from what was ever published, and the CLI says exactly what is missing;
  * under the test PKI, evaluations 19 and 20 of the same platform give valid then, invalid now.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,6 +24,7 @@ import { configuredTargets, resolveConfig } from '../../src/config/load.js';
 import { composeVerifier } from '../../src/compose.js';
 import { outcomeFor } from '../../src/errorCodes.js';
 import { LedgerChain, t } from '../support/ledger-chain.js';
+import { childEnv, runMain } from '../support/process.js';
 import { parseChunkedStruct, REPORT_CHUNKS } from '../../src/aleo/struct.js';
 
 const pkg = JSON.parse(readFileSync(resolve(process.cwd(), 'package.json'), 'utf8')) as { name: string; version: string };
@@ -35,22 +35,9 @@ const examples = readVectorJson<any>('aleo/e2e/readme-decodeReport-examples.json
 const doc = readVectorJson<any>('nitro/manifest.json').vectors.find((v: any) => v.file === 'oracle-nitro-report.hex');
 const DAY = 86_400_000;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = Awaited<ReturnType<typeof runMain>>;
 
-function cli(args: string[]): Promise<Run> {
-  return new Promise((res) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, NODE_NO_WARNINGS: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => res({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]): Promise<Run> => runMain(args, { entry: CLI, env: { ...childEnv(), NODE_NO_WARNINGS: '1' } });
 
 let dir: string;
 const file = (name: string, text: string) => {

@@ -6,7 +6,6 @@
  * own store, runs `reverify --offline --blocks-dir S` with the node and the PCCS both gone. The
  * JSONL is the same bytes, and so are the two stores' records but for the time each was verified.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,26 +18,13 @@ import { mintedUpdates, MRENCLAVE, OFFICIAL } from '../support/ledger-fixture.js
 import { startLedgerNode } from '../support/ledger-node.js';
 import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
 import { defaultPcrs } from '../support/typeb-pki.js';
-import { TSX } from '../support/process.js';
+import { childEnv, runMain } from '../support/process.js';
 
 const CLI = resolve(process.cwd(), 'src/cli/main.ts');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = Awaited<ReturnType<typeof runMain>>;
 
-function cli(args: string[], cwd: string): Promise<Run> {
-  return new Promise((res) => {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => res({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[], cwd: string): Promise<Run> => runMain(args, { entry: CLI, cwd, env: { ...childEnv(), NODE_NO_WARNINGS: '1' } });
 
 let dir: string;
 let env: MintedCliEnv;

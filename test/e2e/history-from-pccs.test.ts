@@ -8,7 +8,6 @@
  * answer leaves it unverifiable and retryable, never judged by another evaluation. The server's
  * watcher archives as it goes too.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,20 +20,11 @@ import { mintedUpdates, MRENCLAVE, OFFICIAL } from '../support/ledger-fixture.js
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { startLedgerServer } from '../support/ledger-server.js';
 import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
-import { TSX } from '../support/process.js';
+import { childEnv, runMain } from '../support/process.js';
 
 const CLI = resolve(process.cwd(), 'src/cli/main.ts');
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((res) => {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { env: { ...process.env, NODE_NO_WARNINGS: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => res({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runMain(args, { entry: CLI, env: { ...childEnv(), NODE_NO_WARNINGS: '1' } });
 
 let dir: string;
 let env: MintedCliEnv;

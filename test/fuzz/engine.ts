@@ -12,6 +12,7 @@
  * this network cannot reach; the package holds no sources to build from (BENCHMARKS.md, "Fuzzing").
  */
 import { Session } from 'node:inspector/promises';
+import { seededRandom } from '../support/random.js';
 
 export interface FuzzTarget {
   readonly name: string;
@@ -35,18 +36,6 @@ export interface FuzzResult {
   readonly blocks: number;
   readonly corpus: number;
   readonly findings: Finding[];
-}
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const INTERESTING = [0x00, 0x01, 0x7f, 0x80, 0xff, 0x18, 0x19, 0x1a, 0x1b, 0x30, 0x82, 0x84, 0xa0, 0xbf, 0x22, 0x7b, 0x7d, 0x2c, 0x3a];
@@ -93,7 +82,7 @@ const bucket = (count: number): string => (count === 0 ? 'z' : String(31 - Math.
  * tells two paths apart), and the power-of-two bucket of its call count.
  */
 export async function fuzz(target: FuzzTarget, o: { runs: number; seed?: number; maxLen?: number; srcMark?: string; stopAtFinding?: boolean }): Promise<FuzzResult> {
-  const rnd = prng(o.seed ?? 1);
+  const rnd = seededRandom(o.seed ?? 1);
   const mark = o.srcMark ?? '/src/';
   const seen = new Set<string>();
   const blocks = new Set<string>();

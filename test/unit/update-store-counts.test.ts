@@ -4,6 +4,7 @@
  * history (updates with mapping writes on recurring keys, retries changing outcomes, checks of
  * the current and of a stale newest write), and after migrating a version 4 store that holds rows.
  */
+import { seededRandom } from '../support/random.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,17 +16,7 @@ import type { MappingStatus } from '../../src/ledger/records/mappingVerdict.js';
 const dir = mkdtempSync(join(tmpdir(), 'update-store-counts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A small deterministic generator (mulberry32), so that a failure replays. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const PROGRAM = 'official_oracle.aleo';
 const MAPPING = 'sgx_attested_data';

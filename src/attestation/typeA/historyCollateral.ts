@@ -7,6 +7,7 @@
  * report is (a pool worker), and named in the verdict's record so that the verdict can be re-run.
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Certificate } from '../x509/certificate.js';
 import type { Collateral } from './collateral.js';
 import { typeAError } from './errors.js';
@@ -36,8 +37,7 @@ const isHistory = (raw: unknown): raw is HistoryCollateral =>
   typeof raw === 'object' && raw !== null && typeof (raw as HistoryCollateral).evaluation === 'number' && typeof (raw as HistoryCollateral).collateral === 'object';
 
 /** Documents verified as of some time, by what they are (root, evaluation, their bytes): an audit judges the same few at many times. */
-const MAX_KEPT = 32;
-const kept = new Map<string, VerifiedCollateral>();
+const kept = new LRUCache<string, VerifiedCollateral>({ max: 32 });
 
 function idOf(raw: HistoryCollateral, root: Certificate): string {
   const c = raw.collateral;
@@ -60,7 +60,6 @@ export function verifyHistoryCollateral(raw: unknown, root: Certificate, time: n
   if (hit) vc = verifiedAsOfAt(hit, time);
   else {
     vc = verifyCollateral(raw.collateral, { root, time, asOf: { evaluation: raw.evaluation } });
-    if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
     kept.set(id, vc);
   }
   const newer = raw.newer === undefined ? undefined : verifyNewerEvaluations(raw.newer, root, vc.rootCaCrl, vc.tcbInfo, raw.evaluation);

@@ -12,9 +12,16 @@ import { parseQeIdentity, type QeIdentity } from './qeIdentity.js';
 import { p1363Verify, tcbSigningChainShape, verifyCollateralChain } from './signingChain.js';
 import { parseTcbInfo, type TcbInfo } from './tcbInfo.js';
 
-export type SignedAtIssue = { kind: 'tcbInfo'; parsed: TcbInfo; chain: Certificate[] } | { kind: 'qeIdentity'; parsed: QeIdentity; chain: Certificate[] };
+export interface SignedAtIssue<P> {
+  readonly parsed: P;
+  /** [TCB Signing, root], validated at the document's issueDate. */
+  readonly chain: Certificate[];
+}
 
-export function verifySignedAtIssue(kind: 'tcbInfo' | 'qeIdentity', raw: string, signatureHex: string, issuerChain: string, root: Certificate): SignedAtIssue {
+export function verifySignedAtIssue(kind: 'tcbInfo', raw: string, signatureHex: string, issuerChain: string, root: Certificate): SignedAtIssue<TcbInfo>;
+export function verifySignedAtIssue(kind: 'qeIdentity', raw: string, signatureHex: string, issuerChain: string, root: Certificate): SignedAtIssue<QeIdentity>;
+export function verifySignedAtIssue(kind: 'tcbInfo' | 'qeIdentity', raw: string, signatureHex: string, issuerChain: string, root: Certificate): SignedAtIssue<TcbInfo | QeIdentity>;
+export function verifySignedAtIssue(kind: 'tcbInfo' | 'qeIdentity', raw: string, signatureHex: string, issuerChain: string, root: Certificate): SignedAtIssue<TcbInfo | QeIdentity> {
   const what = kind === 'tcbInfo' ? 'TCB info' : 'QE identity';
   const parsed = kind === 'tcbInfo' ? parseTcbInfo(raw) : parseQeIdentity(raw);
   const chain = tcbSigningChainShape(issuerChain, what);
@@ -22,5 +29,5 @@ export function verifySignedAtIssue(kind: 'tcbInfo' | 'qeIdentity', raw: string,
   if (typeof signatureHex !== 'string' || !/^[0-9a-fA-F]{128}$/.test(signatureHex) || !p1363Verify(chain[0]!.publicKey, Buffer.from(raw, 'utf8'), Buffer.from(signatureHex, 'hex'))) {
     typeAError(kind === 'tcbInfo' ? 'TYPEA_TCB_INFO_BAD_SIGNATURE' : 'TYPEA_QE_IDENTITY_BAD_SIGNATURE', `${what} signature does not verify with the key of "${chain[0]!.subjectText}" over the exact bytes`);
   }
-  return kind === 'tcbInfo' ? { kind, parsed: parsed as TcbInfo, chain } : { kind, parsed: parsed as QeIdentity, chain };
+  return { parsed, chain };
 }

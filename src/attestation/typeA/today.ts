@@ -9,6 +9,7 @@
  * kept (the same few evaluations rate every update of an audit).
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { isVerifierError } from '../../errors.js';
 import type { Certificate } from '../x509/certificate.js';
 import { isRevoked, type Crl } from '../x509/crl.js';
@@ -59,8 +60,7 @@ export interface TodayRating extends Rating {
   readonly missingEvaluations?: readonly number[];
 }
 
-const MAX_KEPT = 64;
-const kept = new Map<string, NewerEvaluation>();
+const kept = new LRUCache<string, NewerEvaluation>({ max: 64 });
 
 function verifyOne(d: NewerEvaluationDocs, root: Certificate, rootCaCrl: Crl, fmspc: Uint8Array): NewerEvaluation {
   const id = createHash('sha256').update(root.fingerprint256).update('\0').update(d.tcbInfoRaw).update('\0').update(d.tcbInfoSignature).update('\0').update(d.qeIdentityRaw).update('\0').update(d.qeIdentitySignature).digest('hex');
@@ -68,7 +68,6 @@ function verifyOne(d: NewerEvaluationDocs, root: Certificate, rootCaCrl: Crl, fm
   if (hit && hit.evaluation === d.evaluation && hit.keys.tcbInfo === d.keys?.tcbInfo && hit.keys.qeIdentity === d.keys?.qeIdentity) return hit;
   const tcb = verifySignedAtIssue('tcbInfo', d.tcbInfoRaw, d.tcbInfoSignature, d.tcbInfoIssuerChain, root);
   const qe = verifySignedAtIssue('qeIdentity', d.qeIdentityRaw, d.qeIdentitySignature, d.qeIdentityIssuerChain, root);
-  if (tcb.kind !== 'tcbInfo' || qe.kind !== 'qeIdentity') throw new Error('unreachable');
   for (const [what, chain] of [['TCB info', tcb.chain], ['QE identity', qe.chain]] as const) {
     if (isRevoked(rootCaCrl, chain[0]!.serialHex)) typeAError('TYPEA_TCB_SIGNING_CERT_REVOKED', `newer ${what} signing certificate serial ${chain[0]!.serialHex} is on the Root CA CRL`);
   }
@@ -77,7 +76,6 @@ function verifyOne(d: NewerEvaluationDocs, root: Certificate, rootCaCrl: Crl, fm
   }
   if (!Buffer.from(tcb.parsed.fmspc).equals(fmspc)) typeAError('TYPEA_COLLATERAL_MALFORMED', `newer evaluation ${d.evaluation}: its TCB info is of another FMSPC`);
   const out: NewerEvaluation = { evaluation: d.evaluation, keys: { tcbInfo: String(d.keys?.tcbInfo), qeIdentity: String(d.keys?.qeIdentity) }, tcbInfo: tcb.parsed, qeIdentity: qe.parsed };
-  if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
   kept.set(id, out);
   return out;
 }
