@@ -397,6 +397,30 @@ export const ERROR_TRAITS = {
     /** The completeness check may not list the oracle mappings: no node JWT (LEDGER_NODE_JWT) is configured. */
     LEDGER_LISTING_NOT_CONFIGURED: todo(NOT_CONFIGURED, 'Set LEDGER_NODE_JWT to a JWT of your own snarkOS node (the mapping listing sits behind its JWT middleware); docs/completeness.md.'),
   },
+  /**
+   * Inclusion proofs (docs/inclusion.md): an update's values proven committed in its block, link by
+   * link. A link that fails is a verdict on what the node served: it does not commit to itself.
+   */
+  inclusion: {
+    /** A public input's id is not the Poseidon8 hash of its value (the value was changed, its id kept). */
+    INCLUSION_INPUT_ID_MISMATCH: todo(EVIDENCE, 'The node served an input value its transition does not commit to: read the transaction from another node or API (--confirm-with) and report the node.'),
+    /** The transition id is not the hash of its inputs' and outputs' ids. */
+    INCLUSION_TRANSITION_ID_MISMATCH: todo(EVIDENCE, 'The node served a transition whose id does not commit to its inputs and outputs: read it from another source.'),
+    /** The transaction id is not the root of its transitions' ids. */
+    INCLUSION_TRANSACTION_ID_MISMATCH: todo(EVIDENCE, 'The node served a transaction whose id does not commit to its transitions: read it from another source.'),
+    /** The transaction is not among the confirmed transactions of the block the node placed it in. */
+    INCLUSION_NOT_IN_BLOCK: todo(EVIDENCE, 'The node placed the transaction in a block that does not hold it: read the block from another source.'),
+    /** The block's transactions root is not the root of the confirmed transaction ids the node served. */
+    INCLUSION_TRANSACTIONS_ROOT_MISMATCH: todo(EVIDENCE, 'The node served a block whose transactions do not match its header (a transaction added, removed or changed): read the block from another source.'),
+    /** The block hash is not BHP1024(previous hash, header root) of the header the node served. */
+    INCLUSION_BLOCK_HASH_MISMATCH: todo(EVIDENCE, 'The node served a header that does not hash to its block hash: read the block from another source.'),
+    /** The block's header could not be had (the node lacks the route or the block). */
+    INCLUSION_HEADER_MISSING: todo({ ...NODE_DOWN, status: 200 }, 'The node did not serve the block (its header and transaction ids) the proof needs: retry, or point --node at a node that serves GET /{network}/block/{h}.'),
+    /** The independent source names another block hash at that height, or none. */
+    INCLUSION_SOURCES_DISAGREE: todo({ ...NODE_WRONG, status: 200 }, 'The two sources disagree on the block hash at this height: one of them serves another chain. Ask a third source; trust neither until they agree.'),
+    /** The update cannot be proven this way (a deployment, a rejected transaction, an input type this verifier does not read). */
+    INCLUSION_UNSUPPORTED: todo({ ...NODE_WRONG, status: 200 }, 'This transaction cannot be proven by this verifier (the message says why); its verdict stands without an inclusion proof.'),
+  },
   /** The store of ledger update records. */
   store: {
     /** The database file cannot be opened or created. */

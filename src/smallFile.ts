@@ -8,7 +8,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /** The bytes of `file`, or why they cannot be had (`errno`: the system's code, when that is why). */
-export function readSmallFile(file: string, maxBytes: number): { ok: true; bytes: Buffer } | { ok: false; why: string; errno?: string } {
+export function readSmallFile(file: string, maxBytes: number, what = 'a config file'): { ok: true; bytes: Buffer } | { ok: false; why: string; errno?: string } {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -19,7 +19,7 @@ export function readSmallFile(file: string, maxBytes: number): { ok: true; bytes
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return { ok: false, why: `not a regular file (${st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'a socket or other special file'})` };
-    if (st.size > maxBytes) return { ok: false, why: `${st.size} bytes, more than the ${maxBytes} a config file may have` };
+    if (st.size > maxBytes) return { ok: false, why: `${st.size} bytes, more than the ${maxBytes} ${what} may have` };
     const bytes = Buffer.alloc(st.size);
     let n = 0;
     while (n < st.size) {

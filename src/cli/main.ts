@@ -7,6 +7,7 @@
  *   collateral  fetch typeA collateral into a directory for offline audits
  *   merge       merge reverify outputs (shards)
  *   completeness  every key of the oracle data mappings on chain explained by a scanned write
+ *   block       check a block's commitments (transactions root, header root, block hash) from its JSON
  * Exit codes: 0 all valid, 1 some invalid, 2 could not complete.
  */
 import { pathToFileURL } from 'node:url';
@@ -16,6 +17,7 @@ import { collateralCommand, COLLATERAL_USAGE } from './collateral.js';
 import { EXIT } from './errors.js';
 import { mergeCommand, MERGE_USAGE } from './merge.js';
 import { completenessCommand, COMPLETENESS_USAGE } from './completeness.js';
+import { blockCommand, BLOCK_USAGE } from './block.js';
 import { reverifyCommand, REVERIFY_USAGE } from './reverify.js';
 import { verifyCommand, VERIFY_USAGE } from './verify.js';
 
@@ -30,6 +32,8 @@ ${COLLATERAL_USAGE}
 ${MERGE_USAGE}
 
 ${COMPLETENESS_USAGE}
+
+${BLOCK_USAGE}
 `;
 
 const COMMAND_USAGE: Record<string, string> = {
@@ -38,6 +42,7 @@ const COMMAND_USAGE: Record<string, string> = {
   collateral: COLLATERAL_USAGE,
   merge: MERGE_USAGE,
   completeness: COMPLETENESS_USAGE,
+  block: BLOCK_USAGE,
 };
 
 const isHelpFlag = (a: string) => a === '--help' || a === '-h';
@@ -94,6 +99,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await mergeCommand(rest, { stderr });
       case 'completeness':
         return await completenessCommand(rest, { stdout, stderr });
+      case 'block':
+        return await blockCommand(rest, { stdout, stderr });
       case undefined:
         stderr(`oracle-verifier: no command given\n\n${USAGE}`);
         return EXIT.INCOMPLETE;
