@@ -18,10 +18,6 @@ import { pathToFileURL } from 'node:url';
 import { configSchema } from '../src/config/schema.js';
 import { ERROR_TRAITS, type CodeTraits } from '../src/errorCodes.js';
 import { USAGE } from '../src/cli/main.js';
-import { VERIFY_USAGE } from '../src/cli/verify.js';
-import { REVERIFY_USAGE } from '../src/cli/reverify.js';
-import { COLLATERAL_USAGE } from '../src/cli/collateral.js';
-import { MERGE_USAGE } from '../src/cli/merge.js';
 import { Counter, Gauge, Histogram, type Metric } from 'prom-client';
 import { createMetrics, METRICS_PREFIX } from '../src/observability/metrics.js';
 
@@ -204,15 +200,24 @@ export function httpApiReference(doc: Schema): string {
   return lines.join('\n').trimEnd();
 }
 
+/**
+ * Each command's usage as the CLI's own usage text holds it (`oracle-verifier --help`: every
+ * command of src/cli/main.ts, each section starting `usage: oracle-verifier NAME`), so that no
+ * command the CLI offers can be missing from docs/cli.md.
+ */
+export function cliCommands(usage: string = USAGE): [string, string][] {
+  const out: [string, string][] = [];
+  for (const line of usage.split('\n')) {
+    const m = /^usage: oracle-verifier ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)*)(?: |$)/.exec(line);
+    if (m) out.push([m[1]!, line]);
+    else if (out.length) out[out.length - 1]![1] += `\n${line}`;
+  }
+  return out.map(([name, text]) => [name, text.trimEnd()]);
+}
+
 export function cliReference(): string {
-  const commands: [string, string][] = [
-    ['verify', VERIFY_USAGE],
-    ['reverify', REVERIFY_USAGE],
-    ['collateral fetch', COLLATERAL_USAGE],
-    ['merge', MERGE_USAGE],
-  ];
   const lines = ['From the CLI\'s own usage text (`npx oracle-verifier --help`; each command\'s help is generated from its option table in `src/cli/`).', '', '```', USAGE.split('\n')[0]!, '```', ''];
-  for (const [name, text] of commands) lines.push(`## oracle-verifier ${name}`, '', '```', text, '```', '');
+  for (const [name, text] of cliCommands()) lines.push(`## oracle-verifier ${name}`, '', '```', text, '```', '');
   return lines.join('\n').trimEnd();
 }
 

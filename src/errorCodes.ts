@@ -372,6 +372,15 @@ export const ERROR_TRAITS = {
     /** A mapping listing not in snarkOS's shape (`{ data: [[key, value]…], height }`), or a block header without a timestamp. */
     LEDGER_NODE_BAD_LISTING: NODE_WRONG,
     /**
+     * The completeness check listed no mapping that exists: every oracle data mapping of the followed
+     * programs answered "does not exist" or "is not initialized" (a node of another network, one not
+     * synced, or one that hides them), so nothing was listed and nothing is proven (not_checked).
+     */
+    LEDGER_NODE_NO_ORACLE_MAPPING: todo(
+      NODE_WRONG,
+      "None of the followed programs' oracle data mappings exists on this node: point the check at a synced snarkOS node of the network the programs are deployed on, or follow that network's programs (ledgerPrograms, --program).",
+    ),
+    /**
      * The ledger-node bodies being read at once already hold the process's budget (LEDGER_NODE_BODY_BUDGET in src/ledger/node/client.ts, 32 MiB): the
      * answer was abandoned unread, capacity rather than the node's fault (503 with Retry-After).
      */

@@ -63,7 +63,9 @@ export const COMPLETENESS = {
     retries: { kind: 'int', arg: 'N', min: 0, max: 100, default: 5, group: SCAN, help: 'retries of a failed request' },
     'timeout-ms': { kind: 'int', arg: 'MS', min: 100, max: 600_000, default: 30_000, group: SCAN, help: 'timeout of a request' },
   },
-  notes: ['exit: 0 complete, 1 incomplete, 2 not checked (no JWT, listing refused, node down)'],
+  notes: [
+    'exit: 0 complete (every key of the listed mappings explained by its last scanned write, no scanned key missing), 1 incomplete, 2 not checked (no JWT, listing refused or not served, no mapping of the followed programs on the node, node down): only 0 says complete',
+  ],
 } as const satisfies CommandSpec;
 
 export const COMPLETENESS_USAGE = usage(COMPLETENESS);
@@ -179,7 +181,15 @@ export async function completenessCommand(argv: readonly string[], io: { stdout:
   const programs = programList !== undefined ? programsToFollow(programList, 'completeness --program', registry) : programsToFollow(config.ledgerPrograms, `config ${config.file}: ledgerPrograms`, registry);
   const node = a.string('node')!;
   const common = { rps: a.number('rps'), timeoutMs: a.int('timeout-ms')!, retries: a.int('retries')! };
-  const scanner = createBlockScanner({ baseUrl: node, ...common, backoffMs: 500, headers: ledgerNodeHeaders(config.liveCheck.apiKeyHeader, io.env ?? process.env) });
+  // The JWT the listing sends is cut out of what the block reads show too (a node may echo it in any answer).
+  const jwt = ledgerNodeJwt(io.env ?? process.env);
+  const scanner = createBlockScanner({
+    baseUrl: node,
+    ...common,
+    backoffMs: 500,
+    headers: ledgerNodeHeaders(config.liveCheck.apiKeyHeader, io.env ?? process.env),
+    ...(jwt !== undefined ? { secrets: [jwt] } : {}),
+  });
   const store = storeFile !== undefined ? openUpdateStore(resolve(storeFile)) : storeOfRecords(readRecords(resolve(recordsFile!)), a.int('from')!, to!, programs);
   try {
     const r = await runCompleteness({

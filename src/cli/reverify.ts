@@ -14,7 +14,7 @@ import { cliError, EXIT } from './errors.js';
 import { KNOWN_PROGRAM_IDS, ProgramRegistry } from '../ledger/programs.js';
 import { programsToFollow } from '../ledger/records/transitions.js';
 import { BLOCK_SOURCE_CHOICES, blockSourceRoute, blocksPerCall, createBlockScanner, MAX_TRANSACTION_BLOCKS_PER_CALL, type BlockSourceChoice } from '../ledger/node/blockScanner.js';
-import { ledgerNodeHeaders } from '../credentials.js';
+import { ledgerNodeHeaders, ledgerNodeJwt } from '../credentials.js';
 import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from './output.js';
 import { Progress } from './progress.js';
 import type { OutputRecord } from '../ledger/records/updateRecord.js';
@@ -311,6 +311,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         backoffMs: a.int('backoff-ms')!,
         // LEDGER_NODE_API_KEY in the config's liveCheck.apiKeyHeader, as the server sends it.
         headers: ledgerNodeHeaders(verifier.config.liveCheck.apiKeyHeader),
+        // --completeness sends the node's JWT with its listing: cut out of what the block reads show too.
+        ...(completeness && ledgerNodeJwt() !== undefined ? { secrets: [ledgerNodeJwt()!] } : {}),
       });
       let to = a.int('to');
       if (to === undefined) to = toFile !== undefined ? await pinnedEnd(resolve(toFile), async () => (await scanner.latestHeight()) + 1) : (await scanner.latestHeight()) + 1;

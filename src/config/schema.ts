@@ -188,7 +188,15 @@ export const configSchema = {
           type: 'boolean',
           default: true,
           description:
-            'Completeness check once the scan first reaches the tip: list the oracle data mappings (the node JWT in LEDGER_NODE_JWT) and explain every key by a stored write (docs/completeness.md); without LEDGER_NODE_JWT the result is not_checked',
+            'Completeness check at the tip: list the oracle data mappings (the node JWT in LEDGER_NODE_JWT) and explain every key by a stored write (docs/completeness.md), once the scan first reaches the tip, then every completenessIntervalMs and after new writes; without LEDGER_NODE_JWT the result is not_checked',
+        },
+        completenessIntervalMs: {
+          type: 'integer',
+          minimum: 1000,
+          maximum: 86400000,
+          default: 600000,
+          description:
+            'Completeness check: checked again at the first poll at the tip this long after the last check (a key the listing gained without a write the scan stored is found within it); also at the first poll at the tip after a range stored new records of the followed programs, and at the next poll after a check the node could not answer',
         },
         completenessWindowSeconds: {
           type: 'integer',
@@ -324,8 +332,10 @@ export interface WatchSettings {
   leaseTtlMs: number;
   /** Mapping cross-check: keys read per poll at the tip (0: none). */
   mappingKeysPerPoll: number;
-  /** Completeness check once at the tip (docs/completeness.md). */
+  /** Completeness check at the tip (docs/completeness.md). */
   completeness: boolean;
+  /** The check runs again this long after the last one (and after new records were stored). */
+  completenessIntervalMs: number;
   /** Seconds after an unexplained key's attestation timestamp its block window reaches. */
   completenessWindowSeconds: number;
   /** Most unexplained keys placed and rescanned per check. */

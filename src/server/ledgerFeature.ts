@@ -24,6 +24,7 @@ import { traitsOf } from '../errorCodes.js';
 import { ledgerNodeHeaders, ledgerNodeJwt } from '../credentials.js';
 import { createLedgerNodeClient } from '../ledger/node/client.js';
 import { MAX_LISTING_BYTES } from '../ledger/node/mappingListing.js';
+import { COMPLETENESS_DEFAULTS } from '../ledger/watch/completeness.js';
 import { RateLimiter } from '../rateLimit.js';
 import { BoundedRoom } from '../rateLimit.js';
 import type { LedgerWatchCode } from '../ledger/watch/errors.js';
@@ -112,8 +113,9 @@ export function completenessOf(
         });
   return {
     ...(listing ? { listing } : {}),
-    windowSeconds: config.watch?.completenessWindowSeconds ?? 3600,
-    maxRescans: config.watch?.completenessMaxRescans ?? 20,
+    windowSeconds: config.watch?.completenessWindowSeconds ?? COMPLETENESS_DEFAULTS.windowSeconds,
+    maxRescans: config.watch?.completenessMaxRescans ?? COMPLETENESS_DEFAULTS.maxRescans,
+    intervalMs: config.watch?.completenessIntervalMs ?? COMPLETENESS_DEFAULTS.intervalMs,
     batchBlocks: config.watch?.batchBlocks ?? 50,
   };
 }
@@ -131,7 +133,9 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   const baseUrl = config.liveCheck.apiBaseUrl;
   if (baseUrl === undefined) return { routes: {}, start() {}, close: async () => {} };
   // The node's API key (LEDGER_NODE_API_KEY) in its header; the base URL's query goes with every request.
-  const node = { headers: ledgerNodeHeaders(config.liveCheck.apiKeyHeader), ...(o.signal ? { signal: o.signal } : {}) };
+  // The JWT the listing sends is cut out of whatever any of these clients shows (a node may echo it anywhere).
+  const jwt = ledgerNodeJwt();
+  const node = { headers: ledgerNodeHeaders(config.liveCheck.apiKeyHeader), ...(jwt !== undefined ? { secrets: [jwt] } : {}), ...(o.signal ? { signal: o.signal } : {}) };
   const programs = followedPrograms(config);
   const registry = programRegistryOf(config);
   const rps = config.watch?.rps ?? 5;

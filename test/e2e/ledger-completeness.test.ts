@@ -6,7 +6,7 @@
  *   --records` of a scan that never saw one transaction, against a chain that also lost a stored
  *   key, prints "incomplete" with the unexplained keys, their windows, the transaction the rescan
  *   found, and the missing key (exit 1);
- * - the server as a real process: its watcher runs it once at the tip; GET /ledger/completeness
+ * - the server as a real process: its watcher runs it when its scan reaches the tip; GET /ledger/completeness
  *   and the metrics say complete; the JWT appears in no answer and no log line (level trace).
  */
 import { spawn } from 'node:child_process';
@@ -160,7 +160,7 @@ describe('completeness', { timeout: 300_000 }, () => {
     }
   });
 
-  it('the server process: its watcher checks once at the tip; GET /ledger/completeness and the metrics say complete; the JWT is in no answer and no log line', async () => {
+  it('the server process: its watcher checks when its scan reaches the tip; GET /ledger/completeness and the metrics say complete; the JWT is in no answer and no log line', async () => {
     const cfg = join(dir, 'server.json');
     writeFileSync(
       cfg,

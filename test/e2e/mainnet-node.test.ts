@@ -4,7 +4,9 @@
  * authority in snarkVM's shape and order, pretty-printed as snarkOS prints them, mainnet's
  * transaction density with an oracle update every 100 blocks, `/blocks/transactions` holding each
  * block's transactions, every prefix, snarkOS's range errors and rate-limit forms on v1 and v2, and
- * the mapping routes answering from the updates placed. Both nodes run as their own processes.
+ * the mapping routes answering from the updates placed (a program no update calls does not exist),
+ * `/block/{h}/header`, and block times that hold each update's attestation time (what the
+ * completeness check's windows need). Both nodes run as their own processes.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,8 @@ import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
 import { MRENCLAVE } from '../support/ledger-fixture.js';
 import { mainnetUpdates } from '../support/mainnet-updates.js';
 import { startMainnetNodeProcess, type MainnetNodeProcess, type MainnetNodeSpec, type MainnetUpdate } from '../support/mainnet-node.js';
+import { oracleProgram, updateKindOf } from '../../src/ledger/programs.js';
+import { updateWrites } from '../../src/ledger/records/mappingWrites.js';
 
 const BATCH_HEADER_KEYS = ['batch_id', 'author', 'round', 'timestamp', 'committee_id', 'transmission_ids', 'previous_certificate_ids', 'signature'];
 const BLOCK_KEYS = ['block_hash', 'previous_hash', 'header', 'authority', 'ratifications', 'solutions', 'aborted_solution_ids', 'transactions', 'aborted_transaction_ids'];
@@ -148,6 +152,52 @@ describe('the mainnet-shaped node', () => {
     expect(value).toMatch(/^\{\n {2}data: \d+u128,\n {2}attestation_timestamp: \d+u128\n\}$/);
     expect(JSON.parse((await get(`${base}/${key}`)).text)).toBe(value);
     expect(JSON.parse((await get(`${base}/1u128`)).text)).toBeNull();
+    // A program no update calls or stores into is not deployed on this chain: snarkOS's 500 on every prefix.
+    const absent = await get(`${node.origin}/mainnet/program/vlink_oracle_v2.aleo/mapping/sgx_attested_data?all=true&metadata=true`, auth);
+    expect([absent.status, absent.text]).toEqual([500, "Program 'vlink_oracle_v2.aleo' does not exist"]);
+    expect((await get(`${node.origin}/v2/mainnet/program/vlink_oracle_v2.aleo/mapping/sgx_attested_data/1u128`)).status).toBe(500);
+  });
+
+  it("serves /block/{h}/header, and its block times hold each update's attestation time (an update's block from its attestation to well within the hour after), never decreasing", async () => {
+    const header = async (prefix: string, h: number) => {
+      const r = await get(`${node.origin}${prefix}/block/${h}/header`);
+      expect(r.status).toBe(200);
+      return JSON.parse(r.text) as { metadata: { height: number; timestamp: number } };
+    };
+    // The header is the block's, on every prefix; past the tip there is none.
+    const blocks = JSON.parse((await get(`${node.origin}/v2/mainnet/blocks?start=1140&end=1160`)).text) as any[];
+    for (const b of blocks) expect(await header('/v2/mainnet', b.header.metadata.height)).toEqual(b.header);
+    for (const prefix of ['/mainnet', '/v1/mainnet']) expect((await header(prefix, 3199)).metadata.height).toBe(3199);
+    expect((await get(`${node.origin}/v2/mainnet/block/3200/header`)).status).toBe(404);
+    expect((await get(`${node.origin}/mainnet/block/3200/header`)).status).toBe(500);
+
+    // Every update's first block (12 updates, one every 100 blocks): at or after the latest time its requests attest, within 20 minutes.
+    const perBlock = JSON.parse((await get(`${node.origin}/v2/mainnet/blocks/transactions?start=0&end=160`)).text) as any[][];
+    const more = JSON.parse((await get(`${node.origin}/v2/mainnet/blocks/transactions?start=160&end=320`)).text) as any[][];
+    const txsAt = async (h: number): Promise<any[]> => {
+      if (h < 320) return [...perBlock, ...more][h]!;
+      return (JSON.parse((await get(`${node.origin}/v2/mainnet/blocks/transactions?start=${h}&end=${h + 1}`)).text) as any[][])[0]!;
+    };
+    const attested = new Set<string>();
+    for (let h = 50; h < updates.length * 100; h += 100) {
+      const transition = (await txsAt(h)).flatMap((tx) => tx.transaction.execution?.transitions ?? []).find((x: any) => x.program !== 'credits.aleo');
+      const kind = updateKindOf(transition.program, transition.function)!;
+      const writes = updateWrites(oracleProgram(transition.program)?.attestedData, kind, transition.function, transition.inputs[0].value);
+      expect(writes.length).toBeGreaterThan(0);
+      const time = Math.max(...writes.map((w) => Number(w.attestationTimestamp)));
+      attested.add(String(time));
+      const t = (await header('/v2/mainnet', h)).metadata.timestamp;
+      expect(t, `block ${h}`).toBeGreaterThanOrEqual(time);
+      expect(t - time, `block ${h}`).toBeLessThan(1200);
+    }
+    // The real eras' times are among them (2024 to 2026), not only the minted updates'.
+    expect(attested.size).toBeGreaterThanOrEqual(8);
+    let last = 0;
+    for (let h = 0; h < 3200; h += 25) {
+      const t = (await header('/v2/mainnet', h)).metadata.timestamp;
+      expect(t, `block ${h}`).toBeGreaterThanOrEqual(last);
+      last = t;
+    }
   });
 
   it("rate-limits per IP and prefix as snarkOS does: 429 with retry-after on v2, a 500 '… (HTTP 429)' on v1", async () => {

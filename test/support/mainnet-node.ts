@@ -3,6 +3,7 @@
  * mainnet's transaction density, oracle updates every `updateEvery` blocks, served the way snarkOS
  * serves them (node/rest/src/lib.rs and routes.rs, 2026):
  *   GET {prefix}/block/height/latest
+ *   GET {prefix}/block/{h}/header                 (the block's header: its metadata.timestamp places times)
  *   GET {prefix}/blocks?start&end                 (end exclusive, at most 50)
  *   GET {prefix}/blocks/transactions?start&end    (at most 160; one array of confirmed transactions per block)
  *   GET {prefix}/program/{id}/mapping/{name}/{key}
@@ -17,6 +18,17 @@
  * (none, a filler transfer, or an oracle update built by LedgerChain, the one builder of
  * transactions); the pieces are written without joining them. Run it as its own process with
  * test/support/mainnet-node-main.ts (`startMainnetNodeProcess`).
+ *
+ * The updates are placed in the order of their attestation times, and the block times hold them
+ * (test/support/mainnet-times.ts): the block of an update's first placement is at or a little
+ * after its attestation time. Later placements (the updates in turn again, to fill a long chain)
+ * are replays of old attestations and write what the first did. The programs deployed are those
+ * the updates call or store into: any other's mapping "does not exist" (a 500, as snarkOS says it).
+ *
+ * Not snarkOS, outside the prefixes: `GET /__served` (what it served), `PUT /__listed` (a JSON
+ * array of ListedValue: the mapping values the node claims instead of what its blocks wrote, a
+ * lying or stale node; [] tells the truth again) and `PUT /__latest` (a JSON height: the chain
+ * grows, or shrinks, to it).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +40,8 @@ import { oracleProgram, updateKindOf } from '../../src/ledger/programs.js';
 import { updateWrites } from '../../src/ledger/records/mappingWrites.js';
 import { prettyLeo } from './ledger-node.js';
 import { TSX } from './process.js';
+import { BlockTimes } from './mainnet-times.js';
+import type { MappingWrite } from '../../src/ledger/records/mappingWrites.js';
 
 export interface MainnetUpdate {
   program: string;
@@ -48,8 +62,22 @@ export interface MainnetNodeSpec {
   txBytesPerBlock?: number;
   /** When set, the mapping listing wants `Authorization: Bearer <jwt>`. */
   jwt?: string;
-  /** Block 0's timestamp (Unix seconds; each block 2.9 s later); default 1725000000, as on mainnet. */
+  /**
+   * Block 0's timestamp (Unix seconds; each block 2.9 s later, an update's block not before its
+   * attestation: mainnet-times.ts); default: 1725000000, as on mainnet, or earlier when an update
+   * attests an earlier time than its block would have.
+   */
   genesisTime?: number;
+  /** Mapping values the node claims instead of what its blocks wrote (also `PUT /__listed`). */
+  listed?: ListedValue[];
+}
+
+/** One mapping value a lying node claims: `value` (Leo text, served as given) under `key`; null: the key is left out. */
+export interface ListedValue {
+  program: string;
+  mapping: string;
+  key: string;
+  value: string | null;
 }
 
 export const PREFIXES = ['/mainnet', '/v1/mainnet', '/v2/mainnet'] as const;
@@ -57,11 +85,20 @@ export const MAX_BLOCKS = 50;
 export const MAX_BLOCK_TRANSACTIONS = 160;
 const GENESIS_TIME = 1725000000;
 const ID_SLOT = '\u0000id';
-const ROUTES = [/^\/block\/height\/latest$/, /^\/blocks(\/transactions)?$/, /^\/program\/[^/]+\/mapping\/[^/]+(\/[^/]+)?$/];
+const ROUTES = [/^\/block\/height\/latest$/, /^\/block\/\d+\/header$/, /^\/blocks(\/transactions)?$/, /^\/program\/[^/]+\/mapping\/[^/]+(\/[^/]+)?$/];
 
 export class MainnetChain {
-  readonly latest: number;
+  latest: number;
   readonly every: number;
+  /** Spec indices of the updates in placement order (by attestation time). */
+  private readonly order: number[];
+  /** The mapping writes of each update (by spec index), as the scan computes them. */
+  private readonly writes: MappingWrite[][];
+  readonly times: BlockTimes;
+  /** Programs deployed: those the updates call or store into. */
+  private readonly deployed = new Set<string>();
+  /** program\0mapping → key → the value claimed instead (null: left out). */
+  private readonly lies = new Map<string, Map<string, string | null>>();
   private readonly authorities: Buffer[];
   private readonly filler: ConfirmedTx[];
   private readonly fillerPretty: string[];
@@ -73,6 +110,17 @@ export class MainnetChain {
   constructor(readonly spec: MainnetNodeSpec) {
     this.latest = spec.latest;
     this.every = spec.updateEvery ?? 100;
+    this.writes = spec.updates.map((u) => {
+      const kind = updateKindOf(u.program, u.fn);
+      return kind ? updateWrites(oracleProgram(u.program)?.attestedData, kind, u.fn, u.userData).filter((w) => w.data !== undefined && w.attestationTimestamp !== undefined) : [];
+    });
+    for (const [i, u] of spec.updates.entries()) for (const p of [u.program, ...this.writes[i]!.map((w) => w.program)]) this.deployed.add(p);
+    // Placed by attestation time (the latest of an update's requests), those without one last.
+    const attested = this.writes.map((ws) => (ws.length ? Math.max(...ws.map((w) => Number(w.attestationTimestamp))) : Number.POSITIVE_INFINITY));
+    this.order = spec.updates.map((_u, i) => i).sort((a, b) => attested[a]! - attested[b]! || a - b);
+    const anchors = this.order.flatMap((i, p) => (Number.isFinite(attested[i]) ? [{ height: Math.floor(this.every / 2) + p * this.every, time: attested[i]! }] : []));
+    this.times = new BlockTimes(anchors, spec.genesisTime);
+    this.setListed(spec.listed ?? []);
     this.authorities = MAINNET_AUTHORITY_SHAPES.map((s, i) => Buffer.from(prettyAt(quorumAuthority(s, 4_000_000 + 8 * i, GENESIS_TIME, `authority${i}`), 2)));
     this.filler = this.fillerChain();
     this.fillerPretty = [prettyAt(this.filler, 1), prettyAt(this.filler, 2)];
@@ -89,11 +137,61 @@ export class MainnetChain {
     return c.transactionsAt(0);
   }
 
+  /** The spec index of the update placed at `height`, if any. */
+  private placedAt(height: number): number | undefined {
+    const n = this.spec.updates.length;
+    if (n === 0 || height % this.every !== Math.floor(this.every / 2)) return undefined;
+    return this.order[Math.floor(height / this.every) % n];
+  }
+
   /** The update placed at `height`, if any. */
   updateAt(height: number): MainnetUpdate | undefined {
-    const u = this.spec.updates;
-    if (u.length === 0 || height % this.every !== Math.floor(this.every / 2)) return undefined;
-    return u[Math.floor(height / this.every) % u.length];
+    const i = this.placedAt(height);
+    return i === undefined ? undefined : this.spec.updates[i];
+  }
+
+  /** The chain is 0..`latest` from now on (the mappings hold what its blocks wrote). */
+  setLatest(latest: number): void {
+    this.latest = latest;
+    this.placeMappings();
+  }
+
+  /** What the node claims instead of its blocks' writes (replacing earlier claims). */
+  setListed(listed: readonly ListedValue[]): void {
+    this.lies.clear();
+    for (const l of listed) {
+      const k = `${l.program}\u0000${l.mapping}`;
+      const m = this.lies.get(k) ?? new Map<string, string | null>();
+      m.set(l.key, l.value);
+      this.lies.set(k, m);
+    }
+  }
+
+  /** Whether `program` is deployed (the updates call or store into it, or the node claims keys of it). */
+  isDeployed(program: string): boolean {
+    return this.deployed.has(program) || [...this.lies.keys()].some((k) => k.startsWith(`${program}\u0000`));
+  }
+
+  /** Every pair of a mapping as the node lists it: its blocks' writes, with the claims applied. */
+  listing(program: string, mapping: string): [string, string][] {
+    const k = `${program}\u0000${mapping}`;
+    const lies = this.lies.get(k) ?? new Map<string, string | null>();
+    const pairs: [string, string][] = [];
+    for (const [key, v] of this.mappings.get(k) ?? []) {
+      const lie = lies.get(key);
+      if (lie === undefined) pairs.push([key, prettyLeo(v)]);
+      else if (lie !== null) pairs.push([key, lie]);
+    }
+    for (const [key, lie] of lies) if (lie !== null && !this.mappings.get(k)?.has(key)) pairs.push([key, lie]);
+    return pairs;
+  }
+
+  /** One value as the node serves it (the claim, if any); undefined: no such key. */
+  value(program: string, mapping: string, key: string): string | undefined {
+    const lie = this.lies.get(`${program}\u0000${mapping}`)?.get(key);
+    if (lie !== undefined) return lie ?? undefined;
+    const v = this.mappings.get(`${program}\u0000${mapping}`)?.get(key);
+    return v === undefined ? undefined : prettyLeo(v);
   }
 
   /**
@@ -115,9 +213,8 @@ export class MainnetChain {
 
   /** The pretty transactions of the update placed at `height` (ids of its own), or undefined. */
   private updatePretty(height: number, depth: 1 | 2): string | undefined {
-    const u = this.updateAt(height);
-    if (!u) return undefined;
-    const i = Math.floor(height / this.every) % this.spec.updates.length;
+    const i = this.placedAt(height);
+    if (i === undefined) return undefined;
     let n = 0;
     return this.updateTemplate(i, depth)
       .map((p) => (p === ID_SLOT ? (n++ === 0 ? fakeId('at', `h${height}/tx`) : fakeId('au', `h${height}/transition${n - 1}`)) : p))
@@ -145,9 +242,19 @@ export class MainnetChain {
     return this.updatePretty(height, depth) ?? (this.hasFiller(height) ? this.fillerPretty[depth - 1]! : '[]');
   }
 
+  /** The block at `height` without its authority and transactions (as a header route reads it). */
+  private frame(height: number): Record<string, unknown> {
+    return blockFrame(height, this.times.at(height), 4_000_000 + 2 * height);
+  }
+
+  /** `/block/{h}/header`: the block's header, pretty-printed. */
+  header(height: number): string {
+    return JSON.stringify(this.frame(height).header, null, 2);
+  }
+
   /** The pieces of the block at `height`, pretty-printed as an element of `/blocks`' array. */
   blockPieces(height: number): (string | Buffer)[] {
-    const frame = prettyAt(blockFrame(height, (this.spec.genesisTime ?? GENESIS_TIME) + Math.floor(height * 2.9), 4_000_000 + 2 * height), 1);
+    const frame = prettyAt(this.frame(height), 1);
     const [head, rest] = frame.split(`"${AUTHORITY_MARK}"`) as [string, string];
     const [middle, tail] = rest.split(`"${TRANSACTIONS_MARK}"`) as [string, string];
     return [`  ${head}`, this.authorities[height % this.authorities.length]!, middle, this.prettyTransactions(height, 2), tail];
@@ -158,15 +265,22 @@ export class MainnetChain {
     return `  ${this.prettyTransactions(height, 1)}`;
   }
 
-  /** The mapping writes of every update placed at or below the latest height (what the chain holds). */
+  /**
+   * What the chain's mappings hold after the updates placed at or below the latest height, in block
+   * order: a request-hash key (`latest`) only by a newer attestation, a timestamped one always. The
+   * first round of placements decides it (later ones replay them: the same writes again).
+   */
   private placeMappings(): void {
+    this.mappings.clear();
+    const held = new Map<string, bigint>();
     const first = Math.floor(this.every / 2);
-    this.spec.updates.forEach((u, i) => {
-      if (first + i * this.every > this.latest) return;
-      const kind = updateKindOf(u.program, u.fn);
-      if (!kind) return;
-      for (const w of updateWrites(oracleProgram(u.program)?.attestedData, kind, u.fn, u.userData)) {
-        if (w.data === undefined || w.attestationTimestamp === undefined) continue;
+    this.order.forEach((i, p) => {
+      if (first + p * this.every > this.latest) return;
+      for (const w of this.writes[i]!) {
+        const id = `${w.program}\u0000${w.mapping}\u0000${w.key}`;
+        const t = BigInt(w.attestationTimestamp!);
+        if (w.role === 'latest' && held.has(id) && held.get(id)! >= t) continue;
+        held.set(id, t);
         const k = `${w.program}\u0000${w.mapping}`;
         const m = this.mappings.get(k) ?? new Map<string, string>();
         m.set(w.key, `{ data: ${w.data}u128, attestation_timestamp: ${w.attestationTimestamp}u128 }`);
@@ -245,6 +359,12 @@ export async function startMainnetNode(spec: MainnetNodeSpec): Promise<MainnetNo
 
   const route = (path: string, query: URLSearchParams, req: IncomingMessage): Answer => {
     if (path === '/block/height/latest') return json(String(chain.latest));
+    const header = /^\/block\/(\d+)\/header$/.exec(path);
+    if (header) {
+      const h = Number(header[1]);
+      if (h > chain.latest) return restError(404, 'not_found', `Missing block hash for block ${h}`);
+      return json(chain.header(h));
+    }
     if (path === '/blocks' || path === '/blocks/transactions') {
       const whole = path === '/blocks';
       const r = range(query, whole ? MAX_BLOCKS : MAX_BLOCK_TRANSACTIONS, whole ? 'blocks' : "blocks' transactions");
@@ -263,16 +383,17 @@ export async function startMainnetNode(spec: MainnetNodeSpec): Promise<MainnetNo
     const value = /^\/program\/([^/]+)\/mapping\/([^/]+)\/([^/]+)$/.exec(path);
     if (value) {
       const [, program = '', mapping = '', key = ''] = value.map((s) => decodeURIComponent(s ?? ''));
-      if (!oracleProgram(program)) return restError(500, 'internal_server_error', `Program '${program}' does not exist`);
-      const v = chain.mappings.get(`${program}\u0000${mapping}`)?.get(key);
-      return json(v === undefined ? 'null' : JSON.stringify(prettyLeo(v)));
+      if (!chain.isDeployed(program)) return restError(500, 'internal_server_error', `Program '${program}' does not exist`);
+      const v = chain.value(program, mapping, key);
+      return json(v === undefined ? 'null' : JSON.stringify(v));
     }
     const listing = /^\/program\/([^/]+)\/mapping\/([^/]+)$/.exec(path);
     if (listing) {
       if (spec.jwt !== undefined && req.headers.authorization !== `Bearer ${spec.jwt}`) return { status: 401, body: ['Unauthorized'] };
       if (query.get('all') !== 'true') return restError(400, 'bad_request', "Invalid query parameter. At this time, 'all=true' must be included");
       const [, program = '', mapping = ''] = listing.map((s) => decodeURIComponent(s ?? ''));
-      const pairs = [...(chain.mappings.get(`${program}\u0000${mapping}`) ?? new Map<string, string>())].map(([k, v]) => [k, prettyLeo(v)]);
+      if (!chain.isDeployed(program)) return restError(500, 'internal_server_error', `Program '${program}' does not exist`);
+      const pairs = chain.listing(program, mapping);
       return json(JSON.stringify(query.get('metadata') === 'true' ? { data: pairs, height: chain.latest } : pairs, null, 2));
     }
     return { status: 404, body: [] };
@@ -290,10 +411,29 @@ export async function startMainnetNode(spec: MainnetNodeSpec): Promise<MainnetNo
     res.end();
   };
 
+  const control = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (body += d));
+    req.on('end', () => {
+      let v: unknown;
+      try {
+        v = JSON.parse(body);
+      } catch {
+        return void send(res, { status: 400, body: ['not JSON'] });
+      }
+      if (path === '/__latest') chain.setLatest(v as number);
+      else chain.setListed(v as ListedValue[]);
+      res.end('{}');
+    });
+  };
+
   const server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://node.invalid');
     // Not snarkOS: what this stand-in has served so far (for the benchmark's MB/s), outside the prefixes.
     if (u.pathname === '/__served') return void res.end(JSON.stringify(served));
+    // Not snarkOS either: a test's claims (PUT /__listed) and the chain's growth (PUT /__latest).
+    if ((u.pathname === '/__listed' || u.pathname === '/__latest') && req.method === 'PUT') return void control(req, res, u.pathname);
     const prefix = [...PREFIXES].sort((a, b) => b.length - a.length).find((p) => u.pathname.startsWith(`${p}/`));
     if (!prefix || req.method !== 'GET') return send(res, { status: prefix ? 405 : 404, body: [] });
     const path = u.pathname.slice(prefix.length);

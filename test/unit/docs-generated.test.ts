@@ -36,7 +36,7 @@ describe('docs/: generated references', async () => {
     }
     for (const route of ['POST /decodeReport', 'POST /verify', 'POST /decode', 'GET /info', 'GET /ledger/transactions/{id}', 'GET /ledger/updates', 'GET /status/pccs', 'GET /metrics'])
       expect(docs['docs/http-api.md']).toContain(`## ${route}\n`);
-    for (const cmd of ['verify', 'reverify', 'collateral fetch', 'merge']) expect(docs['docs/cli.md']).toContain(`## oracle-verifier ${cmd}\n`);
+    for (const cmd of ['verify', 'reverify', 'collateral fetch', 'merge', 'completeness']) expect(docs['docs/cli.md']).toContain(`## oracle-verifier ${cmd}\n`);
   });
 
   it('every metric a running service serves is in docs/metrics.md, the watcher\'s and the PCCS probe\'s too', async () => {

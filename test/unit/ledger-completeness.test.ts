@@ -22,7 +22,7 @@ import { itemsOfTransaction, writesOfUpdate } from '../../src/ledger/records/tra
 import type { MappingWrite } from '../../src/ledger/records/mappingWrites.js';
 import { openUpdateStore, type UpdateStore } from '../../src/ledger/store/updateStore.js';
 import { checkCompleteness, dataMappings } from '../../src/ledger/watch/completeness.js';
-import { explainKey, type CompletenessResult } from '../../src/ledger/records/completeness.js';
+import { completenessStatus, explainKey, heldWrite, type CompletenessResult } from '../../src/ledger/records/completeness.js';
 import type { MappingWriteRef } from '../../src/ledger/records/mappingVerdict.js';
 import { LedgerWatcher } from '../../src/ledger/watch/watcher.js';
 import { storedUpdates, verifyUpdates } from '../../src/ledger/watch/verifyUpdates.js';
@@ -222,7 +222,7 @@ describe('completeness check', () => {
     expect(JSON.stringify(r)).not.toContain(echoed);
   });
 
-  it('the watcher checks once the scan reaches the tip, again at the next poll only when the node could not answer', async () => {
+  it('the watcher checks once the scan reaches the tip, again at the next poll when the node could not answer, then once completeness.intervalMs passed', async () => {
     w = await world({ jwt: JWT });
     const node = w.node;
     const store = openUpdateStore(':memory:');
@@ -230,7 +230,9 @@ describe('completeness check', () => {
     node.script(`/program/${VERU2}/mapping/${SGX}`, [reply.hangUp()]);
     const results: CompletenessResult[] = [];
     let onResult: () => void = () => undefined;
-    const twice = new Promise<void>((r) => (onResult = () => results.length === 2 && r()));
+    const resultNumber = (n: number) => new Promise<void>((r) => (onResult = () => results.length === n && r()));
+    const twice = resultNumber(2);
+    let clock = Date.parse('2026-11-28T08:00:00Z');
     const watcher = new LedgerWatcher({
       scanner: scannerOf(node),
       store,
@@ -242,7 +244,7 @@ describe('completeness check', () => {
       batchBlocks: 50,
       concurrency: 2,
       log: { info: () => undefined, warn: () => undefined },
-      completeness: { listing: listingOf(node, JWT), windowSeconds: 120, slackSeconds: 60 },
+      completeness: { listing: listingOf(node, JWT), windowSeconds: 120, slackSeconds: 60, intervalMs: 60_000, now: () => clock },
       onCompleteness: (r) => {
         results.push(r);
         onResult();
@@ -255,7 +257,7 @@ describe('completeness check', () => {
       // The whole chain scanned: every key explained; only the deleted write is missing.
       expect(results[1]).toMatchObject({ status: 'incomplete', keys: 4, explained: 4, explainedByUnattested: 1, unexplainedCount: 0, missingCount: 2 });
       expect(store.completeness()).toEqual(results[1]);
-      // Three polls more: no other check.
+      // Three polls more within the interval (the clock still): no other check.
       const polls = node.requestsTo('/block/height/latest').length;
       await new Promise<void>((resolve) => {
         const off = node.onRequest(() => {
@@ -266,18 +268,62 @@ describe('completeness check', () => {
         });
       });
       expect(results).toHaveLength(2);
+      // The interval passed: the next poll at the tip checks again, the store keeping that result.
+      const third = resultNumber(3);
+      clock += 60_000;
+      await third;
+      expect(results[2]).toMatchObject({ status: 'incomplete', missingCount: 2, checkedAt: new Date(clock).toISOString() });
+      expect(store.completeness()).toEqual(results[2]);
     } finally {
       await watcher.stop();
       store.close();
     }
   });
 
-  it('a key of a program whose key scheme is not established is explained by a write of the same value', () => {
+  it('a key of a program whose key scheme is not established, with no stored write of it, is explained by a write of the same value', () => {
     const write: MappingWriteRef = { transactionId: 'at1x', transitionId: 'au1x', blockHeight: 5, program: 'veru_oracle_interface_v3.aleo', function: 'set_single_data_sgx', outcome: 'valid', role: 'latest', data: '7', attestationTimestamp: '9' };
     expect(explainKey({ data: '7', attestationTimestamp: '9' }, [], () => [write])).toEqual({ by: write, byValue: true });
     expect(explainKey({ data: '7', attestationTimestamp: '9' }, [])).toBeUndefined();
     expect(explainKey({ data: '7', attestationTimestamp: '10' }, [write], () => [write])).toBeUndefined();
     expect(explainKey({ data: '7', attestationTimestamp: '9' }, [write])).toEqual({ by: write });
+    // A key with stored writes is judged by them alone, even when another key's write has the value.
+    const other = { ...write, transitionId: 'au1y', data: '8' };
+    expect(explainKey({ data: '7', attestationTimestamp: '9' }, [other], () => [write])).toBeUndefined();
+  });
+
+  it('a key is explained only by the write the chain holds last: the last in block order, a request-hash write only when newer', () => {
+    const w = (n: number, role: MappingWriteRef['role'], data: string, ts: string): MappingWriteRef => ({ transactionId: `at1${n}`, transitionId: `au1${n}`, blockHeight: 10 + n, program: VERU2, function: 'set_data_sgx', outcome: 'valid', role, data, attestationTimestamp: ts });
+    const first = w(1, 'historic', '1', '100');
+    const overwrite = w(2, 'unattested', '2', '100');
+    // A timestamped key overwritten: the earlier value no longer explains it (a stale listing).
+    expect(heldWrite([first, overwrite])).toBe(overwrite);
+    expect(explainKey({ data: '1', attestationTimestamp: '100' }, [first, overwrite])).toBeUndefined();
+    expect(explainKey({ data: '2', attestationTimestamp: '100' }, [first, overwrite])).toEqual({ by: overwrite });
+    // A request-hash key: a later write of an older or equal attestation leaves the value there.
+    const newer = w(3, 'latest', '3', '200');
+    const older = w(4, 'latest', '4', '150');
+    const same = w(5, 'latest', '5', '200');
+    expect(heldWrite([newer, older, same])).toBe(newer);
+    expect(explainKey({ data: '3', attestationTimestamp: '200' }, [newer, older, same])).toEqual({ by: newer });
+    expect(explainKey({ data: '4', attestationTimestamp: '150' }, [newer, older, same])).toBeUndefined();
+    const newest = w(6, 'latest', '6', '300');
+    expect(explainKey({ data: '3', attestationTimestamp: '200' }, [newer, older, newest])).toBeUndefined();
+    expect(heldWrite([])).toBeUndefined();
+  });
+
+  it('never complete when no listed mapping exists on the node (every one "does not exist"): not checked, with why', () => {
+    const gone = [
+      { program: VERU2, mapping: SGX, keys: 0, uninitialized: true as const },
+      { program: VERU2, mapping: 'nitro_attested_data', keys: 0, uninitialized: true as const },
+    ];
+    expect(completenessStatus({ unexplained: [], missing: [], mappings: gone })).toEqual({
+      status: 'not_checked',
+      errorCode: 'LEDGER_NODE_NO_ORACLE_MAPPING',
+      reason: expect.stringMatching(/^none of the 2 oracle data mappings of the followed programs exists on the node .*nothing is proven$/),
+    });
+    expect(completenessStatus({ unexplained: [], missing: [], mappings: [] }).status).toBe('not_checked');
+    // One existing mapping, even empty, is a listing: complete.
+    expect(completenessStatus({ unexplained: [], missing: [], mappings: [...gone, { program: 'official_oracle.aleo', mapping: SGX, keys: 0 }] })).toEqual({ status: 'complete' });
   });
 
   it('the store keeps the last result; a version 5 store gets the table on open, with no result yet', async () => {

@@ -21,7 +21,7 @@
 import { isAscii } from 'node:buffer';
 import { publicUrl } from '../../publicUrl.js';
 import { VerifierError } from '../../errors.js';
-import { createLedgerNodeClient, ledgerPath, type LedgerNodeClient } from './client.js';
+import { createLedgerNodeClient, ledgerPath, shownValue, type LedgerNodeClient } from './client.js';
 import { RateLimiter } from '../../rateLimit.js';
 import type { LedgerNodeCode } from './errors.js';
 import { blocksReading } from './blocksBody.js';
@@ -90,6 +90,8 @@ export interface NodeScanOptions {
   backoffMs: number;
   /** Headers of every request (the node's API key). */
   headers?: Record<string, string>;
+  /** More values never shown in messages (the node's JWT, sent by the listing client, which the node may echo in any answer). */
+  secrets?: readonly string[];
   /**
    * A daily request budget (src/requestBudget.ts): every HTTP attempt takes one of it before its
    * rate-limit slot, retries and rate-limited attempts included.
@@ -138,6 +140,7 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
       : () => limiter.acquire(),
     ...(o.fetchImpl ? { fetchImpl: o.fetchImpl } : {}),
     ...(o.headers ? { headers: o.headers } : {}),
+    ...(o.secrets ? { secrets: o.secrets } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
   });
   const choice = o.blockSource ?? 'auto';
@@ -147,7 +150,7 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
     const v = await client.getJson('/blocks/transactions?start=0&end=0', { absentWhen: isRouteAbsent });
     if (v === undefined) return 'blocks';
     if (Array.isArray(v) && v.length === 0) return 'transactions';
-    return fail('LEDGER_NODE_MALFORMED_BLOCKS', `ledger node: /blocks/transactions?start=0&end=0 answered ${JSON.stringify(v)?.slice(0, 100)}, not [] (served) nor a 404 (not served)`);
+    return fail('LEDGER_NODE_MALFORMED_BLOCKS', `ledger node: /blocks/transactions?start=0&end=0 answered ${shownValue(client, v)}, not [] (served) nor a 404 (not served)`);
   };
   const blockSource = (): Promise<BlockSourceKind> => {
     if (known) return Promise.resolve(known);
@@ -211,7 +214,7 @@ export function createBlockScanner(o: NodeScanOptions): BlockScanner {
     },
     async latestHeight() {
       const v = await client.getJson('/block/height/latest');
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: /block/height/latest answered ${JSON.stringify(v)}`);
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) fail('LEDGER_NODE_BAD_BLOCKS', `ledger node: /block/height/latest answered ${shownValue(client, v)}`);
       return v as number;
     },
   };
@@ -266,15 +269,15 @@ export async function fetchTransaction(client: LedgerNodeClient, id: string): Pr
   if (!isObj(v)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} did not answer a JSON object`);
   const tx = isObj(v.transaction) ? v.transaction : v;
   if (tx.id !== id || typeof tx.type !== 'string') {
-    return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} answered ${typeof tx.id === 'string' ? `transaction ${tx.id}` : 'no transaction id'}`);
+    return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /transaction/${id} answered ${typeof tx.id === 'string' ? `transaction ${shownValue(client, tx.id)}` : 'no transaction id'}`);
   }
   let h = v.block_height;
   if (h === undefined) {
     const hash = await client.getJson(ledgerPath('find', 'blockHash', id), { maxBodyBytes: SMALL_BODY_BYTES });
-    if (typeof hash !== 'string' || !/^ab1[02-9ac-hj-np-z]+$/.test(hash)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /find/blockHash/${id} answered ${JSON.stringify(hash)?.slice(0, 100)}`);
+    if (typeof hash !== 'string' || !/^ab1[02-9ac-hj-np-z]+$/.test(hash)) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: /find/blockHash/${id} answered ${shownValue(client, hash)}`);
     h = await client.getJson(ledgerPath('height', hash), { maxBodyBytes: SMALL_BODY_BYTES });
   }
-  if (typeof h !== 'number' || !Number.isInteger(h) || h < 0) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: no valid block height for transaction ${id} (${JSON.stringify(h)})`);
+  if (typeof h !== 'number' || !Number.isInteger(h) || h < 0) return fail('LEDGER_NODE_BAD_TRANSACTION', `ledger node: no valid block height for transaction ${id} (${shownValue(client, h)})`);
   return { transaction: v, blockHeight: h };
 }
 
@@ -286,5 +289,5 @@ export async function fetchTransaction(client: LedgerNodeClient, id: string): Pr
 export async function fetchMappingValue(client: LedgerNodeClient, program: string, mapping: string, key: string): Promise<string | null> {
   const v = await client.getJson(ledgerPath('program', program, 'mapping', mapping, key), { maxBodyBytes: SMALL_BODY_BYTES });
   if (v === null || typeof v === 'string') return v;
-  return fail('LEDGER_NODE_BAD_MAPPING_VALUE', `ledger node: ${program}/${mapping}[${key}] answered ${JSON.stringify(v)?.slice(0, 100)}, not a Leo value (a JSON string) or null`);
+  return fail('LEDGER_NODE_BAD_MAPPING_VALUE', `ledger node: ${program}/${mapping}[${key}] answered ${shownValue(client, v)}, not a Leo value (a JSON string) or null`);
 }

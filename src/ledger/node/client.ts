@@ -167,6 +167,17 @@ function excerpt(text: string, show: (t: string) => string): string {
   return JSON.stringify(t.length > SHOWN_BODY_CHARS ? `${t.slice(0, SHOWN_BODY_CHARS)}…` : t);
 }
 
+/**
+ * A value a node answered (a JSON value of a 200 body, or a text in it), as a message may show it:
+ * its JSON text with the client's credentials cut out (the node may echo the JWT or API key it was
+ * sent, in any encoding, a 200 answer included), then cut to `max` characters.
+ */
+export function shownValue(client: Pick<LedgerNodeClient, 'redact'>, value: unknown, max = 100): string {
+  const text = JSON.stringify(value) ?? String(value);
+  const t = client.redact ? client.redact(text) : text;
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+}
+
 /** Retry-After as delta-seconds or HTTP date, in ms from now; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (value === null) return undefined;

@@ -17,7 +17,7 @@
  *   (block timestamps do not decrease).
  */
 import { VerifierError } from '../../errors.js';
-import { ledgerPath, type LedgerNodeClient } from './client.js';
+import { ledgerPath, shownValue, type LedgerNodeClient } from './client.js';
 import type { LedgerNodeCode } from './errors.js';
 
 /**
@@ -74,12 +74,15 @@ export async function listMapping(client: LedgerNodeClient, program: string, map
   }
   const data = isObj(v) ? v.data : v;
   const height = isObj(v) && typeof v.height === 'number' && Number.isInteger(v.height) && v.height >= 0 ? v.height : undefined;
-  if (!Array.isArray(data)) return fail('LEDGER_NODE_BAD_LISTING', `${where} did not answer { data: [[key, value]…], height } (got ${JSON.stringify(v)?.slice(0, 100)})`);
+  if (!Array.isArray(data)) return fail('LEDGER_NODE_BAD_LISTING', `${where} did not answer { data: [[key, value]…], height } (got ${shownValue(client, v)})`);
+  // Every key and value as they travel on (results, messages, logs, --json): the client's
+  // credentials cut out, for a node may echo the JWT it was sent in a 200 answer too.
+  const redact = client.redact ?? ((t: string) => t);
   const entries = data.map((pair: unknown, i) => {
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
-      return fail('LEDGER_NODE_BAD_LISTING', `${where}: entry ${i} is ${JSON.stringify(pair)?.slice(0, 100)}, not a [key, value] pair of Leo texts`);
+      return fail('LEDGER_NODE_BAD_LISTING', `${where}: entry ${i} is ${shownValue(client, pair)}, not a [key, value] pair of Leo texts`);
     }
-    return { key: pair[0], value: pair[1] };
+    return { key: redact(pair[0]), value: redact(pair[1]) };
   });
   return { entries, ...(height !== undefined ? { height } : {}) };
 }
@@ -88,7 +91,7 @@ export async function listMapping(client: LedgerNodeClient, program: string, map
 export async function blockTimestamp(client: LedgerNodeClient, height: number): Promise<number> {
   const v = await client.getJson(ledgerPath('block', String(height), 'header'));
   const t = isObj(v) && isObj(v.metadata) ? v.metadata.timestamp : undefined;
-  if (typeof t !== 'number' || !Number.isFinite(t)) return fail('LEDGER_NODE_BAD_LISTING', `ledger node: /block/${height}/header has no metadata.timestamp (got ${JSON.stringify(v)?.slice(0, 100)})`);
+  if (typeof t !== 'number' || !Number.isFinite(t)) return fail('LEDGER_NODE_BAD_LISTING', `ledger node: /block/${height}/header has no metadata.timestamp (got ${shownValue(client, v)})`);
   return t;
 }
 

@@ -4,17 +4,21 @@
  * (mappingVerdict.ts) asks of each stored key what the chain holds; this asks the other way: of
  * each key on chain, which stored write put its value there.
  *
- * - A listed key is explained when a stored write of that key wrote the value it holds (any
- *   outcome: the scan saw the write; whether its report is valid is the update's own verdict), by an
- *   update or by a flagged unattested write. For a program whose key scheme is not established
- *   (AttestedDataLayout.uncertain) a write of the same value to the same mapping explains it.
+ * - A listed key is explained when the stored write the chain holds last for that key (heldWrite:
+ *   the last in block order that took effect) wrote the value it holds (any outcome: the scan saw
+ *   the write; whether its report is valid is the update's own verdict), by an update or by a
+ *   flagged unattested write. An earlier write of the same value explains nothing: a node listing
+ *   the value a key held before an overwrite the scan stored is reported. For a program whose key
+ *   scheme is not established (AttestedDataLayout.uncertain), a key no stored write made is
+ *   explained by a write of the same value to the same mapping that its own key still holds.
  * - Otherwise it is unexplained, with its value: some write the scan did not see put it there.
  * - A stored key whose writes the chain should hold but which the listing lacks is missing (a
  *   deleted write, or a write the chain never made).
  *
  * The whole answer is three-valued: complete (every listed key explained, nothing missing),
  * incomplete (the keys, their block windows, what the rescan of each window found), not_checked
- * (why: no listing allowed, node down…), never complete without a listing.
+ * (why: no listing allowed, node down, no mapping of the followed programs exists on the node…),
+ * never complete without a listing of at least one existing mapping.
  */
 import type { ErrorCode } from '../../errorCodes.js';
 import type { AttestedValue, MappingWriteRef } from './mappingVerdict.js';
@@ -126,13 +130,31 @@ export interface Explanation {
 const same = (w: { data?: string; attestationTimestamp?: string }, v: AttestedValue): boolean => w.data === v.data && w.attestationTimestamp === v.attestationTimestamp;
 
 /**
- * The stored write whose value `value` is: among the key's writes (newest first), else, when the
- * key scheme is uncertain, among the writes of that value to the mapping.
+ * The write whose value the chain holds for a key after `writes` (every stored write of it, in
+ * block order): the last one that took effect. A `latest` write (request hash) takes effect only
+ * when its attestation timestamp is greater than the one the key holds (the first of equal ones
+ * stays); a `historic` or `unattested` write always does. Undefined: no write.
  */
-export function explainKey(value: AttestedValue, writesOfKey: readonly MappingWriteRef[], writesOfValue?: () => readonly MappingWriteRef[]): Explanation | undefined {
-  const hit = [...writesOfKey].reverse().find((w) => same(w, value));
-  if (hit) return { by: hit };
-  const byValue = writesOfValue?.().find((w) => same(w, value));
+export function heldWrite<W extends MappingWriteRef>(writes: readonly W[]): W | undefined {
+  let held: W | undefined;
+  for (const w of writes) {
+    const kept = w.role === 'latest' && held?.attestationTimestamp !== undefined && w.attestationTimestamp !== undefined && BigInt(w.attestationTimestamp) <= BigInt(held.attestationTimestamp);
+    if (!kept) held = w;
+  }
+  return held;
+}
+
+/**
+ * How `value`, listed under a key, is explained: by the write the chain holds last for that key
+ * (heldWrite of `writesOfKey`) when it wrote this value; a key with stored writes is explained by
+ * nothing else (an older write of the same value is a stale listing). A key no stored write made,
+ * of a program whose key scheme is uncertain, is explained by one of `heldWritesOfValue` (writes of
+ * this value to the mapping, each the one its own key holds).
+ */
+export function explainKey(value: AttestedValue, writesOfKey: readonly MappingWriteRef[], heldWritesOfValue?: () => readonly MappingWriteRef[]): Explanation | undefined {
+  const held = heldWrite(writesOfKey);
+  if (held) return same(held, value) ? { by: held } : undefined;
+  const byValue = heldWritesOfValue?.().find((w) => same(w, value));
   return byValue ? { by: byValue, byValue: true } : undefined;
 }
 
@@ -157,8 +179,8 @@ export function isMissing(writes: readonly MappingWriteRef[], listingHeight: num
   return last;
 }
 
-/** The overall status from the parts (never complete with nothing listed). */
-export function completenessStatus(r: Pick<CompletenessResult, 'unexplained' | 'missing' | 'mappings'>): { status: CompletenessStatus; reason?: string } {
+/** The overall status from the parts (never complete unless a mapping that exists was listed). */
+export function completenessStatus(r: Pick<CompletenessResult, 'unexplained' | 'missing' | 'mappings'>): { status: CompletenessStatus; reason?: string; errorCode?: ErrorCode } {
   const open = r.unexplained.filter((k) => !(k.rescan?.found?.length && k.rescan.found.every((f) => f.afterScan)));
   if (open.length || r.missing.length) {
     const parts = [
@@ -168,5 +190,13 @@ export function completenessStatus(r: Pick<CompletenessResult, 'unexplained' | '
     return { status: 'incomplete', reason: parts.join('; ') };
   }
   if (r.mappings.length === 0) return { status: 'not_checked', reason: 'no oracle data mapping of the followed programs was listed' };
+  // Every mapping "does not exist" / "is not initialized" on the node: nothing was listed, nothing is proven.
+  if (r.mappings.every((m) => m.uninitialized)) {
+    return {
+      status: 'not_checked',
+      reason: `none of the ${r.mappings.length} oracle data mappings of the followed programs exists on the node (each listing answered that the program does not exist or the mapping is not initialized): nothing was listed, so nothing is proven`,
+      errorCode: 'LEDGER_NODE_NO_ORACLE_MAPPING',
+    };
+  }
   return { status: 'complete' };
 }

@@ -256,8 +256,8 @@ export interface UpdateStore {
   listMappingChecks(status: MappingStatus, limit: number, after?: MappingKeyRef): { checks: MappingCheck[]; next?: MappingKeyRef };
   /** Every stored key of one mapping (completeness: those the chain lacks are missing). */
   mappingKeysOf(program: string, mapping: string): string[];
-  /** Every stored write of this value into the mapping, any key (programs whose key scheme is not established). */
-  mappingWritesOfValue(program: string, mapping: string, value: AttestedValue): MappingWriteRef[];
+  /** Every stored write of this value into the mapping, any key, each with its key (programs whose key scheme is not established). */
+  mappingWritesOfValue(program: string, mapping: string, value: AttestedValue): (MappingWriteRef & { key: string })[];
   /** Keeps the completeness check's result (replacing the last one). */
   saveCompleteness(result: CompletenessResult): void;
   /** The last completeness result (undefined: never checked). */
@@ -561,7 +561,7 @@ export function openUpdateStore(file: string): UpdateStore {
        u.block_height AS blockHeight, u.outcome, json_extract(u.record, '$.program') AS program, json_extract(u.record, '$.function') AS function
      FROM mapping_writes w JOIN updates u ON u.transition_id = w.transition_id`;
   const writesOfKey = db.prepare(`SELECT ${writeColumns} WHERE w.program = ? AND w.mapping = ? AND w.key = ? ORDER BY u.block_height, w.seq`);
-  const writesOfValue = db.prepare(`SELECT ${writeColumns} WHERE w.program = ? AND w.mapping = ? AND w.attestation_timestamp = ? AND w.data = ? ORDER BY u.block_height, w.seq`);
+  const writesOfValue = db.prepare(`SELECT w.key, ${writeColumns} WHERE w.program = ? AND w.mapping = ? AND w.attestation_timestamp = ? AND w.data = ? ORDER BY u.block_height, w.seq`);
   const keysOfMapping = db.prepare(`SELECT key FROM mapping_keys WHERE program = ? AND mapping = ? ORDER BY key`);
   const putCompleteness = db.prepare(`INSERT OR REPLACE INTO completeness (id, status, checked_at, result) VALUES (1, ?, ?, ?)`);
   const getCompleteness = db.prepare(`SELECT result FROM completeness WHERE id = 1`);
@@ -691,7 +691,9 @@ export function openUpdateStore(file: string): UpdateStore {
       return { writes: rows.map(writeRef), lastSeq: rows.reduce((m, r) => Math.max(m, r.seq), 0) };
     }),
     mappingKeysOf: read((program: string, mapping: string) => (keysOfMapping.all(program, mapping) as { key: string }[]).map((r) => r.key)),
-    mappingWritesOfValue: read((program: string, mapping: string, v: AttestedValue) => (writesOfValue.all(program, mapping, v.attestationTimestamp, v.data) as WriteRow[]).map(writeRef)),
+    mappingWritesOfValue: read((program: string, mapping: string, v: AttestedValue) =>
+      (writesOfValue.all(program, mapping, v.attestationTimestamp, v.data) as (WriteRow & { key: string })[]).map(({ key, ...row }) => ({ ...writeRef(row), key })),
+    ),
     saveCompleteness: write(fenced((r: CompletenessResult) => {
       putCompleteness.run(r.status, r.checkedAt, JSON.stringify(r));
     })),

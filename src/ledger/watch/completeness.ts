@@ -22,6 +22,7 @@ import type { MappingWrite } from '../records/mappingWrites.js';
 import {
   completenessStatus,
   explainKey,
+  heldWrite,
   isMissing,
   oneLine,
   readListed,
@@ -56,7 +57,8 @@ export interface CompletenessOptions {
   now?: () => number;
 }
 
-export const COMPLETENESS_DEFAULTS = { windowSeconds: 3600, slackSeconds: 300, maxRescans: 20, batchBlocks: 50, maxListed: 1000 } as const;
+/** intervalMs: the watcher checks again this long after its last check (watch.completenessIntervalMs). */
+export const COMPLETENESS_DEFAULTS = { windowSeconds: 3600, slackSeconds: 300, maxRescans: 20, batchBlocks: 50, maxListed: 1000, intervalMs: 600_000 } as const;
 
 /** One mapping to list: the program holding it, its name, and why its key scheme is unsettled. */
 export interface DataMapping {
@@ -136,7 +138,13 @@ export async function checkCompleteness(o: CompletenessOptions): Promise<Complet
         continue;
       }
       const { writes } = o.store.mappingWritesOf({ program, mapping, key: r.key });
-      const why = explainKey(r.value, writes, uncertain !== undefined ? () => o.store.mappingWritesOfValue(program, mapping, r.value) : undefined);
+      // Unsettled key scheme: a write of this value explains the key only while its own key still holds it.
+      const heldOfValue = () =>
+        o.store.mappingWritesOfValue(program, mapping, r.value).filter((w) => {
+          const held = heldWrite(o.store.mappingWritesOf({ program, mapping, key: w.key }).writes);
+          return held?.transitionId === w.transitionId && held.role === w.role;
+        });
+      const why = explainKey(r.value, writes, uncertain !== undefined ? heldOfValue : undefined);
       if (why) {
         explained++;
         if (why.by.role === 'unattested') byUnattested++;
@@ -150,9 +158,11 @@ export async function checkCompleteness(o: CompletenessOptions): Promise<Complet
         value,
         data: r.value.data,
         attestationTimestamp: r.value.attestationTimestamp,
-        reason: writes.length
-          ? `the chain holds a value none of the ${writes.length} stored write${writes.length === 1 ? '' : 's'} of this key wrote: a write the scan did not see`
-          : 'no stored write made this key: a write the scan did not see',
+        reason: !writes.length
+          ? 'no stored write made this key: a write the scan did not see'
+          : writes.some((w) => w.data === r.value.data && w.attestationTimestamp === r.value.attestationTimestamp)
+            ? `the chain holds the value of an earlier write of this key, not of the last of its ${writes.length} stored writes: a later write the scan stored is not there (a stale listing, or a write the scan did not see that restored it)`
+            : `the chain holds a value none of the ${writes.length} stored write${writes.length === 1 ? '' : 's'} of this key wrote: a write the scan did not see`,
       });
     }
     // A key computed by an unsettled scheme may not be the key the chain uses: not judged missing.
@@ -169,11 +179,12 @@ export async function checkCompleteness(o: CompletenessOptions): Promise<Complet
   await placeAndRescan(o, unexplained, top >= 0 ? top : undefined, scannedHeight);
 
   const afterScan = unexplained.filter((k) => k.rescan?.found?.length && k.rescan.found.every((f) => f.afterScan)).length;
-  const { status, reason } = completenessStatus({ unexplained, missing, mappings });
+  const { status, reason, errorCode } = completenessStatus({ unexplained, missing, mappings });
   const maxListed = o.maxListed ?? COMPLETENESS_DEFAULTS.maxListed;
   return {
     status,
     ...(reason !== undefined ? { reason } : {}),
+    ...(errorCode !== undefined ? { errorCode } : {}),
     ...base,
     source: 'snarkos',
     mappings,

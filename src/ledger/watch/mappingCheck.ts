@@ -15,7 +15,7 @@
 import { isVerifierError, VerifierError } from '../../errors.js';
 import type { ErrorCode } from '../../errorCodes.js';
 import { fetchMappingValue } from '../node/blockScanner.js';
-import type { LedgerNodeClient } from '../node/client.js';
+import { shownValue, type LedgerNodeClient } from '../node/client.js';
 import { parseAttestedData } from '../records/mappingWrites.js';
 import { judgeMapping, type AttestedValue, type MappingVerdict } from '../records/mappingVerdict.js';
 import type { MappingCheck, MappingKeyRef, UpdateStore } from '../store/updateStore.js';
@@ -114,7 +114,7 @@ async function readValue(client: LedgerNodeClient, ref: MappingKeyRef): Promise<
   if (text === null) return null;
   const v = parseAttestedData(text);
   if (!v) {
-    throw new VerifierError<ErrorCode>('LEDGER_NODE_BAD_MAPPING_VALUE', `ledger node: ${ref.program}/${ref.mapping}[${ref.key}] holds ${JSON.stringify(text.slice(0, 100))}, not an AttestedData { data, attestation_timestamp }`);
+    throw new VerifierError<ErrorCode>('LEDGER_NODE_BAD_MAPPING_VALUE', `ledger node: ${ref.program}/${ref.mapping}[${ref.key}] holds ${shownValue(client, text)}, not an AttestedData { data, attestation_timestamp }`);
   }
   return v;
 }

@@ -15,6 +15,12 @@
  * fetches their blocks again and replaces their records in place (src/ledger/store/updateStore.ts), so an
  * update is never stored twice. An attempt that is still unverifiable is retried after
  * `retry.intervalMs`, doubling with each attempt up to 64 × `retry.intervalMs`.
+ *
+ * The completeness check (docs/completeness.md) runs at a poll where the scan is at the tip: the
+ * first time the scan gets there, then again once `completeness.intervalMs` passed since the last
+ * check, at the next such poll after a range stored new records of the followed programs, and at
+ * the next poll after a check the node could not answer (a retryable code). Each result replaces
+ * the last in the store, which the metric and GET /ledger/completeness read.
  */
 import { isVerifierError, VerifierError } from '../../errors.js';
 import { publicText } from '../../publicUrl.js';
@@ -29,7 +35,7 @@ import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.
 import { storedUpdates, verifyUpdates, type Verify, type VerifyMany } from './verifyUpdates.js';
 import { traitsOf, type ErrorCode } from '../../errorCodes.js';
 import { checkMappingRound, type MappingRoundResult } from './mappingCheck.js';
-import { checkCompleteness, type CompletenessOptions } from './completeness.js';
+import { checkCompleteness, COMPLETENESS_DEFAULTS, type CompletenessOptions } from './completeness.js';
 import type { CompletenessResult } from '../records/completeness.js';
 import { PROGRAMS } from '../programs.js';
 
@@ -71,10 +77,11 @@ export interface WatcherOptions {
   /** Called after each cross-check round. */
   onMappingChecked?: (r: MappingRoundResult) => void;
   /**
-   * The completeness check (docs/completeness.md), run once the scan first reaches the tip (again
-   * at a later poll only when the node could not answer); its result is kept in the store.
+   * The completeness check (docs/completeness.md), run at the tip: once the scan first reaches it,
+   * then every `intervalMs` (default COMPLETENESS_DEFAULTS.intervalMs), after new records were
+   * stored, and at the next poll when the node could not answer; each result is kept in the store.
    */
-  completeness?: Omit<CompletenessOptions, 'scanner' | 'store' | 'programs' | 'registry'>;
+  completeness?: Omit<CompletenessOptions, 'scanner' | 'store' | 'programs' | 'registry'> & { intervalMs?: number };
   /** Called with each completeness result. */
   onCompleteness?: (r: CompletenessResult) => void;
 }
@@ -132,8 +139,10 @@ export class LedgerWatcher {
    */
   private readonly onStop = new Set<() => void>();
   private lastError: WatcherStatus['lastError'];
-  /** The completeness check gave its answer (or cannot: no JWT, refused): not run again. */
-  private completenessDone = false;
+  /** When the last completeness check ended, and whether it is due again at once (the node could not answer). */
+  private lastCompleteness: { at: number; again: boolean } | undefined;
+  /** Records of the followed programs were stored since the last completeness check. */
+  private storedSinceCompleteness = false;
   private readonly sem: Semaphore;
 
   constructor(private readonly o: WatcherOptions) {
@@ -225,7 +234,7 @@ export class LedgerWatcher {
         }
         if (!this.stopped) await this.retryDue();
         if (!this.stopped) await this.checkMappings(tip);
-        if (!this.stopped) await this.checkCompletenessOnce(tip);
+        if (!this.stopped) await this.checkCompletenessDue(tip);
         this.lastError = undefined;
       } catch (e) {
         // A store whose lease another watcher took: this one writes nothing more.
@@ -259,6 +268,7 @@ export class LedgerWatcher {
     const added = this.o.store.commit(storedUpdates(records), { start, end }, this.now() + (this.o.retry?.intervalMs ?? 0), this.o.programs);
     // Progress: whatever failed before (the node, the store) works again.
     this.lastError = undefined;
+    if (added.length > 0) this.storedSinceCompleteness = true;
     this.o.onStored?.(added);
     this.o.log.info({ scannedHeight: end, tipHeight: tip, updates: records.length, added: added.length }, 'ledger range stored');
     return true;
@@ -311,17 +321,27 @@ export class LedgerWatcher {
     else if (r.checked > 0) this.o.log.info({ scannedHeight: scanned, ...r }, 'ledger mapping checked');
   }
 
-  /** The completeness check, once every followed program is scanned to `tip` (once per watcher). */
-  private async checkCompletenessOnce(tip: number): Promise<void> {
+  /** Whether a completeness check is due now (the scan being at the tip): see the module comment. */
+  private completenessDue(now: number, intervalMs: number): boolean {
+    const last = this.lastCompleteness;
+    return last === undefined || last.again || this.storedSinceCompleteness || now - last.at >= intervalMs;
+  }
+
+  /** The completeness check, when every followed program is scanned to `tip` and a check is due. */
+  private async checkCompletenessDue(tip: number): Promise<void> {
     const c = this.o.completeness;
-    if (!c || this.completenessDone) return;
+    if (!c) return;
+    const { intervalMs = COMPLETENESS_DEFAULTS.intervalMs, ...options } = c;
+    const clock = c.now ?? Date.now;
     const scanned = this.o.store.state({ programs: this.o.programs, from: this.o.fromHeight }).scannedHeight;
-    if (scanned === null || scanned < tip) return;
-    const r = await this.race(checkCompleteness({ ...c, scanner: this.o.scanner, store: this.o.store, programs: this.o.programs, registry: this.o.registry ?? PROGRAMS }));
+    if (scanned === null || scanned < tip || !this.completenessDue(clock(), intervalMs)) return;
+    const r = await this.race(checkCompleteness({ ...options, scanner: this.o.scanner, store: this.o.store, programs: this.o.programs, registry: this.o.registry ?? PROGRAMS }));
     if (r === STOPPED) return;
     this.o.store.saveCompleteness(r);
+    // (The scan waits for the check: nothing was stored meanwhile.)
+    this.storedSinceCompleteness = false;
     // A node that could not answer (down, rate limited past patience) is asked again at the next poll.
-    this.completenessDone = !(r.status === 'not_checked' && r.errorCode !== undefined && traitsOf(r.errorCode).retryable === true);
+    this.lastCompleteness = { at: clock(), again: r.status === 'not_checked' && r.errorCode !== undefined && traitsOf(r.errorCode).retryable === true };
     this.o.onCompleteness?.(r);
     const fields = { scannedHeight: scanned, status: r.status, keys: r.keys, explained: r.explained, unexplained: r.unexplainedCount, missing: r.missingCount, reason: r.reason, code: r.errorCode };
     if (r.status === 'complete') this.o.log.info(fields, 'ledger completeness checked');

@@ -334,7 +334,7 @@ const notConfigured = (reply: FastifyReply, code: 'LEDGER_WATCH_NOT_CONFIGURED' 
 function notYet(scannedHeight: number | null): CompletenessResult {
   return {
     status: 'not_checked',
-    reason: 'not run yet: the watcher checks completeness once its scan reaches the tip',
+    reason: 'not run yet: the watcher first checks completeness when its scan reaches the tip',
     checkedAt: new Date().toISOString(),
     scannedHeight,
     mappings: [],
@@ -554,7 +554,7 @@ export const ledgerRoutes = (o: LedgerRoutesOptions): FastifyPluginAsync => asyn
       schema: {
         summary: 'The last completeness check: is every key of the oracle data mappings on chain explained by a stored write?',
         description:
-          'The watcher runs it once its scan first reaches the tip (docs/completeness.md): it lists the oracle data mappings from the ledger node (its JWT route; LEDGER_NODE_JWT), explains each key by a stored update or flagged unattested write, places each unexplained key in a block window by its attestation timestamp and scans that window again. status: complete, incomplete (unexplained keys with their windows and what the rescan found; stored keys missing on chain) or not_checked (reason: no JWT, listing refused, node down, or not run yet).',
+          'The watcher runs it when its scan first reaches the tip, then at the tip every watch.completenessIntervalMs and after new records were stored (docs/completeness.md); each result replaces the last. It lists the oracle data mappings from the ledger node (its JWT route; LEDGER_NODE_JWT), explains each key by the last stored write of it (an update or a flagged unattested write) when that wrote the listed value, places each unexplained key in a block window by its attestation timestamp and scans that window again. status: complete, incomplete (unexplained keys with their windows and what the rescan found; stored keys missing on chain) or not_checked (reason: no JWT, listing refused, no mapping of the followed programs on the node, node down, or not run yet).',
         response: { 200: completenessSchema, 503: watchNotConfigured() },
       },
     },
