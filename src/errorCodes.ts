@@ -425,6 +425,8 @@ export const ERROR_TRAITS = {
     INCLUSION_BLOCK_HASH_MISMATCH: todo(EVIDENCE, 'The node served a header that does not hash to its block hash: read the block from another source.'),
     /** The block's header could not be had (the node lacks the route or the block). */
     INCLUSION_HEADER_MISSING: todo({ ...NODE_DOWN, status: 200 }, 'The node did not serve the block (its header and transaction ids) the proof needs: retry, or point --node at a node that serves GET /{network}/block/{h}.'),
+    /** The independent source (--confirm-with) could not be asked for the block. */
+    INCLUSION_CONFIRMATION_UNAVAILABLE: todo({ ...NODE_DOWN, status: 200 }, 'The second source (--confirm-with) did not serve the block: retry later, or name another independent API.'),
     /** The independent source names another block hash at that height, or none. */
     INCLUSION_SOURCES_DISAGREE: todo({ ...NODE_WRONG, status: 200 }, 'The two sources disagree on the block hash at this height: one of them serves another chain. Ask a third source; trust neither until they agree.'),
     /** The update cannot be proven this way (a deployment, a rejected transaction, an input type this verifier does not read). */

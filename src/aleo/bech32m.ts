@@ -48,7 +48,7 @@ function convertBits(data: readonly number[], from: number, to: number, pad: boo
 
 /** The bytes of a Bech32m string with the given prefix, or a reason it is not one. */
 export function decodeBech32m(text: string, hrp: string): Uint8Array | string {
-  if (typeof text !== 'string' || text.length > 200) return 'not a bech32m string';
+  if (typeof text !== 'string' || text.length > 400) return 'not a bech32m string';
   if (text !== text.toLowerCase()) return 'not lower case';
   const sep = text.lastIndexOf('1');
   if (sep < 1 || text.slice(0, sep) !== hrp) return `does not start with "${hrp}1"`;

@@ -32,6 +32,8 @@ import type { BlockScanner } from '../ledger/node/blockScanner.js';
 import { RequestBudget, type BudgetState } from '../requestBudget.js';
 import { planScan } from './plan.js';
 import { pinnedEnd } from './pinnedEnd.js';
+import { InclusionProver } from '../ledger/inclusion/prover.js';
+import { createLedgerNodeClient } from '../ledger/node/client.js';
 
 /**
  * Test only: the length of a budget "day" in ms (default: a UTC day), so that tests need not wait
@@ -67,6 +69,8 @@ export const REVERIFY = {
     jsonl: { kind: 'string', arg: 'FILE', group: SOURCES, help: 'lines of { "userData", "report", "id"? }' },
     'tx-dir': { kind: 'string', arg: 'DIR', group: SOURCES, help: 'saved transaction JSON files (*.json)' },
     'blocks-dir': { kind: 'string', arg: 'DIR', group: SOURCES, help: 'blocks saved by --save-blocks: the same records again, e.g. --offline on another machine' },
+    'prove-inclusion': { kind: 'flag', group: SOURCES, help: "with --node: prove each update's values committed in its block (input ids, transition, transaction, transactions root, block hash; docs/inclusion.md), reading its block again whole" },
+    'confirm-with': { kind: 'string', arg: 'URL', group: SOURCES, help: "with --prove-inclusion: an independent API (with its network) that must name the same block hash; without it the node's own hash is taken (one's own node)" },
     'save-blocks': { kind: 'string', arg: 'DIR', group: SOURCES, help: 'with --node: keep each block holding a followed transition, as read, with its timestamp (for --blocks-dir)' },
     offline: {
       kind: 'flag',
@@ -216,6 +220,10 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   if ([node, jsonl, txDir, blocksDir].filter((s) => s !== undefined).length !== 1) throw cliError('CLI_USAGE', 'reverify: give exactly one source: --node, --jsonl, --tx-dir or --blocks-dir');
   const saveBlocksDir = a.string('save-blocks');
   if (saveBlocksDir !== undefined && node === undefined) throw cliError('CLI_USAGE', 'reverify: --save-blocks keeps what a --node scan reads');
+  const proveInclusionFlag = a.flag('prove-inclusion');
+  const confirmWith = a.string('confirm-with');
+  if (proveInclusionFlag && node === undefined) throw cliError('CLI_USAGE', 'reverify: --prove-inclusion reads each update\'s block from the --node it scans');
+  if (confirmWith !== undefined && !proveInclusionFlag) throw cliError('CLI_USAGE', 'reverify: --confirm-with confirms the block hashes of --prove-inclusion');
   const offline = a.flag('offline');
   if (offline && (node !== undefined || a.string('pccs') !== undefined)) throw cliError('CLI_USAGE', 'reverify: --offline reads no network: a saved source (--blocks-dir, --tx-dir, --jsonl), no --node, no --pccs');
   const checkpointFile = a.string('checkpoint');
@@ -271,6 +279,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
     let scan: { scanner: BlockScanner; from: number; to: number } | undefined;
     let budget: RequestBudget | undefined;
     let plan: ((blocks: number) => string) | undefined;
+    let inclusion: InclusionProver | undefined;
     if (node !== undefined) {
       // Without --from: where the store's coverage of every followed program ends (a program it
       // never scanned for needs an explicit start).
@@ -349,6 +358,12 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         ...(saveBlocksDir !== undefined ? { save: (b: SavedBlock) => saveBlock(resolve(saveBlocksDir), b) } : {}),
       });
       scan = { scanner, from, to };
+      if (proveInclusionFlag) {
+        inclusion = new InclusionProver({
+          node: scanner.client,
+          ...(confirmWith !== undefined ? { confirmWith: createLedgerNodeClient({ baseUrl: confirmWith, timeoutMs: a.int('timeout-ms')!, retries: a.int('retries')!, backoffMs: a.int('backoff-ms')! }) } : {}),
+        });
+      }
     } else if (jsonl !== undefined) {
       const f = resolve(jsonl);
       if (!existsSync(f)) throw cliError('CLI_BAD_INPUT', `--jsonl ${f}: no such file`);
@@ -375,6 +390,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       ...(store ? { store } : {}),
       ...(budget ? { budget } : {}),
       ...(plan ? { plan } : {}),
+      ...(inclusion ? { inclusion } : {}),
       progressIntervalMs: Math.round(a.number('progress-interval') * 1000),
       io,
     });
@@ -426,6 +442,8 @@ export interface RunOptions {
   updateBatch?: number;
   /** Replay owner transitions into measurementInForce (off for shards: merge does it). */
   annotateInForce: boolean;
+  /** Proves each update record's inclusion in its block (--prove-inclusion). */
+  inclusion?: Pick<InclusionProver, 'annotate'>;
   /** Where each program's measurements live (default: the built-in programs). */
   registry?: ProgramRegistry;
   /** The programs followed: the store records that the committed block ranges covered them. */
@@ -568,8 +586,9 @@ export async function runReverify(o: RunOptions): Promise<number> {
             ),
           ),
         };
-    ticket.records.catch(() => undefined); // awaited in order by flush
-    return { batch, ...ticket, updates: batch.items.reduce((n, it) => n + (it.type === 'update' ? 1 : 0), 0) };
+    const records = o.inclusion ? ticket.records.then((recs) => o.inclusion!.annotate(recs)) : ticket.records;
+    records.catch(() => undefined); // awaited in order by flush
+    return { batch, lastSeq: ticket.lastSeq, records, updates: batch.items.reduce((n, it) => n + (it.type === 'update' ? 1 : 0), 0) };
   };
   const flush = async (p: Pending) => {
     if (durableFailure !== undefined) throw durableFailure;

@@ -20,6 +20,11 @@ export class Summary {
   ratedToday = 0;
   /** Valid at their block's time, not accepted today (a TCB recovery or a revocation since): the audit's "valid then, not valid now". */
   validThenNotNow = 0;
+  /** Inclusion proofs (--prove-inclusion): proven, failed, not checked; who confirmed the block hashes. */
+  inclusionProven = 0;
+  inclusionFailed = 0;
+  inclusionNotChecked = 0;
+  readonly confirmedBy = new Set<string>();
 
   add(r: OutputRecord): void {
     if (isOwnerRecord(r)) {
@@ -37,6 +42,11 @@ export class Summary {
       this.ratedToday++;
       if (o === 'valid' && !r.judgedAsOf.today.accepted) this.validThenNotNow++;
     }
+    if (r.inclusion?.status === 'proven') {
+      this.inclusionProven++;
+      this.confirmedBy.add(r.inclusion.confirmedBy);
+    } else if (r.inclusion?.status === 'failed') this.inclusionFailed++;
+    else if (r.inclusion?.status === 'not_checked') this.inclusionNotChecked++;
     const key = `${r.kind}\u0000${o}\u0000${r.errorCode ?? '-'}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
   }
@@ -66,6 +76,9 @@ export class Summary {
     );
     if (this.judgedAsOf) {
       out.push(`judged at their block's time ${this.judgedAsOf}, with today's status beside ${this.ratedToday}: valid then, not valid now ${this.validThenNotNow}`);
+    }
+    if (this.inclusionProven || this.inclusionFailed || this.inclusionNotChecked) {
+      out.push(`inclusion in their blocks: proven ${this.inclusionProven}, failed ${this.inclusionFailed}, not checked ${this.inclusionNotChecked}` + (this.confirmedBy.size ? `; block hashes confirmed by ${[...this.confirmedBy].sort().join(', ')}` : ''));
     }
     return `${out.join('\n')}\n`;
   }

@@ -4,7 +4,9 @@
  *   literal = 0,0 | type (u8) | size in bits (u16) | value bits
  *   struct  = 0,1 | members (u8) | per member: name bits (u8) | name | value size (u16) | value
  *   array   = 1,0 | length (u32) | per element: size (u16) | element
- * Signatures and strings are not read (no oracle program takes one as a public input).
+ *   signature = challenge (251) ‖ response (251) ‖ pk_sig x (253) ‖ pr_sig x (253), from the 128
+ *               bytes of its `sign1…` text (snarkVM `console/account/src/signature`)
+ * Strings are not read (no oracle program takes one as a public input).
  */
 import { BitString } from '../../hash/bhp/index.js';
 import { FIELD_MODULUS } from '../../hash/field.js';
@@ -30,6 +32,7 @@ const BOOLEAN = 1;
 const FIELD = 2;
 const GROUP = 3;
 const SCALAR = 14;
+const SIGNATURE = 15;
 const FIELD_BITS = 253;
 const SCALAR_BITS = 251;
 /** The Edwards curve's prime subgroup order (the `scalar` type's modulus). */
@@ -51,7 +54,7 @@ class Reader {
   }
   word(): string {
     this.ws();
-    const m = /^[A-Za-z0-9_.\-]+/.exec(this.text.slice(this.i, this.i + 200));
+    const m = /^[A-Za-z0-9_.\-]+/.exec(this.text.slice(this.i, this.i + 400));
     if (m === null) throw new PlaintextError(`expected a value at offset ${this.i}`);
     this.i += m[0].length;
     return m[0];
@@ -70,6 +73,14 @@ function literalBits(out: BitString, text: string): void {
     const x = leBytesToBigInt(bytes);
     if (x >= FIELD_MODULUS) throw new PlaintextError(`"${text}" is not an address (x out of range)`);
     return lit(ADDRESS, FIELD_BITS, (b) => b.int(x, FIELD_BITS));
+  }
+  if (text.startsWith('sign1')) {
+    const bytes = decodeBech32m(text, 'sign');
+    if (typeof bytes === 'string' || bytes.length !== 128) throw new PlaintextError(`"${text.slice(0, 40)}…" is not a signature (${typeof bytes === 'string' ? bytes : `${bytes.length} bytes`})`);
+    const part = (i: number) => leBytesToBigInt(bytes.subarray(32 * i, 32 * i + 32));
+    const [challenge, response, pkSig, prSig] = [part(0), part(1), part(2), part(3)];
+    if (challenge >= SCALAR_MODULUS || response >= SCALAR_MODULUS || pkSig >= FIELD_MODULUS || prSig >= FIELD_MODULUS) throw new PlaintextError(`"${text.slice(0, 40)}…" is not a signature (a value out of range)`);
+    return lit(SIGNATURE, 2 * SCALAR_BITS + 2 * FIELD_BITS, (b) => b.int(challenge, SCALAR_BITS).int(response, SCALAR_BITS).int(pkSig, FIELD_BITS).int(prSig, FIELD_BITS));
   }
   const m = /^(-?[0-9]+)(field|group|scalar|[iu](?:8|16|32|64|128))$/.exec(text);
   if (m === null) throw new PlaintextError(`"${text.slice(0, 80)}" is not a literal this verifier reads`);
@@ -146,9 +157,14 @@ export function plaintextFields(text: string): bigint[] {
   all[bits.length] = 1;
   const out: bigint[] = [];
   for (let k = 0; k < all.length; k += 252) {
-    let x = 0n;
-    for (let i = Math.min(all.length, k + 252) - 1; i >= k; i--) x = (x << 1n) | BigInt(all[i] as number);
-    out.push(x);
+    // Four bits a hex digit, most significant first (a BigInt shift per bit costs ≈ 20× more).
+    const end = Math.min(all.length, k + 252);
+    let hex = '';
+    for (let i = k + Math.ceil((end - k) / 4) * 4 - 4; i >= k; i -= 4) {
+      const nibble = (all[i] as number) | ((i + 1 < end ? (all[i + 1] as number) : 0) << 1) | ((i + 2 < end ? (all[i + 2] as number) : 0) << 2) | ((i + 3 < end ? (all[i + 3] as number) : 0) << 3);
+      hex += nibble.toString(16);
+    }
+    out.push(BigInt(`0x${hex}`));
   }
   return out;
 }

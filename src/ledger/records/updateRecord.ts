@@ -9,7 +9,8 @@
  *     decodedRequests? (every request of the userData, as POST /decodeReport answers it),
  *     checks? (the ordered check trace, as POST /decodeReport answers it),
  *     judgedAsOf? and evidence? (judged at its block's time: docs/history.md),
- *     measurementInForce?: { matches, sourceHeight } | { matches: "unknown", reason } }
+ *     measurementInForce?: { matches, sourceHeight } | { matches: "unknown", reason },
+ *     inclusion? (reverify --prove-inclusion: docs/inclusion.md) }
  * Owner record (unique ID / PCR setter of a followed program, needed to replay measurements):
  *   { transactionId, transitionId, blockHeight, program, function, kind: "measurement",
  *     measurement?: { uniqueId } | { pcrs }, errorCode?, errorString? }
@@ -29,6 +30,7 @@ import { reportKind, type Measurement } from '../../verify/kinds/index.js';
 import type { Evidence, JudgedAsOf, VerifyOutcome } from '../../verify/types.js';
 import { outcomeFor, type ErrorCode, type Outcome } from '../../errorCodes.js';
 import type { MappingWrite } from './mappingWrites.js';
+import type { Inclusion } from '../../aleo/inclusion/verdict.js';
 
 export type { Outcome } from '../../errorCodes.js';
 
@@ -72,6 +74,8 @@ export interface OutputRecord {
   written?: { mapping: string; key: string; value: string };
   /** The entries the transition writes into the oracle's data mapping (src/ledger/records/mappingWrites.ts). */
   mappingWrites?: MappingWrite[];
+  /** The proof that its values are committed in its block (reverify --prove-inclusion; docs/inclusion.md). */
+  inclusion?: Inclusion;
 }
 
 /** An update's measurement against the one in force: known (with the height it was set at) or unknown (and why). */
@@ -83,7 +87,7 @@ export const RECORD_OUTCOMES: readonly RecordOutcome[] = ['valid', 'invalid', 'u
 
 const ORDER: readonly (keyof OutputRecord)[] = [
   'transactionId', 'transitionId', 'blockHeight', 'blockTimestamp', 'id', 'program', 'function', 'kind', 'unrecognized', 'reportValid', 'outcome', 'errorCode', 'errorString',
-  'tcbStatus', 'measurements', 'measurement', 'written', 'decodedData', 'decodedRequests', 'checks', 'judgedAsOf', 'evidence', 'measurementInForce', 'mappingWrites',
+  'tcbStatus', 'measurements', 'measurement', 'written', 'decodedData', 'decodedRequests', 'checks', 'judgedAsOf', 'evidence', 'measurementInForce', 'mappingWrites', 'inclusion',
 ];
 
 /**
