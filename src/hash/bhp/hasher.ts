@@ -76,8 +76,26 @@ function hashRound(t: BhpTables, bits: Uint8Array, length: number): Extended {
   return acc;
 }
 
+/** Throws unless every byte of `bits` is 0 or 1 (the native kernel refuses the same inputs). */
+export function checkBits(bits: Uint8Array): void {
+  let any = 0;
+  for (let i = 0; i < bits.length; i++) any |= bits[i] as number;
+  if ((any & 0xfe) !== 0) throw new RangeError('BHP: a bit is neither 0 nor 1');
+}
+
+/**
+ * One round on its whole preimage (the domain and length, or the previous x, already in it; at
+ * most hasherBits bits) → the x-coordinate of the sum. What native/bhp.c's bhp_hash_round does.
+ */
+export function bhpRoundX(t: BhpTables, preimage: Uint8Array): bigint {
+  if (preimage.length > t.hasherBits) throw new RangeError(`BHP: a round of ${t.params.name} takes at most ${t.hasherBits} bits, got ${preimage.length}`);
+  checkBits(preimage);
+  return xCoordinate(hashRound(t, preimage, preimage.length));
+}
+
 /** BHP hash of a bit string (one byte per bit, 0 or 1) → the field element (x-coordinate). */
 export function bhpHashBits(t: BhpTables, input: Uint8Array): bigint {
+  checkBits(input);
   if (input.length === 0) return 0n; // snarkVM runs no round: the identity, whose x is 0
   const perRound = t.hasherBits - DATA_BITS;
   const preimage = new Uint8Array(t.hasherBits + CHUNK);

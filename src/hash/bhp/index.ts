@@ -1,30 +1,21 @@
 /**
- * BHP hashes of mainnet (snarkVM `hash_bhp256/512/768/1024`) and its BHP Merkle tree. The lookup
- * tables are computed on first use of each hasher (≈ 50 ms each).
+ * BHP hashes of mainnet (snarkVM `hash_bhp256/512/768/1024`) and its BHP Merkle tree, on the
+ * backend backend.ts selects at run time (`native`: native/bhp.c; `portable`: hasher.ts in
+ * BigInt; VERIFIER_BHP_BACKEND forces one). The lookup tables are computed on first use of each
+ * hasher (≈ 50 ms each, tables.ts).
  */
-import { BHP1024, BHP256, BHP512, BHP768, bhpHashBits, buildTables, type BhpParameters, type BhpTables } from './hasher.js';
-import { merkleRoot, type MerkleHashers } from './merkle.js';
+import { bhpBackend } from './backend.js';
+import { BHP1024, BHP256, BHP512, BHP768 } from './hasher.js';
 
 export { BitString } from './bitString.js';
+export { BHP_BACKEND_ENV, bhpBackendName, bhpBackendReason, type BhpBackendName } from './backend.js';
 
-const tables = new Map<BhpParameters, BhpTables>();
-function tablesOf(p: BhpParameters): BhpTables {
-  let t = tables.get(p);
-  if (t === undefined) {
-    t = buildTables(p);
-    tables.set(p, t);
-  }
-  return t;
-}
-
-export const bhp256 = (bits: Uint8Array): bigint => bhpHashBits(tablesOf(BHP256), bits);
-export const bhp512 = (bits: Uint8Array): bigint => bhpHashBits(tablesOf(BHP512), bits);
-export const bhp768 = (bits: Uint8Array): bigint => bhpHashBits(tablesOf(BHP768), bits);
-export const bhp1024 = (bits: Uint8Array): bigint => bhpHashBits(tablesOf(BHP1024), bits);
-
-const HASHERS: MerkleHashers = { leaf: bhp1024, node: bhp512 };
+export const bhp256 = (bits: Uint8Array): bigint => bhpBackend.hash(BHP256, bits);
+export const bhp512 = (bits: Uint8Array): bigint => bhpBackend.hash(BHP512, bits);
+export const bhp768 = (bits: Uint8Array): bigint => bhpBackend.hash(BHP768, bits);
+export const bhp1024 = (bits: Uint8Array): bigint => bhpBackend.hash(BHP1024, bits);
 
 /** snarkVM `merkle_tree_bhp::<DEPTH>(leaves).root()`. */
 export function bhpMerkleRoot(depth: number, leaves: readonly Uint8Array[]): bigint {
-  return merkleRoot(HASHERS, depth, leaves);
+  return bhpBackend.merkleRoot(depth, leaves);
 }
