@@ -8,7 +8,7 @@ import { cpus, totalmem } from 'node:os';
 import { pathToFileURL } from 'node:url';
 
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const files = ['struct.bench.ts', 'hash.bench.ts', 'hash-peers.bench.ts', 'bhp.bench.ts', 'typeb.bench.ts', 'typea.bench.ts', 'core.bench.ts', 'cli.bench.ts', 'frontend.bench.ts', 'http-load.ts', 'healthz-under-verify.ts', 'memory.ts'];
+const files = ['struct.bench.ts', 'hash.bench.ts', 'hash-peers.bench.ts', 'bhp.bench.ts', 'inclusion.bench.ts', 'typeb.bench.ts', 'typea.bench.ts', 'core.bench.ts', 'cli.bench.ts', 'frontend.bench.ts', 'http-load.ts', 'healthz-under-verify.ts', 'memory.ts'];
 
 console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);
 let failed = 0;

@@ -39,7 +39,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['verify'],
   ['config', 'collateral', 'observability', 'ledger/programs.ts', 'ledger/programsConfig.ts'],
   ['pool', 'ledger/node', 'ledger/records', 'ledger/store', 'startup', 'client'],
-  ['ledger/watch'],
+  ['ledger/watch', 'ledger/inclusion'],
   ['compose.ts'],
   ['server', 'cli'],
   ['bootstrap.ts'],

@@ -135,7 +135,7 @@ describe('the CLI lines of README.md and docs/, as written', () => {
       const key = words.join(' ');
       commands.set(key, [...(commands.get(key) ?? []), line]);
     }
-    expect([...commands.keys()].sort()).toEqual(['collateral export', 'collateral fetch', 'collateral import', 'merge', 'reverify', 'verify']);
+    expect([...commands.keys()].sort()).toEqual(['block check', 'collateral export', 'collateral fetch', 'collateral import', 'completeness', 'merge', 'reverify', 'verify']);
     for (const [cmd, lines] of commands) {
       const r = await sh(`npx oracle-verifier ${cmd} --help`);
       expect(r.code, `${cmd}: ${r.stderr}`).toBe(0);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bigIntToLeBytes, decodeBech32m, encodeBech32m } from '../../src/aleo/bech32m.js';
 import { checkBlock } from '../../src/aleo/block/check.js';
-import { parseJsonLossless } from '../../src/aleo/block/losslessJson.js';
+import { parseBlockJson, parseJsonLossless } from '../../src/aleo/block/losslessJson.js';
 import { proveInclusion } from '../../src/aleo/inclusion/prove.js';
 
 const DIR = path.resolve(process.cwd(), '../shared/vectors/aleo/mainnet');
@@ -23,8 +23,16 @@ function wrap(t: any): any {
 }
 
 describe('real mainnet block 1,203,288', () => {
-  it('keeps cumulative_weight exact (above 2^53)', () => {
+  it('keeps cumulative_weight exact (above 2^53), on both readers', () => {
     expect(block().header.metadata.cumulative_weight).toBe('18741903340503531150');
+    const text = readFileSync(path.join(DIR, 'block-1203288.json'), 'utf8');
+    expect((parseBlockJson(text) as any).header).toEqual((parseJsonLossless(text) as any).header);
+    // The key twice (a second object holding it): the fast reader cannot tell which, the whole text is read exactly.
+    const twice = text.replace(/^\{/, '{"x":{"cumulative_weight":18741903340503531999},');
+    expect((parseBlockJson(twice) as any).header.metadata.cumulative_weight).toBe('18741903340503531150');
+    expect((parseBlockJson(twice) as any).x.cumulative_weight).toBe('18741903340503531999');
+    // Strings are skipped by the exact reader, escaped quotes included; negative and fractional numbers kept apart.
+    expect(parseJsonLossless('{"a":"x\\\\","b":12345678901234567890,"c":["12345678901234567890", -12345678901234567890, 1.5e300]}')).toEqual({ a: 'x\\', b: '12345678901234567890', c: ['12345678901234567890', '-12345678901234567890', 1.5e300] });
   });
 
   it('its transactions root, header root and block hash recompute from its JSON', () => {

@@ -6,7 +6,7 @@
  * (one's own node). Blocks are asked once for all the updates they hold (the last few are kept).
  */
 import { encodeBech32m, bigIntToLeBytes } from '../../aleo/bech32m.js';
-import { parseJsonLossless } from '../../aleo/block/losslessJson.js';
+import { parseBlockJson } from '../../aleo/block/losslessJson.js';
 import { confirmBlockHash } from '../../aleo/inclusion/confirm.js';
 import { proveInclusion } from '../../aleo/inclusion/prove.js';
 import type { Inclusion } from '../../aleo/inclusion/verdict.js';
@@ -35,7 +35,7 @@ class BlockCache {
       p = this.client.getBytes(`/block/${height}`).then(
         (body): Read => {
           try {
-            return { ok: true, block: parseJsonLossless(body.toString('utf8')) };
+            return { ok: true, block: parseBlockJson(body.toString('utf8')) };
           } catch (e) {
             return { ok: false, why: `block ${height} is not JSON (${(e as Error).message})` };
           }
