@@ -19,6 +19,19 @@ export function assertFieldElement(x: bigint, what: string): void {
   }
 }
 
+/** base^exp mod p, by square-and-multiply (base any integer, exp ≥ 0). */
+export function powMod(base: bigint, exp: bigint): bigint {
+  let result = 1n;
+  let b = ((base % FIELD_MODULUS) + FIELD_MODULUS) % FIELD_MODULUS;
+  let e = exp;
+  while (e > 0n) {
+    if (e & 1n) result = (result * b) % FIELD_MODULUS;
+    b = (b * b) % FIELD_MODULUS;
+    e >>= 1n;
+  }
+  return result;
+}
+
 /** The lossy cast `field as u128`: the lowest 128 bits of the canonical representative. */
 export function fieldToU128(x: bigint): bigint {
   return x & U128_MASK;

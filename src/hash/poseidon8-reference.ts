@@ -6,7 +6,7 @@
  * Round r (0 ≤ r < 39): add ARK[r]; S-box x^17 on all 9 elements in the 4 first and 4 last
  * (full) rounds, on element 0 only in the 31 middle (partial) rounds; multiply by the MDS.
  */
-import { assertFieldElement, FIELD_MODULUS } from './field.js';
+import { assertFieldElement, FIELD_MODULUS, powMod } from './field.js';
 import {
   POSEIDON8_ALPHA,
   POSEIDON8_ARK,
@@ -20,18 +20,6 @@ const P = FIELD_MODULUS;
 const ALPHA = BigInt(POSEIDON8_ALPHA);
 const HALF_FULL = POSEIDON8_FULL_ROUNDS / 2;
 const ROUNDS = POSEIDON8_FULL_ROUNDS + POSEIDON8_PARTIAL_ROUNDS;
-
-function powMod(base: bigint, exp: bigint): bigint {
-  let result = 1n;
-  let b = base % P;
-  let e = exp;
-  while (e > 0n) {
-    if (e & 1n) result = (result * b) % P;
-    b = (b * b) % P;
-    e >>= 1n;
-  }
-  return result;
-}
 
 /** In-place Poseidon8 permutation of a 9-element state. */
 export function permuteReference(state: bigint[]): void {

@@ -2,7 +2,9 @@
  * Arithmetic in the base field of Aleo's twisted Edwards curve: the BLS12-377 scalar field
  * (the Aleo `field` type), on canonical BigInts in [0, p).
  */
-import { FIELD_MODULUS } from '../field.js';
+import { FIELD_MODULUS, powMod } from '../field.js';
+
+export { powMod };
 
 export const P = FIELD_MODULUS;
 
@@ -11,17 +13,6 @@ export function mod(a: bigint): bigint {
   return r < 0n ? r + P : r;
 }
 
-export function powMod(base: bigint, exp: bigint): bigint {
-  let result = 1n;
-  let b = mod(base);
-  let e = exp;
-  while (e > 0n) {
-    if (e & 1n) result = (result * b) % P;
-    b = (b * b) % P;
-    e >>= 1n;
-  }
-  return result;
-}
 
 /** a^-1 mod p (Fermat); 0 has none. */
 export function invert(a: bigint): bigint {
