@@ -12,7 +12,11 @@
  * @typedef {{ transactionId: string, transitionId: string, blockHeight: number, program: string, function: string, reportType: string,
  *   reportValid: boolean, outcome?: Outcome, errorCode?: string, errorString?: string, decodedData?: Decoded, decodedRequests?: Decoded[], tcbStatus?: string,
  *   measurements: { uniqueId?: string, pcrs?: string[] }, checks?: Check[], verifiedAt: string,
- *   unrecognized?: boolean, written?: { mapping: string, key: string, value: string }, blockTimestamp?: string, judgedAsOf?: JudgedAsOf }} LedgerRecord
+ *   unrecognized?: boolean, written?: { mapping: string, key: string, value: string }, blockTimestamp?: string, judgedAsOf?: JudgedAsOf,
+ *   inclusion?: Inclusion }} LedgerRecord
+ */
+/**
+ * @typedef {{ status: 'proven' | 'failed' | 'not_checked', blockHash?: string, confirmedBy?: string, link?: string, code?: string, detail?: string, why?: string }} Inclusion
  */
 /**
  * @typedef {{ accepted: boolean, rejectedBy?: string, tcbEvaluation?: number, tcbStatus?: string, errorCode?: string, advisoryIds?: string[],
@@ -407,3 +411,14 @@ export function measurementsTable(m) {
   return box;
 }
 
+
+/**
+ * The inclusion proof of a stored update in words (docs/inclusion.md): proven in which block and
+ * confirmed by whom, the link that broke, or why none was tried.
+ * @param {Inclusion} i
+ */
+export function inclusionText(i) {
+  if (i.status === 'proven') return `Inclusion proven: committed in block ${i.blockHash ?? '?'}, its hash confirmed by ${i.confirmedBy ?? '?'}`;
+  if (i.status === 'failed') return `Inclusion not proven: the ${i.link ?? '?'} link broke (${i.code ?? '?'}): ${i.detail ?? ''}`;
+  return `Inclusion not checked: ${i.why ?? 'no reason given'}`;
+}

@@ -11,7 +11,7 @@
  */
 /** @typedef {import('./common.js').LedgerRecord} LedgerRecord */
 /** @typedef {import('./common.js').Outcome} Outcome */
-import { byId, checksList, clearErrors, decodedTable, el, fetchJson, HttpError, judgedTexts, loadTargets, measurementsTable, notADate, outcomeLabel, outcomeOf, showError, table, validThenNotNow, verdictText } from './common.js';
+import { byId, checksList, clearErrors, decodedTable, el, fetchJson, HttpError, inclusionText, judgedTexts, loadTargets, measurementsTable, notADate, outcomeLabel, outcomeOf, showError, table, validThenNotNow, verdictText } from './common.js';
 
 const PAGE = 20;
 const CHART_LIMIT = 500;
@@ -146,6 +146,7 @@ function showDetail(r) {
   body.replaceChildren(
     el('p', verdictText(outcome, r.errorString, r.errorCode), `outcome-${outcome}`),
     ...judgedParagraphs(r),
+    ...(r.inclusion ? [el('p', inclusionText(r.inclusion), r.inclusion.status === 'proven' ? 'note' : 'today-rejected')] : []),
     el('p', `Transaction ${r.transactionId}, transition ${r.transitionId}, block ${r.blockHeight}, ${r.program}/${r.function}, ${r.reportType}; verified ${r.verifiedAt}`, 'note'),
     ...(r.unrecognized ? [el('p', 'Unrecognized: the program registry does not name this program or function; its inputs have the shape of an update, so it was verified as one. Add it to ledgerPrograms in config.json.', 'note')] : []),
     ...(r.written ? [el('p', `Wrote ${r.written.mapping}[${r.written.key}] = ${r.written.value}`)] : []),

@@ -107,6 +107,7 @@ export interface Config {
 export const URL_KEYS: Readonly<Record<string, string>> = {
   pccsUrl: `pass an Intel PCS subscription key in the environment variable ${PCCS_API_KEY_ENV} (sent as the ${PCCS_API_KEY_HEADER} header)`,
   'liveCheck.apiBaseUrl': `pass the ledger node's API key in the environment variable ${LEDGER_NODE_API_KEY_ENV} (sent in the header named by liveCheck.apiKeyHeader, default X-API-Key)`,
+  'watch.confirmWith': 'the confirming API is read without credentials',
 };
 
 /** A URL key's value as a message may show it: without userinfo and query. */
@@ -310,6 +311,9 @@ export function resolveConfig(input: unknown, baseDir: string, file = ''): Confi
   }
   if (raw.watch?.enabled === true && raw.liveCheck && typeof raw.liveCheck === 'object' && raw.liveCheck.apiBaseUrl === undefined) {
     problems.add('CONFIG_INVALID', 'config: liveCheck.apiBaseUrl = (absent): the ledger watcher (watch.enabled) follows this ledger node; set it');
+  }
+  if (raw.watch?.confirmWith !== undefined && raw.watch.proveInclusion !== true) {
+    problems.add('CONFIG_INVALID', `config: watch.confirmWith = ${shownUrl(raw.watch.confirmWith)}: it confirms the block hashes of inclusion proofs; set watch.proveInclusion to true (or remove it)`);
   }
   for (const [key, how] of Object.entries(URL_KEYS)) {
     const v = dotted(raw, key);

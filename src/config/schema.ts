@@ -212,6 +212,19 @@ export const configSchema = {
           default: 20,
           description: 'Completeness check: most unexplained keys whose block window is placed and scanned again per check',
         },
+        proveInclusion: {
+          type: 'boolean',
+          default: false,
+          description:
+            "Prove each stored update committed in its block (docs/inclusion.md): its block read again whole from the node (GET /block/{h}), every input id, the transition and transaction ids, the transactions root and the block hash recomputed; a failed proof makes the update invalid or unverifiable (retried), never valid. Records carry `inclusion`",
+        },
+        confirmWith: {
+          type: 'string',
+          format: 'uri',
+          pattern: '^https?://',
+          description: "With proveInclusion: an independent ledger API (with its network, no credentials) that must name the same block hash at each proven height; absent: the node's own hash is taken (one's own node)",
+          examples: ['https://api.explorer.aleo.org/v1/mainnet'],
+        },
       },
       if: { properties: { enabled: { const: true } } },
       then: { required: ['enabled', 'database'] },
@@ -340,4 +353,8 @@ export interface WatchSettings {
   completenessWindowSeconds: number;
   /** Most unexplained keys placed and rescanned per check. */
   completenessMaxRescans: number;
+  /** Prove each stored update's inclusion in its block (docs/inclusion.md). */
+  proveInclusion: boolean;
+  /** With proveInclusion: a second API that must name the same block hashes. */
+  confirmWith?: string;
 }

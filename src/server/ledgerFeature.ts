@@ -22,7 +22,8 @@ import { LedgerWatcher, type WatcherLog, type WatcherStatus } from '../ledger/wa
 import { StoreLease } from '../ledger/watch/lease.js';
 import { traitsOf } from '../errorCodes.js';
 import { ledgerNodeHeaders, ledgerNodeJwt } from '../credentials.js';
-import { createLedgerNodeClient } from '../ledger/node/client.js';
+import { createLedgerNodeClient, type LedgerNodeClient } from '../ledger/node/client.js';
+import { InclusionProver } from '../ledger/inclusion/prover.js';
 import { MAX_LISTING_BYTES } from '../ledger/node/mappingListing.js';
 import { COMPLETENESS_DEFAULTS } from '../ledger/watch/completeness.js';
 import { RateLimiter } from '../rateLimit.js';
@@ -88,6 +89,16 @@ export function uncertainKeys(registry: ProgramRegistry, program: string): strin
  * the node's JWT (LEDGER_NODE_JWT, as `Authorization: Bearer …`; never shown: the client redacts
  * header values from its messages), paced at `rps`; without a JWT the check answers not_checked.
  */
+/**
+ * The watcher's inclusion prover (watch.proveInclusion): blocks read again from the node it
+ * follows; block hashes confirmed by `confirmWith` (no credentials sent, its own rate) or by the node.
+ */
+function inclusionProver(node: LedgerNodeClient, confirmWith: string | undefined, timeoutMs: number, rps: number, backoffMs: number, signal?: AbortSignal): InclusionProver {
+  const limiter = new RateLimiter(rps);
+  const confirm = confirmWith === undefined ? undefined : createLedgerNodeClient({ baseUrl: confirmWith, timeoutMs, retries: WATCH_RETRIES, backoffMs, acquire: () => limiter.acquire(), ...(signal ? { signal } : {}) });
+  return new InclusionProver({ node, ...(confirm ? { confirmWith: confirm } : {}) });
+}
+
 export function completenessOf(
   baseUrl: string,
   config: Pick<Config, 'liveCheck' | 'watch'>,
@@ -174,8 +185,9 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
   const stopWaiting = new AbortController();
   let waitingFor: { holder: string; expiresAt: string } | undefined;
   let leaseWait: Promise<void> | undefined;
+  const scanner = createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs, blockSource: w.blockSource, ...node });
   const watcher: LedgerWatcher = new LedgerWatcher({
-    scanner: createBlockScanner({ baseUrl, rps, timeoutMs: config.liveCheck.timeoutMs, retries: WATCH_RETRIES, backoffMs, blockSource: w.blockSource, ...node }),
+    scanner,
     store,
     programs,
     registry,
@@ -201,6 +213,7 @@ export function createLedgerFeature(config: Config, verify: Verify, log: Watcher
     retry: { intervalMs: w.retryIntervalMs, batch: (w.batchBlocks ?? MAX_BLOCKS_PER_CALL) * 4 },
     ...(w.mappingKeysPerPoll > 0 ? { mappingCheck: { keysPerRound: w.mappingKeysPerPoll, uncertain: (program: string) => uncertainKeys(registry, program) } } : {}),
     ...(w.completeness ? { completeness: completenessOf(baseUrl, config, node, rps) } : {}),
+    ...(w.proveInclusion ? { inclusion: inclusionProver(scanner.client, w.confirmWith, config.liveCheck.timeoutMs, rps, backoffMs, o.signal) } : {}),
     onRetried: (u) => {
       if (u.outcome !== 'unattested') sink.observeLedgerRetry(u.record.reportType, u.outcome, u.record.errorCode);
     },

@@ -17,7 +17,7 @@ const problems = (raw: Record<string, unknown>) => {
 describe('config watch', () => {
   it('applies defaults and resolves the database against the config directory', () => {
     const c = resolveConfig({ ...base, watch: { enabled: true, database: 'data/ledger.db' } }, '/etc/verifier');
-    expect(c.watch).toEqual({ enabled: true, database: '/etc/verifier/data/ledger.db', fromHeight: 0, pollIntervalMs: 10000, blockSource: 'auto', rps: 5, retryIntervalMs: 300000, leaseTtlMs: 30000, mappingKeysPerPoll: 20, completeness: true, completenessIntervalMs: 600000, completenessWindowSeconds: 3600, completenessMaxRescans: 20 });
+    expect(c.watch).toEqual({ enabled: true, database: '/etc/verifier/data/ledger.db', fromHeight: 0, pollIntervalMs: 10000, blockSource: 'auto', rps: 5, retryIntervalMs: 300000, leaseTtlMs: 30000, mappingKeysPerPoll: 20, completeness: true, completenessIntervalMs: 600000, completenessWindowSeconds: 3600, completenessMaxRescans: 20, proveInclusion: false });
     expect(resolveConfig({ ...base, watch: { enabled: false } }, '/x').watch).toBeUndefined();
     expect(resolveConfig(base, '/x').watch).toBeUndefined();
   });
@@ -34,6 +34,15 @@ describe('config watch', () => {
     expect(problems({ watch: { enabled: true, database: 'x.db', completenessIntervalMs: 86_400_001 } })).toEqual(['config: watch.completenessIntervalMs = 86400001: expected a number ≤ 86400000']);
     expect(problems({ watch: { enabled: true, database: 'x.db', completenessIntervalMs: 1.5e3 + 0.5 } })).toHaveLength(1);
     expect(resolveConfig({ ...base, watch: { enabled: true, database: 'x.db', completenessIntervalMs: 1000 } }, '/x').watch?.completenessIntervalMs).toBe(1000);
+    // watch.confirmWith confirms the proofs of watch.proveInclusion: alone it is a mistake, named; no credentials in it.
+    expect(problems({ watch: { enabled: true, database: 'x.db', confirmWith: 'https://other.example/v1/mainnet' } })).toEqual([
+      'config: watch.confirmWith = "https://other.example/v1/mainnet": it confirms the block hashes of inclusion proofs; set watch.proveInclusion to true (or remove it)',
+    ]);
+    expect(problems({ watch: { enabled: true, database: 'x.db', proveInclusion: true, confirmWith: 'https://u:secret@other.example/v1/mainnet' } })).toEqual([
+      'config: watch.confirmWith = "https://other.example/v1/mainnet" (credentials and query not shown): a URL must not hold credentials (user:password@); the confirming API is read without credentials',
+    ]);
+    expect(problems({ watch: { enabled: true, database: 'x.db', proveInclusion: true, confirmWith: 'ftp://other.example' } })).toHaveLength(1);
+    expect(resolveConfig({ ...base, watch: { enabled: true, database: 'x.db', proveInclusion: true, confirmWith: 'https://other.example/v1/mainnet' } }, '/x').watch).toMatchObject({ proveInclusion: true, confirmWith: 'https://other.example/v1/mainnet' });
     expect(problems({ liveCheck: { skip: true }, watch: { enabled: true, database: 'x.db' } })).toEqual([
       'config: liveCheck.apiBaseUrl = (absent): the ledger watcher (watch.enabled) follows this ledger node; set it',
     ]);

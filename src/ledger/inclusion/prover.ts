@@ -3,7 +3,8 @@
  * read from a block, the block as the node serves it (`GET /{network}/block/{h}`, read with its
  * u128s exact), the proof of src/aleo/inclusion/prove.ts, and the confirmation of the block hash:
  * by a second source (`confirm`: another API's block at that height), else by the node itself
- * (one's own node). Blocks are asked once for all the updates they hold (the last few are kept).
+ * (one's own node). Blocks are asked once for all the updates they hold (the last few are kept;
+ * a block whose proof failed is asked again, so a retry meets the node's answer of then).
  */
 import { encodeBech32m, bigIntToLeBytes } from '../../aleo/bech32m.js';
 import { parseBlockJson } from '../../aleo/block/losslessJson.js';
@@ -47,6 +48,10 @@ class BlockCache {
     }
     return p;
   }
+  /** Reads block `height` again next time (its proof failed: a retry must not meet the same answer). */
+  forget(height: number): void {
+    this.kept.delete(height);
+  }
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -60,8 +65,17 @@ export class InclusionProver {
     this.confirmations = sources.confirmWith ? new BlockCache(sources.confirmWith) : undefined;
   }
 
-  /** The proof of one update record (owner records and unattested writes carry none). */
+  /** The proof of one update record (owner records and unattested writes carry none); a block whose proof failed is not kept. */
   async prove(r: OutputRecord): Promise<Inclusion | undefined> {
+    const inclusion = await this.proveOnce(r);
+    if (inclusion?.status === 'failed' && r.blockHeight !== undefined) {
+      this.blocks.forget(r.blockHeight);
+      this.confirmations?.forget(r.blockHeight);
+    }
+    return inclusion;
+  }
+
+  private async proveOnce(r: OutputRecord): Promise<Inclusion | undefined> {
     if (isOwnerRecord(r) || r.kind === 'unattested') return undefined;
     const { blockHeight: height, transactionId, transitionId } = r;
     if (height === undefined || transactionId === undefined || transitionId === undefined) return { status: 'not_checked', why: 'the record names no block, transaction and transition (a JSONL input)' };

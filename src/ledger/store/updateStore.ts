@@ -60,6 +60,7 @@ import type { MappingWrite, MappingWriteRole } from '../records/mappingWrites.js
 import type { AttestedValue, MappingStatus, MappingVerdict, MappingWriteRef } from '../records/mappingVerdict.js';
 import type { CompletenessResult } from '../records/completeness.js';
 import type { StoreCode } from './errors.js';
+import type { Inclusion } from '../../aleo/inclusion/verdict.js';
 
 export type { Outcome };
 export type { RecordOutcome };
@@ -98,6 +99,8 @@ export interface LedgerRecord {
   judgedAsOf?: JudgedAsOf;
   /** Judged as of a time: what the verdict was reached on (digests, verifier version). */
   evidence?: Evidence;
+  /** The proof that the update is committed in its block (watch.proveInclusion; docs/inclusion.md). */
+  inclusion?: Inclusion;
   verifiedAt: string;
 }
 

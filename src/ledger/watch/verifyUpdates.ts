@@ -41,6 +41,7 @@ export function storedUpdate(r: OutputRecord, verifiedAt: string): StoredUpdate 
     ...(r.mappingWrites !== undefined ? { mappingWrites: r.mappingWrites } : {}),
     ...(r.judgedAsOf !== undefined ? { judgedAsOf: r.judgedAsOf } : {}),
     ...(r.evidence !== undefined ? { evidence: r.evidence } : {}),
+    ...(r.inclusion !== undefined ? { inclusion: r.inclusion } : {}),
     verifiedAt,
   };
   return { record, outcome };

@@ -21,6 +21,10 @@
  * check, at the next such poll after a range stored new records of the followed programs, and at
  * the next poll after a check the node could not answer (a retryable code). Each result replaces
  * the last in the store, which the metric and GET /ledger/completeness read.
+ *
+ * With `inclusion` (watch.proveInclusion, docs/inclusion.md) every update is proven committed in
+ * its block before it is stored, and again when it is re-verified; a proof the node could not
+ * serve leaves the update unverifiable, so it is retried like any other.
  */
 import { isVerifierError, VerifierError } from '../../errors.js';
 import { publicText } from '../../publicUrl.js';
@@ -38,6 +42,7 @@ import { checkMappingRound, type MappingRoundResult } from './mappingCheck.js';
 import { checkCompleteness, COMPLETENESS_DEFAULTS, type CompletenessOptions } from './completeness.js';
 import type { CompletenessResult } from '../records/completeness.js';
 import { PROGRAMS } from '../programs.js';
+import type { InclusionProver } from '../inclusion/prover.js';
 
 export interface WatcherLog {
   info(obj: object, msg: string): void;
@@ -84,6 +89,8 @@ export interface WatcherOptions {
   completeness?: Omit<CompletenessOptions, 'scanner' | 'store' | 'programs' | 'registry'> & { intervalMs?: number };
   /** Called with each completeness result. */
   onCompleteness?: (r: CompletenessResult) => void;
+  /** Proves each update's inclusion in its block before it is stored (absent: not proven). */
+  inclusion?: Pick<InclusionProver, 'annotate'>;
 }
 
 export interface RetryOptions {
@@ -283,16 +290,18 @@ export class LedgerWatcher {
     return this.now() + this.o.retry!.intervalMs * 2 ** Math.min(attempts, MAX_DOUBLINGS);
   }
 
-  /** The items' output records, through the semaphore; throws when the pool refused one (nothing is stored then). */
+  /** The items' output records (proven in their blocks with `inclusion`), through the semaphore; throws when the pool refused one (nothing is stored then). */
   private async verifyItems(items: LedgerItem[], what: string, then: string): Promise<OutputRecord[] | typeof STOPPED> {
     const verify: Verify = (u, r) => this.sem.run(() => this.o.verify(u, r));
     const many = this.o.verifyMany;
     const verifyMany: VerifyMany | undefined = many ? (pairs) => this.sem.run(() => many(pairs)) : undefined;
-    const records = await this.race(verifyUpdates(items, verify, verifyMany));
-    if (records === STOPPED || this.stopped) return STOPPED;
-    const refused = records.find((r) => isRefused(r.errorCode));
+    const verified = await this.race(verifyUpdates(items, verify, verifyMany));
+    if (verified === STOPPED || this.stopped) return STOPPED;
+    const refused = verified.find((r) => isRefused(r.errorCode));
     if (refused) throw new VerifierError(refused.errorCode!, `verification of ${what} refused (${refused.errorString}); ${then}`);
-    return records;
+    if (!this.o.inclusion) return verified;
+    const proven = await this.race(this.o.inclusion.annotate(verified));
+    return proven === STOPPED || this.stopped ? STOPPED : proven;
   }
 
   /** One round of the mapping cross-check, when every followed program is scanned to `tip`. */

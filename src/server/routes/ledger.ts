@@ -76,6 +76,22 @@ const evidenceSchema = {
   properties: { report: str, userData: str, policy: str, verifier: str },
 } as const;
 
+/** Inclusion: the proof that the update is committed in its block (watch.proveInclusion). */
+const inclusionSchema = {
+  type: 'object',
+  description: "Whether the update is proven committed in its block (watch.proveInclusion, docs/inclusion.md): proven (the block hash reached and who confirmed it), failed (the link that broke, its code, what was found: the update is then not valid), not_checked (why no proof was tried); absent: not proven",
+  required: ['status'],
+  properties: {
+    status: { type: 'string', enum: ['proven', 'failed', 'not_checked'] },
+    blockHash: { type: 'string', description: 'proven: the block hash the proof reached (ab1…)' },
+    confirmedBy: { type: 'string', description: 'proven: the API that named the same hash, or the node itself' },
+    link: { type: 'string', description: 'failed: the link that broke (input id, transition id, transaction id, in block, transactions root, block hash; block: not served; confirmation)' },
+    code: { type: 'string', description: 'failed: an INCLUSION_* code (docs/error-codes.md)' },
+    detail: str,
+    why: str,
+  },
+} as const;
+
 export const ledgerRecordSchema = {
   type: 'object',
   description: 'One oracle update transition, verified',
@@ -111,6 +127,7 @@ export const ledgerRecordSchema = {
     checks: checksSchema,
     judgedAsOf: judgedAsOfSchema,
     evidence: evidenceSchema,
+    inclusion: inclusionSchema,
     mappingWrites: {
       type: 'array',
       description: 'What the transition writes into the oracle data mapping (mapping cross-check): per request its value under the request hash (latest) and the timestamped hash (historic); an unattested write its own key',
