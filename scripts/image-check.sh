@@ -21,6 +21,7 @@
 #   4. the server process (pid 1) runs with a non-zero uid
 #   5. /metrics has verifier_hash_backend_info{backend="native-adx" or "native"} 1 (a native Poseidon8 kernel:
 #      ADX where the CPU has BMI2 and ADX, else the portable C one)
+#      and verifier_bhp_backend_info{backend="native"} 1 (the native BHP of the inclusion proofs)
 #   6. better-sqlite3 (the ledger watcher's store, compiled in the image) opens a database
 #   7. POST /decodeReport with the README example answers outcome "valid"
 #
@@ -222,6 +223,10 @@ line=$(grep -E '^verifier_hash_backend_info\{' <<<"$metrics" || true)
 echo "   ${line:-no verifier_hash_backend_info series}"
 grep -qxE 'verifier_hash_backend_info\{backend="native(-adx)?"\} 1' <<<"$line" \
   || fail "metrics: verifier_hash_backend_info is not {backend=\"native-adx\" or \"native\"} 1 (the image runs without its native kernel)"
+bhp=$(grep -E '^verifier_bhp_backend_info\{' <<<"$metrics" || true)
+echo "   ${bhp:-no verifier_bhp_backend_info series}"
+grep -qxF 'verifier_bhp_backend_info{backend="native"} 1' <<<"$bhp" \
+  || fail "metrics: verifier_bhp_backend_info is not {backend=\"native\"} 1 (the image runs without its native BHP)"
 done_step
 
 step "6. better-sqlite3 loads and opens a database"

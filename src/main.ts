@@ -13,6 +13,7 @@ import { loadConfig } from './config/load.js';
 import { isVerifierError } from './errors.js';
 import { bootstrap } from './bootstrap.js';
 import { poseidon8KernelName, poseidon8KernelReason } from './hash/kernel.js';
+import { bhpBackendName, bhpBackendReason } from './hash/bhp/backend.js';
 import { LogSink } from './observability/logSink.js';
 
 const USAGE = `usage: oracle-verifier-server [--config PATH] [--port N]
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
   }
   log.info({ address, tls: Boolean(config.tls), ...(args.port ? { portFrom: args.port.source } : {}) }, 'verifier listening');
   log.info({ backend: poseidon8KernelName, reason: poseidon8KernelReason }, 'Poseidon8 hash kernel');
+  log.info({ backend: bhpBackendName, reason: bhpBackendReason }, 'BHP hash backend (inclusion proofs)');
 }
 
 void main();

@@ -23,6 +23,7 @@ import type { ReportAnswer, ReportTexts, VerificationFacts, VerifierService, Ver
 import type { ReportCheck } from '../verify/types.js';
 import { REPORT_TYPES, type ReportType } from '../verify/kinds/index.js';
 import { poseidon8KernelName } from '../hash/kernel.js';
+import { BHP_BACKEND_ENV, bhpBackendName } from '../hash/bhp/backend.js';
 import { ObservationBatch, type Series } from './observationBatch.js';
 
 export const METRICS_PREFIX = 'verifier_';
@@ -289,6 +290,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const hashDuration = new Histogram({ name: p('hash_duration_seconds'), help: 'Poseidon8 hash time of one userData struct', buckets: HASH_BUCKETS, registers, collect });
   new Gauge({ name: p('hash_backend_info'), help: 'Poseidon8 kernel in use (native-adx, native, wasm or bigint; VERIFIER_HASH_BACKEND starts the choice at one), value 1', labelNames: ['backend'] as const, registers })
     .labels(poseidon8KernelName)
+    .set(1);
+  new Gauge({ name: p('bhp_backend_info'), help: `BHP implementation of the inclusion proofs (native or portable; ${BHP_BACKEND_ENV}=portable forces the portable one), value 1`, labelNames: ['backend'] as const, registers })
+    .labels(bhpBackendName)
     .set(1);
 
   // --- pool ---------------------------------------------------------------------------------

@@ -331,6 +331,18 @@ describe('createMetrics', () => {
     for (const b of ['native', 'wasm', 'bigint']) expect(run({ VERIFIER_HASH_BACKEND: b })).toBe(`verifier_hash_backend_info{backend="${b}"} 1`);
   });
 
+  it('verifier_bhp_backend_info names the BHP implementation of the inclusion proofs: native where the addon loads, portable when VERIFIER_BHP_BACKEND=portable (fresh processes)', { timeout: 120_000 }, () => {
+    const script = `
+      const { createMetrics } = await import(${JSON.stringify(new URL('../../src/observability/metrics.ts', import.meta.url).href)});
+      const text = await createMetrics({ defaultMetrics: false }).registry.metrics();
+      console.log(text.split('\\n').filter((l) => l.startsWith('verifier_bhp_backend_info{')).join('|'));`;
+    const run = (env: Record<string, string>) =>
+      execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, VERIFIER_BHP_BACKEND: '', ...env }, encoding: 'utf8' }).trim();
+    // The addon is built here (npm install builds it), so the native BHP is the default.
+    expect(run({})).toBe('verifier_bhp_backend_info{backend="native"} 1');
+    expect(run({ VERIFIER_BHP_BACKEND: 'portable' })).toBe('verifier_bhp_backend_info{backend="portable"} 1');
+  });
+
   it('bounds label values: unknown codes and bad upstream routes collapse, bad cache names are refused', async () => {
     const m = createMetrics({ defaultMetrics: false });
     m.sink.observeVerification('typeA', false, 'some free text with spaces' as ErrorCode, 0.01); // a code from outside the type system

@@ -32,6 +32,8 @@ describe('the image check (scripts/image-check.sh)', () => {
     const metrics = read('src/observability/metrics.ts');
     expect(metrics).toMatch(/name: p\('hash_backend_info'\)[^\n]*labelNames: \['backend'\]/);
     expect(script).toContain(`grep -qxE 'verifier_hash_backend_info\\{backend="native(-adx)?"\\} 1'`);
+    expect(metrics).toMatch(/name: p\('bhp_backend_info'\)[^\n]*labelNames: \['backend'\]/);
+    expect(script).toContain(`grep -qxF 'verifier_bhp_backend_info{backend="native"} 1'`);
     expect(script).toMatch(/REQUEST=\$\{IMAGE_CHECK_REQUEST:-examples\/readme-request\.json\}/);
     expect(script).toMatch(/\[ "\$outcome" = valid \] \|\| fail/);
   });
