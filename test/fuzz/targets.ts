@@ -20,6 +20,8 @@ import { parseQeIdentity } from '../../src/attestation/typeA/qeIdentity.js';
 import { readBlocksJson, readBlocksStructural, readBlocksStructuralJs } from '../../src/ledger/node/blocksBody.js';
 import { libCertFields, libCrlFields, libNitroFields, ourCertFields, ourCrlFields, ourNitroFields } from '../support/reference-parsers.js';
 import type { FuzzTarget } from './engine.js';
+import { http1Answer } from './http1Answer.js';
+import { configJson } from './configJson.js';
 
 const CORPUS = resolve(process.cwd(), 'test/fuzz/corpus');
 const seedsOf = (name: string) => () => readdirSync(join(CORPUS, name)).sort().map((f) => new Uint8Array(readFileSync(join(CORPUS, name, f))));
@@ -139,4 +141,6 @@ export const TARGETS: readonly FuzzTarget[] = [
     },
   },
   { name: 'leo-value', seeds: seedsOf('leo-value'), run: (b) => void declared('parseLeoU128Struct', () => parseLeoU128Struct(text(b), ['k0', 'k1'])) },
+  { name: 'http1-answer', seeds: seedsOf('http1-answer'), run: http1Answer },
+  { name: 'config-json', seeds: seedsOf('config-json'), run: configJson },
 ];
