@@ -28,9 +28,11 @@ export function classifyHttpError(err: FastifyError): HttpFailure {
     // A request the server's own checks refused while reading it (a body nested too deep).
     if (domainOf(err.code) === 'http') return { status: t.status, code: err.code, message: err.message };
     // The ledger store failed under a route (a corrupt or vanished file, a full disk): its code, and
-    // SQLite's, but not the file's path (the server log has the whole message).
+    // SQLite's (the cause's own code, never read from the message, which holds the file's path), but
+    // not the file's path (the server log has the whole message).
     if (domainOf(err.code) === 'store') {
-      const sqlite = /failed: (SQLITE_[A-Z_]+)/.exec(err.message)?.[1];
+      const cause = (err as { cause?: { code?: unknown } }).cause?.code;
+      const sqlite = typeof cause === 'string' && /^SQLITE_[A-Z_]+$/.test(cause) ? cause : undefined;
       return { status: t.status, code: err.code, message: `the ledger store failed${sqlite ? ` (${sqlite})` : ''}; the server log names the file and the cause` };
     }
   }

@@ -53,8 +53,12 @@ describe('classifyHttpError: the ledger store failing under a route', () => {
       expect(f.message).toBe('the ledger store failed; the server log names the file and the cause');
       expect(f.message).not.toContain('secret-path');
       // With SQLite's code in the cause, the answer names it.
-      const corrupt = Object.assign(new VerifierError('STORE_READ_FAILED', `store: reading ${file} failed: SQLITE_CORRUPT: database disk image is malformed`), {});
+      const sqliteError = Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+      const corrupt = new VerifierError('STORE_READ_FAILED', `store: reading ${file} failed: SQLITE_CORRUPT: database disk image is malformed`, { cause: sqliteError });
       expect(classifyHttpError(corrupt as unknown as FastifyError).message).toBe('the ledger store failed (SQLITE_CORRUPT); the server log names the file and the cause');
+      // A code only in the message (a path can hold any text) is not taken for SQLite's.
+      const pathOnly = new VerifierError('STORE_READ_FAILED', 'store: reading /data/failed: SQLITE_FULL/ledger.db failed: disk I/O error');
+      expect(classifyHttpError(pathOnly as unknown as FastifyError).message).toBe('the ledger store failed; the server log names the file and the cause');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
