@@ -113,7 +113,8 @@ export function errorCodesReference(): string {
   const lines: string[] = [
     'From `src/errorCodes.ts`: the closed set of codes, each with its traits. **HTTP status** is the status of an answer failing with the code',
     '(200: a verdict in the body; codes that never travel over HTTP say 500); **outcome** is the verdict of a report that fails with it;',
-    '**retryable**: the same request may succeed later; **refused**: the work was refused for capacity, never a verdict.',
+    '**retryable**: the same request may succeed later; **refused**: the work was refused for capacity, never a verdict;',
+    '**unanswered**: the upstream did not answer, which says nothing of what it holds (it is asked again, not remembered as lacking it).',
     '',
   ];
   for (const [domain, codes] of Object.entries(ERROR_TRAITS) as [string, Record<string, CodeTraits>][]) {
@@ -121,7 +122,7 @@ export function errorCodesReference(): string {
     for (const [c, t] of Object.entries(codes)) {
       const note = comments.get(c);
       const todo = note ? `${note}. ${t.todo}`.replace(/\.\. /, '. ') : t.todo;
-      lines.push(`| ${code(c)} | ${t.status} | ${t.outcome}${t.refused ? ' (refused)' : ''} | ${t.retryable ? 'yes' : 'no'} | ${cell(todo)} |`);
+      lines.push(`| ${code(c)} | ${t.status} | ${t.outcome}${t.refused ? ' (refused)' : ''}${t.unanswered ? ' (unanswered)' : ''} | ${t.retryable ? 'yes' : 'no'} | ${cell(todo)} |`);
     }
     lines.push('');
   }

@@ -15,6 +15,8 @@
  * - `retryable`: the same request, unchanged, may succeed later (a transient condition).
  * - `refused`: the verifier refused or dropped the work before deciding anything (its pool's
  *   capacity): never a verdict; HTTP answers 503/500 and the watcher rescans instead of storing.
+ * - `unanswered`: the upstream did not answer (down, 5xx, unreadable): it says nothing of whether
+ *   it holds what was asked, so a caller asks again rather than remember an absence.
  */
 
 /** How a verification ended: the one vocabulary of answers, records, the store and metrics. */
@@ -26,6 +28,7 @@ export interface CodeTraits {
   readonly outcome: Exclude<Outcome, 'valid'>;
   readonly retryable: boolean;
   readonly refused?: true;
+  readonly unanswered?: true;
   /** What to do about it, for the operator or caller who meets it (docs/error-codes.md prints it). */
   readonly todo: string;
 }
@@ -261,10 +264,10 @@ export const ERROR_TRAITS = {
   },
   /** The PCCS client (collateral over HTTP). */
   pccs: {
-    PCCS_UNAVAILABLE: todo(DEPENDENCY, 'The PCCS did not answer: check pccsUrl and GET /status/pccs; retry later, or configure collateralDir.'),
-    PCCS_HTTP_ERROR: todo(DEPENDENCY, 'The PCCS answered 5xx: check the PCCS (its log, its API key PCCS_API_KEY); retry later.'),
+    PCCS_UNAVAILABLE: todo({ ...DEPENDENCY, unanswered: true }, 'The PCCS did not answer: check pccsUrl and GET /status/pccs; retry later, or configure collateralDir.'),
+    PCCS_HTTP_ERROR: todo({ ...DEPENDENCY, unanswered: true }, 'The PCCS answered 5xx: check the PCCS (its log, its API key PCCS_API_KEY); retry later.'),
     PCCS_NOT_FOUND: todo(DEPENDENCY, 'The PCCS has no collateral for this platform (FMSPC): use a PCCS that caches it, Intel\'s PCS, or a collateralDir with it.'),
-    PCCS_BAD_RESPONSE: DEPENDENCY,
+    PCCS_BAD_RESPONSE: { ...DEPENDENCY, unanswered: true },
   },
   collateralDir: {
     COLLATERAL_DIR_INVALID: SETUP,

@@ -16,7 +16,7 @@
  * serves) is not asked for again for ten minutes; the update is then unavailable as above.
  */
 import { VerifierError } from '../errors.js';
-import type { ErrorCode } from '../errorCodes.js';
+import { traitsOf, type ErrorCode } from '../errorCodes.js';
 import type { Certificate } from '../attestation/x509/certificate.js';
 import type { Collateral } from '../attestation/typeA/collateral.js';
 import { typeAError } from '../attestation/typeA/errors.js';
@@ -38,9 +38,6 @@ export interface EvaluationFetcher {
   pckCrl(ca: PckCa): Promise<{ der: Uint8Array; issuerChain: string }>;
   rootCaCrl(): Promise<Uint8Array>;
 }
-
-/** The PCCS failures that say nothing of whether it has a document: the verification waits (the PCCS's own code, unverifiable and retryable). */
-const DOWN = new Set<string>(['PCCS_UNAVAILABLE', 'PCCS_HTTP_ERROR', 'PCCS_BAD_RESPONSE']);
 
 /** A document the PCCS did not give is not asked for again before this (ms). */
 const RETRY_MS = 10 * 60_000;
@@ -80,7 +77,7 @@ export class HistoryCollateralSource implements TypeACollateralSource {
       } catch (e) {
         entry.failure = e instanceof VerifierError ? `${e.code}: ${e.message}` : String(e);
         // A PCCS that did not answer says nothing of the document: the update waits for it (retryable), and it is asked again next time.
-        if (e instanceof VerifierError && DOWN.has(e.code)) entry.down = e;
+        if (e instanceof VerifierError && traitsOf(e.code).unanswered === true) entry.down = e;
       } finally {
         delete entry.pending;
       }

@@ -99,4 +99,12 @@ describe('the outcome of each error code', () => {
     expect(outcomeFor(false, undefined)).toBe('invalid');
     expect(outcomeOfCode('NOT_A_CODE' as ErrorCode)).toBe('invalid');
   });
+
+  it('an unanswered code (the upstream did not answer) is a dependency failure: unverifiable and retryable, never a verdict on the evidence', () => {
+    const unanswered = ERROR_CODES.filter((c) => traitsOf(c).unanswered === true);
+    expect(unanswered.length).toBeGreaterThan(0);
+    for (const c of unanswered) expect([c, traitsOf(c).outcome, traitsOf(c).retryable]).toEqual([c, 'unverifiable', true]);
+    // A PCCS that answered "no such document" did answer: its absence is remembered.
+    expect(traitsOf('PCCS_NOT_FOUND').unanswered).toBeUndefined();
+  });
 });
