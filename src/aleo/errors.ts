@@ -1,8 +1,7 @@
-import { codesOf, type DomainCode } from '../errorCodes.js';
+import type { DomainCode } from '../errorCodes.js';
 import { VerifierError } from '../errors.js';
 
 /** Closed list of the codes raised by the ledger struct codecs (u128, chunked structs, ids, Leo values). */
-export const LedgerCodes = codesOf('aleo');
 export type LedgerCode = DomainCode<'aleo'>;
 
 /** `at offset N (line L, column C)`: offset is 0-based (UTF-16 units), line and column 1-based. */

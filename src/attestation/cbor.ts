@@ -5,10 +5,9 @@
  * than the remaining input fails at once, nesting depth and the total number of items are bounded.
  * Tags are refused unless allowed, trailing bytes are refused, duplicate map keys are refused.
  */
-import { codesOf, type DomainCode } from '../errorCodes.js';
+import type { DomainCode } from '../errorCodes.js';
 import { VerifierError } from '../errors.js';
 
-export const CborCodes = codesOf('cbor');
 export type CborCode = DomainCode<'cbor'>;
 
 interface Span {

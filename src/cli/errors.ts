@@ -2,10 +2,9 @@
  * Closed set of error codes raised by the command-line front end (argument and input problems,
  * checkpoint and collateral-directory problems). Verification failures keep the core's codes.
  */
-import { codesOf, type DomainCode } from '../errorCodes.js';
+import type { DomainCode } from '../errorCodes.js';
 import { VerifierError } from '../errors.js';
 
-export const CliCodes = codesOf('cli');
 export type CliCode = DomainCode<'cli'>;
 
 export function cliError(code: CliCode, message: string, cause?: unknown): VerifierError<CliCode> {

@@ -1,9 +1,7 @@
-import { codesOf, type DomainCode } from '../errorCodes.js';
-export const PccsCodes = codesOf('pccs');
+import type { DomainCode } from '../errorCodes.js';
 export type PccsCode = DomainCode<'pccs'>;
 
 /** A collateral directory (config `collateralDir`, CLI `--collateral-dir`) that cannot be used at all. */
-export const CollateralDirCodes = codesOf('collateralDir');
 export type CollateralDirCode = DomainCode<'collateralDir'>;
 
 /** The collateral archive (src/collateral/archive.ts) or a file imported into it that cannot be used. */

@@ -1,3 +1,2 @@
-import { codesOf, type DomainCode } from '../errorCodes.js';
-export const ConfigCodes = codesOf('config');
+import type { DomainCode } from '../errorCodes.js';
 export type ConfigCode = DomainCode<'config'>;

@@ -1,4 +1,3 @@
 /** Closed list of the codes raised by the binding-hash module (struct → fields → Poseidon8). */
-import { codesOf, type DomainCode } from '../errorCodes.js';
-export const HashCodes = codesOf('hash');
+import type { DomainCode } from '../errorCodes.js';
 export type HashCode = DomainCode<'hash'>;

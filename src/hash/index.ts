@@ -8,7 +8,7 @@ import { fieldToU128, u128ToLeBytes } from './field.js';
 import { hashStructBytesField, hashStructBytesFieldMany, poseidon8Kernel } from './kernel.js';
 import { u128StructFieldElements, type U128Member } from './u128Struct.js';
 
-export { HashCodes, type HashCode } from './errors.js';
+export type { HashCode } from './errors.js';
 export { ALEO_POSEIDON8_DOMAIN } from './domain.js';
 export { FIELD_MODULUS } from './field.js';
 export { poseidon8 } from './poseidon8-reference.js';

@@ -1,3 +1,2 @@
-import { codesOf, type DomainCode } from '../errorCodes.js';
-export const PoolCodes = codesOf('pool');
+import type { DomainCode } from '../errorCodes.js';
 export type PoolCode = DomainCode<'pool'>;

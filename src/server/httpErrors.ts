@@ -6,7 +6,7 @@
  * body. Every message is a sentence; JSON types are named with their article ("an array").
  */
 import type { FastifyError } from 'fastify';
-import { codesOf, domainOf, traitsOf, type ErrorCode } from '../errorCodes.js';
+import { domainOf, traitsOf, type ErrorCode } from '../errorCodes.js';
 import { isVerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 
@@ -98,6 +98,3 @@ function jsonKind(v: unknown): string {
   if (v === undefined) return 'nothing';
   return aTypeName(typeof v);
 }
-
-/** Codes of requests that could not be read. */
-export const HttpCodes = codesOf('http');

@@ -20,11 +20,6 @@ const userDataText = {
     '8 chunks = one request (eras 1–3), 10 chunks = one request per chunk (era 4)',
 } as const;
 
-export const errorBody = {
-  type: 'object',
-  properties: { errorString: { type: 'string' }, errorCode: { type: 'string' } },
-} as const;
-
 export const decodeRequest = {
   type: 'object',
   required: ['userData'],

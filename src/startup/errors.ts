@@ -2,7 +2,6 @@
  * Closed set of error codes raised by the startup trust steps: the reproducible-build fallback
  * (running get-enclave-id.sh) and the live check against the ledger program's measurement mappings.
  */
-import { codesOf, type DomainCode } from '../errorCodes.js';
-export const StartupCodes = codesOf('startup');
+import type { DomainCode } from '../errorCodes.js';
 
 export type StartupCode = DomainCode<'startup'>;

@@ -4,13 +4,11 @@
  * CRL_* codes live next to the CRL parser (src/attestation/x509/crl.ts); certificate chain
  * failures keep their X509_* codes (messages prefixed with the chain's label).
  */
-import { codesOf, type DomainCode } from '../../errorCodes.js';
+import type { DomainCode } from '../../errorCodes.js';
 import { VerifierError } from '../../errors.js';
 
-export const QuoteCodes = codesOf('quote');
 export type QuoteCode = DomainCode<'quote'>;
 
-export const TypeACodes = codesOf('typeA');
 export type TypeACode = DomainCode<'typeA'>;
 
 export function quoteError(code: QuoteCode, message: string): never {

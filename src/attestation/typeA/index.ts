@@ -19,4 +19,4 @@ export {
   type VerifyOptions,
   type QuoteVerifyOptions,
 } from './verify.js';
-export { QuoteCodes, TypeACodes, type QuoteCode, type TypeACode } from './errors.js';
+export type { QuoteCode, TypeACode } from './errors.js';

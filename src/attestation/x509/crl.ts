@@ -9,7 +9,7 @@
  *       crlEntryExtensions Extensions OPTIONAL } OPTIONAL,
  *     crlExtensions [0] EXPLICIT Extensions OPTIONAL }
  */
-import { codesOf, domainOf, type DomainCode } from '../../errorCodes.js';
+import { domainOf, type DomainCode } from '../../errorCodes.js';
 import { verify as cryptoVerify } from 'node:crypto';
 import { VerifierError } from '../../errors.js';
 import { KEY_USAGE, OID, type Certificate } from './certificate.js';
@@ -30,7 +30,6 @@ import {
 } from './der.js';
 import { serialKey } from './serial.js';
 
-export const CrlCodes = codesOf('crl');
 export type CrlCode = DomainCode<'crl'>;
 
 export interface CrlExtension {

@@ -3,10 +3,9 @@
  * Intel PCK SGX extension. Every length is checked against its container; indefinite lengths,
  * non-minimal length encodings and high tag numbers are refused (DER forbids or never needs them).
  */
-import { codesOf, type DomainCode } from '../../errorCodes.js';
+import type { DomainCode } from '../../errorCodes.js';
 import { VerifierError } from '../../errors.js';
 
-export const DerCodes = codesOf('der');
 export type DerCode = DomainCode<'der'>;
 
 export const TAG = {

@@ -1,4 +1,3 @@
 /** Codes of the era detection of userData (src/encoding/eras). */
-import { codesOf, type DomainCode } from '../../errorCodes.js';
-export const EraCodes = codesOf('era');
+import type { DomainCode } from '../../errorCodes.js';
 export type EraCode = DomainCode<'era'>;

@@ -38,7 +38,7 @@ import type { Era } from './types.js';
 import { equalBytes } from '../../bytes.js';
 
 export type { Era } from './types.js';
-export { EraCodes, type EraCode } from './errors.js';
+export type { EraCode } from './errors.js';
 export { requestHashes, requestKeysOf, type RequestHashes, type RequestKeys, type RequestLayout } from './requestHash.js';
 export { TOKEN_IDS } from './rules.js';
 

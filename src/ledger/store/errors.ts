@@ -1,4 +1,3 @@
 /** Closed set of codes raised by the store of ledger update records (src/ledger/store/updateStore.ts). */
-import { codesOf, type DomainCode } from '../../errorCodes.js';
-export const StoreCodes = codesOf('store');
+import type { DomainCode } from '../../errorCodes.js';
 export type StoreCode = DomainCode<'store'>;

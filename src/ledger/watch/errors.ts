@@ -1,4 +1,3 @@
 /** Closed set of codes of the /ledger routes (README "Ledger"). */
-import { codesOf, type DomainCode } from '../../errorCodes.js';
-export const LedgerWatchCodes = codesOf('ledgerWatch');
+import type { DomainCode } from '../../errorCodes.js';
 export type LedgerWatchCode = DomainCode<'ledgerWatch'>;

@@ -42,20 +42,6 @@ export function kindOfMeasurement(name: string): AnyReportKind | undefined {
   return KINDS.find((k) => k.target.ledger.name === name);
 }
 
-/**
- * The bytes a report binds userData to, read from its structure without any signature check (so
- * only good for choosing among candidate userData); undefined for a report that does not parse.
- */
-export function unverifiedBoundBytes(report: Uint8Array): Uint8Array | undefined {
-  const kind = findReportKind(report);
-  if (!kind) return undefined;
-  try {
-    return kind.boundBytes(kind.parse(report));
-  } catch {
-    return undefined;
-  }
-}
-
 /** The kind whose prefix the recovered report starts with, or undefined. */
 export function findReportKind(report: Uint8Array): AnyReportKind | undefined {
   return KINDS.find((k) => hasPrefix(report, k.prefix));
