@@ -3,8 +3,9 @@ import type { ErrorCode } from './errorCodes.js';
 /**
  * One error type for every failure the verifier reports. `code` is a stable, machine-readable
  * identifier (used in metrics and by API clients); `message` is the precise human-readable reason
- * that ends up in `errorString`. Each domain declares its own closed set of codes next to its code
- * (e.g. `src/aleo/errors.ts`); `src/errorCodes.ts` gathers them.
+ * that ends up in `errorString`. The closed set of codes, with their traits, is one registry,
+ * `src/errorCodes.ts`; each domain's `errors.ts` (e.g. `src/aleo/errors.ts`) names its slice of it
+ * as a type (`DomainCode<'aleo'>`) and holds its error helpers.
  */
 export class VerifierError<C extends ErrorCode> extends Error {
   override readonly name = 'VerifierError';

@@ -1,7 +1,7 @@
 /**
  * `oracle-verifier reverify`: bulk re-verification of oracle updates from a ledger node's blocks,
  * a JSONL file or saved transactions, through the same verification core and worker pool as the
- * server. Writes one JSONL record per update (see records.ts), a summary on stderr, and, with
+ * server. Writes one JSONL record per update (src/ledger/records/updateRecord.ts), a summary on stderr, and, with
  * --checkpoint, a checkpoint of the written batches (at most every DURABLE_EVERY_MS, and at the end) so that --resume continues exactly where
  * the last durable batch ended (the output is truncated to the checkpointed byte offset).
  */
