@@ -14,6 +14,7 @@ try {
   sdk = undefined;
 }
 const sdkInstalled = sdk !== undefined;
+if (!sdkInstalled && process.env.CI !== 'true') console.warn('client-sdk.test.ts: @zkportal/aleo-oracle-sdk is not installed (a devDependency): SKIPPED. In CI (CI=true) it fails instead.');
 
 const req = {
   url: 'api.example.com/ticker',
@@ -49,7 +50,7 @@ beforeEach(() => {
 });
 
 describe('official SDK against the simulator and our /verify', () => {
-  it.skipIf(!sdkInstalled)('notarizes: the attestation passes our /verify and comes back with enclaveUrl', async () => {
+  it.skipIf(!sdkInstalled && process.env.CI !== 'true')('notarizes: the attestation passes our /verify and comes back with enclaveUrl', async () => {
     const before = verifier.calls();
     const out = await client.notarize(req, { dataShouldMatch: true, timeout: 60_000, maxTimeDeviation: undefined });
     expect(out).toHaveLength(1);
@@ -61,7 +62,7 @@ describe('official SDK against the simulator and our /verify', () => {
     expect(sim.notarizeRequests.at(-1)!.body.requestHeaders).toMatchObject({ Accept: '*/*', DNT: '1', 'X-Api-Key': 'k' });
   });
 
-  it.skipIf(!sdkInstalled)('rejects a tampered attestation (our /verify returns no valid report)', async () => {
+  it.skipIf(!sdkInstalled && process.env.CI !== 'true')('rejects a tampered attestation (our /verify returns no valid report)', async () => {
     sim.tamper = (a) => {
       a.attestationData = '1.000';
     };
@@ -75,7 +76,7 @@ describe('official SDK against the simulator and our /verify', () => {
     expect(e).toBeInstanceOf(sdk.AttestationIntegrityError);
   });
 
-  it.skipIf(!sdkInstalled)('fails when the notarizer refuses (whitelist) and runs testSelector and enclavesInfo', async () => {
+  it.skipIf(!sdkInstalled && process.env.CI !== 'true')('fails when the notarizer refuses (whitelist) and runs testSelector and enclavesInfo', async () => {
     const e = await client.notarize({ ...req, url: 'other.example.net/x' }).catch((x: unknown) => x);
     // the SDK stringifies its AttestationError objects as {} — only the failure itself is visible
     expect(String(e.message)).toMatch(/^all attestations failed/);
