@@ -94,7 +94,20 @@ describe('store lease', () => {
     const lost: string[] = [];
     let onLost!: () => void;
     const gone = new Promise<void>((r) => (onLost = r));
-    const l = new StoreLease(s, {
+    // The heartbeat's renewal is the event waited for (the store's renewLease, seen through a proxy).
+    let renewed!: () => void;
+    const beat = new Promise<void>((r) => (renewed = r));
+    const seen = new Proxy(s, {
+      get(target, p, receiver) {
+        if (p !== 'renewLease') return Reflect.get(target, p, receiver) as unknown;
+        return (...a: Parameters<typeof s.renewLease>) => {
+          const held = s.renewLease(...a);
+          renewed();
+          return held;
+        };
+      },
+    });
+    const l = new StoreLease(seen, {
       ttlMs: 1_000,
       log: quiet,
       onLost: (e) => {
@@ -106,7 +119,8 @@ describe('store lease', () => {
     const first = s.lease()!.heartbeatAt;
     l.start();
     // Wait for a heartbeat (the event), then take the lease over as an expired one.
-    while (s.lease()!.heartbeatAt === first) await new Promise((r) => setTimeout(r, 20));
+    await beat;
+    expect(s.lease()!.heartbeatAt).toBeGreaterThanOrEqual(first);
     s.acquireLease({ holder: 'elsewhere/1/zz', host: 'elsewhere', pid: 1, ttlMs: 60_000, now: s.lease()!.expiresAt + 1 });
     await gone;
     expect(lost).toHaveLength(1);
