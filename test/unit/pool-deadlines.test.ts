@@ -76,7 +76,8 @@ describe('pool task deadlines, real timers', () => {
     const d = dl.start();
     const timer = (dl as unknown as { timer?: NodeJS.Timeout }).timer;
     expect(timer?.hasRef()).toBe(false);
-    await new Promise((r) => setTimeout(r, 50));
+    // The deadline's own abort is the event waited for (then the sweep that fired it has returned).
+    await new Promise<void>((r) => d.once('abort', () => setImmediate(r)));
     expect(d.aborted).toBe(true);
     expect((dl as unknown as { timer?: NodeJS.Timeout }).timer).toBeUndefined();
   });
