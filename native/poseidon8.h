@@ -22,7 +22,7 @@
 typedef struct { uint64_t l[4]; } p8_fe;
 
 /*
- * The constants, all taken from the generated parameters (src/hash/params.ts via
+ * The constants, all taken from the generated parameters (src/generated/poseidonParams.ts via
  * src/hash/sparseParams.ts) and laid out by src/hash/native-constants.ts; everything except
  * modulus, n0 and r2 is in Montgomery form.
  */

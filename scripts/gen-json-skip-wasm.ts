@@ -1,5 +1,5 @@
 /**
- * Assembles src/ledger/node/jsonSkip.wat into src/ledger/node/jsonSkip.wasm.b64.ts (wabt, a
+ * Assembles src/ledger/node/blocks/jsonSkip.wat into src/generated/jsonSkip.wasm.b64.ts (wabt, a
  * development dependency: the service loads the committed bytes and needs no assembler):
  *   npx tsx scripts/gen-json-skip-wasm.ts
  * test/unit/json-skip-wasm.test.ts checks the committed module equals a fresh assembly.
@@ -10,9 +10,8 @@ import { pathToFileURL } from 'node:url';
 import createWabt from 'wabt';
 import { renderWasmBase64Source } from './wasm-base64-source.js';
 
-const DIR = resolve(import.meta.dirname, '../src/ledger/node');
-export const WAT = resolve(DIR, 'jsonSkip.wat');
-export const OUT = resolve(DIR, 'jsonSkip.wasm.b64.ts');
+export const WAT = resolve(import.meta.dirname, '../src/ledger/node/blocks/jsonSkip.wat');
+export const OUT = resolve(import.meta.dirname, '../src/generated/jsonSkip.wasm.b64.ts');
 
 /** The module's bytes, assembled from the WAT source (no names section: the bytes depend on the code only). */
 export async function assembleJsonSkip(): Promise<Uint8Array> {
@@ -28,7 +27,7 @@ export async function assembleJsonSkip(): Promise<Uint8Array> {
 
 /** Source text of the generated file. */
 export const renderJsonSkipSource = (bytes: Uint8Array): string =>
-  renderWasmBase64Source(bytes, 'scripts/gen-json-skip-wasm.ts from src/ledger/node/jsonSkip.wat', 'JSON_SKIP_WASM_BASE64');
+  renderWasmBase64Source(bytes, 'scripts/gen-json-skip-wasm.ts from src/ledger/node/blocks/jsonSkip.wat', 'JSON_SKIP_WASM_BASE64');
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const src = renderJsonSkipSource(await assembleJsonSkip());

@@ -1,10 +1,10 @@
 /**
- * Generates src/hash/params.ts (Poseidon8 round constants and MDS over the BLS12-377 scalar
+ * Generates src/generated/poseidonParams.ts (Poseidon8 round constants and MDS over the BLS12-377 scalar
  * field) from the snarkVM test-vector file, so that the service never reads ../shared at runtime.
  *
  *   npx tsx scripts/gen-poseidon-params.ts [vectors.json] [out.ts]
  *
- * Defaults: ../shared/vectors/aleo/poseidon8/snarkvm-poseidon8-test-vectors.json → src/hash/params.ts
+ * Defaults: ../shared/vectors/aleo/poseidon8/snarkvm-poseidon8-test-vectors.json → src/generated/poseidonParams.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -67,7 +67,7 @@ export const POSEIDON8_MDS: readonly (readonly bigint[])[] = ${matrix(mds)};
 const src = path.resolve(
   process.argv[2] ?? path.resolve(process.cwd(), '../shared/vectors/aleo/poseidon8/snarkvm-poseidon8-test-vectors.json'),
 );
-const out = path.resolve(process.argv[3] ?? path.resolve(process.cwd(), 'src/hash/params.ts'));
+const out = path.resolve(process.argv[3] ?? path.resolve(process.cwd(), 'src/generated/poseidonParams.ts'));
 const parsed = JSON.parse(readFileSync(src, 'utf8')) as ParamsFile;
 writeFileSync(out, render(parsed));
 console.log(`wrote ${out}`);

@@ -20,8 +20,8 @@ import { composeVerifier } from './compose.js';
 import { createLedgerFeature, followedPrograms } from './server/ledgerFeature.js';
 import { KINDS, type ReportType, type TargetValues } from './verify/kinds/index.js';
 import type { PccsStatusReport } from './collateral/pccsStatus.js';
-import { ledgerNodeHeaders } from './credentials.js';
-import { shutdownReason } from './serviceFetch.js';
+import { ledgerNodeHeaders } from './upstream/credentials.js';
+import { shutdownReason } from './upstream/serviceFetch.js';
 import { Connections } from './server/shutdown.js';
 
 export interface Targets {

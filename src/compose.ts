@@ -18,11 +18,11 @@ import { PccsCircuit } from './collateral/pccsCircuit.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics, instrumentService, type Metrics } from './observability/metrics.js';
 import { REPORT_KINDS, type ReportType } from './verify/kinds/index.js';
-import { serviceFetch } from './serviceFetch.js';
+import { serviceFetch } from './upstream/serviceFetch.js';
 import type { TcbUpdatePolicy } from './attestation/typeA/evaluationInForce.js';
 import { CollateralArchive, type ArchivedDocument } from './collateral/archive.js';
 import { HistoryCollateralSource } from './collateral/historySource.js';
-import { pccsHeaders } from './credentials.js';
+import { pccsHeaders } from './upstream/credentials.js';
 import { createInProcessService } from './verify/service.js';
 import type { Policy, TargetValues, VerifierService } from './verify/types.js';
 

@@ -1,6 +1,6 @@
 /**
  * Pacing of ledger-node requests and of verifications, shared by `reverify` and the server's ledger
- * watcher (src/ledger/node/blockScanner.ts, src/ledger/watch/watcher.ts, src/cli/reverify.ts), and
+ * watcher (src/ledger/node/blocks/fetchBlocks.ts, src/ledger/watch/watcher.ts, src/cli/reverify.ts), and
  * the bound on the server's transaction lookups waiting for the node (src/server/ledgerFeature.ts).
  */
 

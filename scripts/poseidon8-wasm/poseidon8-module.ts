@@ -1,7 +1,7 @@
 /**
  * Generates the Poseidon8 WebAssembly module (code only; the JS driver, src/hash/poseidon8-wasm.ts,
  * writes the constants into memory at start-up). Build time only: scripts/build-poseidon8-wasm.ts
- * writes the module into src/hash/wasm/poseidon8.wasm.b64.ts, which the service loads; the memory
+ * writes the module into src/generated/poseidon8.wasm.b64.ts, which the service loads; the memory
  * layout both sides use is src/hash/wasm/layout.ts.
  *
  * Field arithmetic: 9 × 29-bit limbs, Montgomery with R = 2^261, product scanning with one 64-bit

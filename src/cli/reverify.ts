@@ -13,8 +13,8 @@ import { TCB_UPDATE_POLICIES, type TcbUpdatePolicy } from '../attestation/typeA/
 import { cliError, EXIT } from './errors.js';
 import { KNOWN_PROGRAM_IDS, ProgramRegistry } from '../ledger/programs.js';
 import { programsToFollow } from '../ledger/records/transitions.js';
-import { BLOCK_SOURCE_CHOICES, blockSourceRoute, blocksPerCall, createBlockScanner, MAX_TRANSACTION_BLOCKS_PER_CALL, type BlockSourceChoice } from '../ledger/node/blockScanner.js';
-import { ledgerNodeHeaders, ledgerNodeJwt } from '../credentials.js';
+import { BLOCK_SOURCE_CHOICES, blockSourceRoute, blocksPerCall, createBlockScanner, MAX_TRANSACTION_BLOCKS_PER_CALL, type BlockSourceChoice } from '../ledger/node/blocks/fetchBlocks.js';
+import { ledgerNodeHeaders, ledgerNodeJwt } from '../upstream/credentials.js';
 import { FileSink, readRecords, StdoutSink, writeJsonAtomic, type Sink } from './output.js';
 import { Progress } from './progress.js';
 import type { OutputRecord } from '../ledger/records/updateRecord.js';
@@ -28,7 +28,7 @@ import { blockSource, jsonlSource, parseShard, txDirSource, type Batch, type Sav
 import { blocksDirSource, saveBlock } from './savedBlocks.js';
 import { completenessExit, completenessLines, runCompleteness, storeOfRecords, UNCHECKED_CAVEAT } from './completeness.js';
 import { COMPLETENESS_DEFAULTS } from '../ledger/watch/completeness.js';
-import type { BlockScanner } from '../ledger/node/blockScanner.js';
+import type { BlockScanner } from '../ledger/node/blocks/fetchBlocks.js';
 import { RequestBudget, type BudgetState } from '../requestBudget.js';
 import { planScan } from './plan.js';
 import { pinnedEnd } from './pinnedEnd.js';

@@ -18,7 +18,7 @@ import { itemsOfTransaction, type LedgerItem } from '../ledger/records/transitio
 import { judgeAtBlockTimes, timesOfBlocks } from '../ledger/records/blockTimes.js';
 import { blockTimestamp } from '../ledger/node/mappingListing.js';
 import type { ProgramRegistry } from '../ledger/programs.js';
-import type { BlockScanner } from '../ledger/node/blockScanner.js';
+import type { BlockScanner } from '../ledger/node/blocks/fetchBlocks.js';
 import { canonical } from '../ledger/records/updateRecord.js';
 
 /** A block as --save-blocks keeps it (savedBlocks.ts): its followed transactions as read, and its timestamp when known. */

@@ -9,7 +9,7 @@ import { AttestationError, AttestationIntegrityError, ClientError, NotarizationE
 import { maskHeaders, mergeRequestHeaders } from './headers.js';
 import { parseNotarizerInfo, type NotarizerInfoRecord } from './info.js';
 import { validateAttestationRequest } from './validate.js';
-import { readCapped } from '../upstreamBody.js';
+import { readCapped } from '../upstream/body.js';
 import {
   DEFAULT_TIMEOUT_MS,
   type AttestationRequest,

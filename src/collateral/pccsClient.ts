@@ -7,9 +7,9 @@
  * circuit breaker (pccsCircuit.ts), a PCCS that gave no answer is not asked again during its
  * cool-down: requests fail at once with PCCS_UNAVAILABLE saying until when.
  */
-import { publicUrl, redactorOf, redirectTarget, secretsOf } from '../publicUrl.js';
+import { publicUrl, redactorOf, redirectTarget, secretsOf } from '../upstream/publicUrl.js';
 import { VerifierError } from '../errors.js';
-import { ByteBudget, readCapped } from '../upstreamBody.js';
+import { ByteBudget, readCapped } from '../upstream/body.js';
 import type { PccsCode } from './errors.js';
 import type { PccsCircuit } from './pccsCircuit.js';
 
@@ -230,7 +230,7 @@ function evaluationParam(evaluation: number | undefined, sep: '?' | '&'): string
 }
 
 /** `scheme://user:pass@host/path?query#x` → `scheme://host/path`: a URL fit to show. */
-export { publicUrl } from '../publicUrl.js';
+export { publicUrl } from '../upstream/publicUrl.js';
 
 /** Why a request got no response: the timeout, or the connection failure with its cause (URLs in it without credentials and query). */
 function noResponseReason(e: unknown, timeoutMs: number, show: (text: string) => string): string {

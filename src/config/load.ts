@@ -15,8 +15,8 @@ import { isVerifierError, VerifierError } from '../errors.js';
 import { aTypeName } from '../typeNames.js';
 import type { ConfigCode } from './errors.js';
 import { DEFAULT_TRUST_ROOTS } from './defaultTrustRoots.js';
-import { publicUrl } from '../publicUrl.js';
-import { LEDGER_NODE_API_KEY_ENV, PCCS_API_KEY_ENV, PCCS_API_KEY_HEADER } from '../credentials.js';
+import { publicUrl } from '../upstream/publicUrl.js';
+import { LEDGER_NODE_API_KEY_ENV, PCCS_API_KEY_ENV, PCCS_API_KEY_HEADER } from '../upstream/credentials.js';
 import { KINDS, REPORT_TYPES, type ReportType, type TargetValues } from '../verify/kinds/index.js';
 import type { ProblemCheck } from '../verify/kinds/types.js';
 import type { AcceptedBuild } from '../verify/policy.js';
@@ -102,7 +102,7 @@ export interface Config {
 
 /**
  * The config keys that hold a URL, and the supported way to pass each one's credential: never in
- * the URL (userinfo is refused; a query is sent but never shown, src/publicUrl.ts).
+ * the URL (userinfo is refused; a query is sent but never shown, src/upstream/publicUrl.ts).
  */
 export const URL_KEYS: Readonly<Record<string, string>> = {
   pccsUrl: `pass an Intel PCS subscription key in the environment variable ${PCCS_API_KEY_ENV} (sent as the ${PCCS_API_KEY_HEADER} header)`,

@@ -3,7 +3,7 @@
  */
 import { VerifierError } from '../errors.js';
 import type { HashCode } from './errors.js';
-import { POSEIDON8_MODULUS } from './params.js';
+import { POSEIDON8_MODULUS } from '../generated/poseidonParams.js';
 
 export const FIELD_MODULUS: bigint = POSEIDON8_MODULUS;
 

@@ -12,7 +12,7 @@
  * rounds (padded with 0 to NATIVE_WINDOW).
  */
 import { FIELD_MODULUS } from './field.js';
-import { POSEIDON8_MDS } from './params.js';
+import { POSEIDON8_MDS } from '../generated/poseidonParams.js';
 import { deriveSparseParams } from './sparseParams.js';
 
 const P = FIELD_MODULUS;

@@ -13,7 +13,7 @@ import {
   POSEIDON8_FULL_ROUNDS,
   POSEIDON8_MDS,
   POSEIDON8_PARTIAL_ROUNDS,
-} from './params.js';
+} from '../generated/poseidonParams.js';
 import { POSEIDON8_WIDTH, spongeHash } from './sponge.js';
 
 const P = FIELD_MODULUS;

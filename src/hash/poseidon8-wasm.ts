@@ -1,7 +1,7 @@
 /**
  * Poseidon8 on the WebAssembly kernel: 29-bit-limb Montgomery arithmetic with sparse partial
  * rounds. The module is generated at build time (scripts/poseidon8-wasm/, written into
- * src/hash/wasm/poseidon8.wasm.b64.ts by scripts/build-poseidon8-wasm.ts); this file loads it and
+ * src/generated/poseidon8.wasm.b64.ts by scripts/build-poseidon8-wasm.ts); this file loads it and
  * writes the constants into its memory. The sponge loop runs here; each block is one absorb +
  * permute call.
  * Bit-for-bit equal to poseidon8-reference.ts (test/unit/hash-kernel.test.ts).
@@ -12,9 +12,9 @@
 import { FIELD_MODULUS } from './field.js';
 import { writeStructLimbs, structLimbCount } from './limbs-struct.js';
 import { fromMont, LIMB_BITS, LIMBS, MONT_R2, readLimbs, toMont, WINOGRAD_Q, writeLimbs } from './limbs.js';
-import { POSEIDON8_MDS } from './params.js';
+import { POSEIDON8_MDS } from '../generated/poseidonParams.js';
 import { deriveSparseParams } from './sparseParams.js';
-import { POSEIDON8_WASM_BASE64 } from './wasm/poseidon8.wasm.b64.js';
+import { POSEIDON8_WASM_BASE64 } from '../generated/poseidon8.wasm.b64.js';
 import {
   byteOf,
   E_FINAL,

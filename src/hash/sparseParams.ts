@@ -13,7 +13,7 @@
  */
 import { FIELD_MODULUS } from './field.js';
 import { matInv, matPow, matVec, transpose, type Matrix } from './matrix.js';
-import { POSEIDON8_ARK, POSEIDON8_FULL_ROUNDS, POSEIDON8_MDS, POSEIDON8_PARTIAL_ROUNDS } from './params.js';
+import { POSEIDON8_ARK, POSEIDON8_FULL_ROUNDS, POSEIDON8_MDS, POSEIDON8_PARTIAL_ROUNDS } from '../generated/poseidonParams.js';
 
 export interface SparseParams {
   /** Round constants of the full rounds (4 + 4 rows of 9); row 4 includes the carried constants. */

@@ -4,7 +4,7 @@
  * into the rate part 8 elements at a time; the permutation runs only when a ninth element must be
  * absorbed (lazy), and once more to squeeze; the output is state element 1 (first rate element).
  */
-import { POSEIDON8_CAPACITY, POSEIDON8_RATE } from './params.js';
+import { POSEIDON8_CAPACITY, POSEIDON8_RATE } from '../generated/poseidonParams.js';
 import { FIELD_MODULUS } from './field.js';
 
 export const POSEIDON8_WIDTH = POSEIDON8_RATE + POSEIDON8_CAPACITY;

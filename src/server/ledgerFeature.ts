@@ -7,13 +7,13 @@
  * that is refused at once (LEDGER_LOOKUP_QUEUE_FULL, 503 with Retry-After: the time the node's
  * rate takes to serve the waiting ones).
  */
-import { publicUrl, redactorOf, secretsOf } from '../publicUrl.js';
+import { publicUrl, redactorOf, secretsOf } from '../upstream/publicUrl.js';
 import type { Config } from '../config/load.js';
 import { VerifierError } from '../errors.js';
 import { itemsOfTransaction, programsToFollow } from '../ledger/records/transitions.js';
 import { judgeAtBlockTimes } from '../ledger/records/blockTimes.js';
 import { blockTimestamp } from '../ledger/node/mappingListing.js';
-import { createBlockScanner, fetchTransaction, MAX_BLOCKS_PER_CALL } from '../ledger/node/blockScanner.js';
+import { createBlockScanner, fetchTransaction, MAX_BLOCKS_PER_CALL } from '../ledger/node/blocks/fetchBlocks.js';
 import { ProgramRegistry } from '../ledger/programs.js';
 import { openUpdateStore, type LedgerRecord, type UpdateStore } from '../ledger/store/updateStore.js';
 import { storedUpdates, verifyUpdates, type Verify, type VerifyMany } from '../ledger/watch/verifyUpdates.js';
@@ -21,7 +21,7 @@ import { NOOP_METRICS_SINK, type MetricsSink } from '../observability/metrics.js
 import { LedgerWatcher, type WatcherLog, type WatcherStatus } from '../ledger/watch/watcher.js';
 import { StoreLease } from '../ledger/watch/lease.js';
 import { traitsOf } from '../errorCodes.js';
-import { ledgerNodeHeaders, ledgerNodeJwt } from '../credentials.js';
+import { ledgerNodeHeaders, ledgerNodeJwt } from '../upstream/credentials.js';
 import { createLedgerNodeClient, type LedgerNodeClient } from '../ledger/node/client.js';
 import { InclusionProver } from '../ledger/inclusion/prover.js';
 import { MAX_LISTING_BYTES } from '../ledger/node/mappingListing.js';

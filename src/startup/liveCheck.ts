@@ -1,4 +1,4 @@
-import { publicUrl } from '../publicUrl.js';
+import { publicUrl } from '../upstream/publicUrl.js';
 import { VerifierError } from '../errors.js';
 import { measurementLocation } from '../ledger/programs.js';
 import { KINDS, type ReportType, type TargetValues } from '../verify/kinds/index.js';

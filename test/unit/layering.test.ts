@@ -33,7 +33,8 @@ const edges = sources.flatMap((f) => importsOf(f, readFileSync(f, 'utf8')).map((
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['errorCodes.ts'],
-  ['errors.ts', 'bytes.ts', 'abort.ts', 'publicUrl.ts', 'credentials.ts', 'serviceFetch.ts', 'upstreamBody.ts', 'typeNames.ts', 'jsonSchemaType.ts', 'packageRoot.ts', 'version.ts', 'rateLimit.ts', 'requestBudget.ts', 'smallFile.ts'],
+  ['generated'],
+  ['errors.ts', 'bytes.ts', 'upstream', 'typeNames.ts', 'jsonSchemaType.ts', 'packageRoot.ts', 'version.ts', 'rateLimit.ts', 'requestBudget.ts', 'smallFile.ts'],
   ['aleo', 'hash'],
   ['encoding', 'attestation'],
   ['verify'],

@@ -4,7 +4,7 @@
  * (9 u32 limbs); `byteOf` converts.
  */
 import { ELEM_BYTES } from '../limbs.js';
-import { POSEIDON8_FULL_ROUNDS, POSEIDON8_PARTIAL_ROUNDS } from '../params.js';
+import { POSEIDON8_FULL_ROUNDS, POSEIDON8_PARTIAL_ROUNDS } from '../../generated/poseidonParams.js';
 
 export const WIDTH = 9;
 export const HALF_FULL = POSEIDON8_FULL_ROUNDS / 2;

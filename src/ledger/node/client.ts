@@ -1,11 +1,11 @@
-import { combinedSignal } from '../../abort.js';
+import { combinedSignal } from '../../upstream/abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
-import { publicUrl, redactorOf, redirectTarget, secretsOf } from '../../publicUrl.js';
-import { BufferPool, ByteBudget, readCapped, type CappedBody, type CappedBuffer } from '../../upstreamBody.js';
+import { publicUrl, redactorOf, redirectTarget, secretsOf } from '../../upstream/publicUrl.js';
+import { BufferPool, ByteBudget, readCapped, type CappedBody, type CappedBuffer } from '../../upstream/body.js';
 import type { LedgerNodeCode } from './errors.js';
-import { Http1Agent } from './http1Agent.js';
-import { skipBodyBuffer } from './jsonSkip.js';
+import { Http1Agent } from '../../upstream/http1Agent.js';
+import { skipBodyBuffer } from './blocks/jsonSkip.js';
 
 /**
  * Small client for a snarkOS ledger node's REST API (`GET {base}/program/…/mapping/…`,
@@ -65,7 +65,7 @@ export interface LedgerNodeClientOptions {
   /**
    * The fetch every request goes through, the raw bytes of `getBytes`/`readBytes` included (a
    * test's, a proxy's). Without it, JSON is fetched with the global fetch and raw bytes are read by
-   * the client's own HTTP/1.1 reader (src/ledger/node/http1Agent.ts, docs/block-sources.md).
+   * the client's own HTTP/1.1 reader (src/upstream/http1Agent.ts, docs/block-sources.md).
    */
   fetchImpl?: typeof fetch;
 }
@@ -195,7 +195,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 interface Answer {
   status: number;
   header(name: string): string | null;
-  /** Reads at most `limit` bytes of the body as a stream (src/upstreamBody.ts), held against `budget` until `release`. */
+  /** Reads at most `limit` bytes of the body as a stream (src/upstream/body.ts), held against `budget` until `release`. */
   read(limit: number, budget?: ByteBudget, pool?: BufferPool, onBytes?: CappedBuffer['onBytes']): Promise<CappedBody>;
 }
 
@@ -218,10 +218,10 @@ const HTTP1_AGENT = new Http1Agent();
 
 /**
  * The raw-bytes transport (what the `/blocks` reader's hundreds of KB per block go through): our
- * own HTTP/1.1 reader on net/tls (src/ledger/node/http1Agent.ts), which copies each body byte once,
+ * own HTTP/1.1 reader on net/tls (src/upstream/http1Agent.ts), which copies each body byte once,
  * from the socket's chunk straight into one buffer sized from Content-Length (a pooled one for
  * `readBytes`), capped and held against the budget by the same sink as every upstream body
- * (src/upstreamBody.ts). A 200 answer whose declared length fits the budget waits for room in it
+ * (src/upstream/body.ts). A 200 answer whose declared length fits the budget waits for room in it
  * (bodies in flight being read) within the attempt's time limit, rather than being abandoned and
  * sent again: a scan's 17.5 MB ranges at concurrency 4 do not fit the 32 MiB budget all at once.
  * A connection closed before the body's end fails the attempt (LEDGER_NODE_UNREACHABLE, retried).
@@ -293,7 +293,7 @@ export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNod
   };
   const headers = { accept: 'application/json', ...opts.headers };
   // A node may echo the request (query included) in an error body: its credentials, in every
-  // encoding, are cut out of what is shown (src/publicUrl.ts), and so are the extra secrets
+  // encoding, are cut out of what is shown (src/upstream/publicUrl.ts), and so are the extra secrets
   // (a listing client's JWT).
   const redact = redactorOf([...secretsOf(opts.baseUrl, opts.headers), ...(opts.secrets ?? [])]);
   const signal = opts.signal;

@@ -1,6 +1,6 @@
 /**
  * Ledger items of `reverify` and of the server's ledger watcher (their transactions come from
- * src/ledger/node/blockScanner.ts or saved transaction JSON): the programs to follow, and what
+ * src/ledger/node/blocks/fetchBlocks.ts or saved transaction JSON): the programs to follow, and what
  * each transition of a transaction is, by its function's role in the program registry
  * (src/ledger/programs.ts). A transaction lists every transition it executed, a called program's
  * before its caller's, so wrapped oracle calls are found too.

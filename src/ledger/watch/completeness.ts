@@ -13,7 +13,7 @@
  */
 import { isVerifierError } from '../../errors.js';
 import type { ErrorCode } from '../../errorCodes.js';
-import type { BlockScanner } from '../node/blockScanner.js';
+import type { BlockScanner } from '../node/blocks/fetchBlocks.js';
 import type { LedgerNodeClient } from '../node/client.js';
 import { firstHeightAtOrAfter, listMapping, type MappingListing } from '../node/mappingListing.js';
 import type { ProgramRegistry } from '../programs.js';

@@ -14,7 +14,7 @@
  */
 import { isVerifierError, VerifierError } from '../../errors.js';
 import type { ErrorCode } from '../../errorCodes.js';
-import { fetchMappingValue } from '../node/blockScanner.js';
+import { fetchMappingValue } from '../node/blocks/fetchBlocks.js';
 import { shownValue, type LedgerNodeClient } from '../node/client.js';
 import { parseAttestedData } from '../records/mappingWrites.js';
 import { judgeMapping, type AttestedValue, type MappingVerdict } from '../records/mappingVerdict.js';

@@ -27,14 +27,14 @@
  * serve leaves the update unverifiable, so it is retried like any other.
  */
 import { isVerifierError, VerifierError } from '../../errors.js';
-import { publicText } from '../../publicUrl.js';
+import { publicText } from '../../upstream/publicUrl.js';
 import { Semaphore } from '../../rateLimit.js';
 import { itemsOfTransaction, type LedgerItem } from '../records/transitions.js';
 import { judgeAtBlockTimes, timesOfBlocks } from '../records/blockTimes.js';
 import { blockTimestamp } from '../node/mappingListing.js';
 import type { ProgramRegistry } from '../programs.js';
 import type { OutputRecord } from '../records/updateRecord.js';
-import { blockSourceRoute, blocksPerCall, type BlockScanner, type ScannedBlock } from '../node/blockScanner.js';
+import { blockSourceRoute, blocksPerCall, type BlockScanner, type ScannedBlock } from '../node/blocks/fetchBlocks.js';
 import type { DueUpdate, StoredUpdate, UpdateStore } from '../store/updateStore.js';
 import { storedUpdates, verifyUpdates, type Verify, type VerifyMany } from './verifyUpdates.js';
 import { traitsOf, type ErrorCode } from '../../errorCodes.js';
@@ -57,7 +57,7 @@ export interface WatcherOptions {
   registry?: ProgramRegistry;
   verify: Verify;
   /**
-   * Hides the configured secrets (the node's API key and JWT, in any encoding: src/publicUrl.ts
+   * Hides the configured secrets (the node's API key and JWT, in any encoding: src/upstream/publicUrl.ts
    * redactorOf) in the text of an unexpected error before lastError shows it to anyone.
    */
   redact?: (text: string) => string;

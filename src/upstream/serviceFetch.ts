@@ -3,7 +3,7 @@ import { combinedSignal } from './abort.js';
 /**
  * The fetch of one upstream service configured by a base URL (the PCCS): requests under that base
  * carry the base's query parameters (a key a gateway reads there: sent, never shown, see
- * src/publicUrl.ts) and the service's headers (its API key), so a credential only ever goes to its
+ * src/upstream/publicUrl.ts) and the service's headers (its API key), so a credential only ever goes to its
  * own service, never to another host (Intel's CRL distribution point), and such requests follow
  * no redirect (the answer is the 3xx itself); and `signal` ends every
  * request, in progress or later (the server is shutting down).

@@ -1,5 +1,5 @@
 ;; Skipping one JSON value while checking its grammar, sixteen bytes at a time (WebAssembly SIMD):
-;; the fast path of the structural /blocks reader (blocksScanner.ts) over a block's authority.
+;; the fast path of the structural /blocks reader (walkBlocksJson.ts) over a block's authority.
 ;; Assembled into jsonSkip.wasm.b64.ts by `npx tsx scripts/gen-json-skip-wasm.ts`; test/unit/json-skip-wasm.test.ts
 ;; holds the committed bytes to this source.
 ;;
@@ -12,7 +12,7 @@
 ;;
 ;; skip(p) answers the position just after the value starting at p (after whitespace), or -1: the
 ;; value is not valid JSON, nests deeper than 4095, holds a raw control character in a string, or
-;; runs past the window. The grammar is the JavaScript reader's (Scanner.value in blocksScanner.ts):
+;; runs past the window. The grammar is the JavaScript reader's (Scanner.value in walkBlocksJson.ts):
 ;; a -1 only sends the caller to that reader, which decides (and names the error), so this module
 ;; may refuse more than JSON refuses, never accept more.
 (module

@@ -20,10 +20,10 @@
  * Each fails LEDGER_NODE_MALFORMED_BLOCKS, naming the block (its index and the height expected
  * there) and the byte offset, for a body that is not the blocks shape: not JSON, truncated, a block
  * without an integer height and timestamp, `transactions` not an array. The heights themselves are
- * checked by the caller (src/ledger/node/blockScanner.ts).
+ * checked by the caller (src/ledger/node/blocks/fetchBlocks.ts).
  */
 import { malformed, blockRecord, type BlockRecord, type BlocksReader } from './blockRecord.js';
-import { Scanner } from './blocksScanner.js';
+import { Scanner } from './walkBlocksJson.js';
 import { createJsonSkipper, type JsonSkipOptions } from './jsonSkip.js';
 
 export { blockRecord, type BlockRecord, type BlocksReader };

@@ -1,6 +1,6 @@
 import net, { type Socket } from 'node:net';
 import tls from 'node:tls';
-import { CappedBuffer, openCappedBody, type BufferPool, type ByteBudget, type CappedBody } from '../../upstreamBody.js';
+import { CappedBuffer, openCappedBody, type BufferPool, type ByteBudget, type CappedBody } from './body.js';
 import { BodyDecoder, framingOf, headEnd, Http1Error, listOf, NEED_MORE, parseHead, STOPPED, TOO_LARGE, type Framing, type Head } from './http1Framing.js';
 
 /**
@@ -13,7 +13,7 @@ import { BodyDecoder, framingOf, headEnd, Http1Error, listOf, NEED_MORE, parseHe
  * mark-compact every few answers); and once a declared length's body is being read, its reads go
  * straight into the body's buffer (not copied at all). TLS connections read chunks as node gives
  * them, copied once. The body is read under the same
- * rules as every upstream body (src/upstreamBody.ts `openCappedBody`/`CappedBuffer`): capped while
+ * rules as every upstream body (src/upstream/body.ts `openCappedBody`/`CappedBuffer`): capped while
  * it streams, a declared length above the cap not read, held against the body budget.
  *
  * Requests: `GET path?query HTTP/1.1`, `host`, the caller's headers, `connection: keep-alive`.

@@ -2,8 +2,8 @@
  * One block as the audit reads it from a `/blocks` answer (./blocksBody.ts), and the named error
  * (LEDGER_NODE_MALFORMED_BLOCKS) for an answer that is not the blocks shape.
  */
-import { VerifierError } from '../../errors.js';
-import type { LedgerNodeCode } from './errors.js';
+import { VerifierError } from '../../../errors.js';
+import type { LedgerNodeCode } from '../errors.js';
 
 /** One block as the audit reads it. */
 export interface BlockRecord {

@@ -118,7 +118,7 @@ export type CappedBody =
  * The body being read into one buffer sized to the declared length (else grown by doubling up to
  * the limit): the bytes are held once, never as chunks and a copy of them all besides. The one sink
  * of every body reader: `readCapped` below (a fetch Response's web stream) and the ledger node's
- * HTTP/1.1 reader (src/ledger/node/http1Agent.ts, which pushes ranges of its socket's chunks),
+ * HTTP/1.1 reader (src/upstream/http1Agent.ts, which pushes ranges of its socket's chunks),
  * so the cap and the budget hold alike on both.
  */
 export class CappedBuffer {

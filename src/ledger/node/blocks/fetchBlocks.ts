@@ -19,11 +19,11 @@
  * retries, timeouts and 429 Retry-After are the client's (src/ledger/node/client.ts).
  */
 import { isAscii } from 'node:buffer';
-import { publicUrl } from '../../publicUrl.js';
-import { VerifierError } from '../../errors.js';
-import { createLedgerNodeClient, ledgerPath, shownValue, type LedgerNodeClient } from './client.js';
-import { RateLimiter } from '../../rateLimit.js';
-import type { LedgerNodeCode } from './errors.js';
+import { publicUrl } from '../../../upstream/publicUrl.js';
+import { VerifierError } from '../../../errors.js';
+import { createLedgerNodeClient, ledgerPath, shownValue, type LedgerNodeClient } from '../client.js';
+import { RateLimiter } from '../../../rateLimit.js';
+import type { LedgerNodeCode } from '../errors.js';
 import { blocksReading } from './blocksBody.js';
 
 export const MAX_BLOCKS_PER_CALL = 50;

@@ -4,7 +4,7 @@
  * `transactions` built; skipped values through the WebAssembly fast path (./jsonSkip.ts) where it
  * runs. A walk may stop at the last whole block of a body still arriving and go on later.
  */
-import { VerifierError } from '../../errors.js';
+import { VerifierError } from '../../../errors.js';
 import { blockRecord, malformed, where, type BlockRecord } from './blockRecord.js';
 import type { JsonSkipper } from './jsonSkip.js';
 

@@ -1,7 +1,7 @@
 /**
  * Credentials of the upstream services, from the environment only: never in config.json and never
  * in a configured URL (the config refuses userinfo; a URL's query is sent but never shown, see
- * src/publicUrl.ts). Each is sent as a request header to its own service, and to no other host.
+ * src/upstream/publicUrl.ts). Each is sent as a request header to its own service, and to no other host.
  */
 
 /** The Intel PCS subscription key (a PCCS needs none). */

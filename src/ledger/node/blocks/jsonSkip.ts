@@ -1,7 +1,7 @@
 /**
- * The fast path of the structural `/blocks` reader (./blocksScanner.ts): one JSON value skipped, its
+ * The fast path of the structural `/blocks` reader (./walkBlocksJson.ts): one JSON value skipped, its
  * grammar checked, sixteen bytes at a time by a small WebAssembly SIMD module (./jsonSkip.wat,
- * assembled into ./jsonSkip.wasm.b64.ts). On a mainnet block that is the authority, ≈ 97 % of the
+ * assembled into src/generated/jsonSkip.wasm.b64.ts). On a mainnet block that is the authority, ≈ 97 % of the
  * bytes, which the JavaScript reader walks string by string (one `indexOf` call each).
  *
  * The module reads its own memory. A body read into a buffer from `skipBodyBuffer` already lies in
@@ -13,7 +13,7 @@
  * decides and names the error. So this path only ever makes the reader faster: the answer and
  * every error are the JavaScript reader's.
  */
-import { JSON_SKIP_WASM_BASE64 } from './jsonSkip.wasm.b64.js';
+import { JSON_SKIP_WASM_BASE64 } from '../../../generated/jsonSkip.wasm.b64.js';
 
 /** Skips the value at `p` (after whitespace): the position after it, or -1 when the caller must decide. */
 export interface JsonSkipper {
