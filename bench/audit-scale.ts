@@ -11,7 +11,7 @@
  *   (c) `/blocks/transactions` (--block-source transactions),
  *   (f) the floor: a minimal node:http client process (no CLI) that GETs the same `/blocks` ranges
  *       at the same concurrency and discards the bytes; (g) the same, copying each answer into one
- *       buffer sized from Content-Length (what src/upstreamBody.ts does). What Node's HTTP client
+ *       buffer sized from Content-Length (what src/upstream/body.ts does). What Node's HTTP client
  *       alone costs per block on this machine, the bound under rows (a) and (b); (h) the same
  *       requests written on a bare net.Socket per worker, the answers' bytes counted off its data
  *       events (Content-Length only, no HTTP parser): what the bytes cost below node:http.

@@ -1,12 +1,12 @@
 /**
- * The `/blocks` readers (src/ledger/node/blocksBody.ts) alone, on one core, over mainnet-shaped
+ * The `/blocks` readers (src/ledger/node/blocks/blocksBody.ts) alone, on one core, over mainnet-shaped
  * answers of the stand-in (test/support/mainnet-node.ts: 50 blocks of ≈ 350 KB): CPU ms per block
  * (process.cpuUsage, not wall time) of the structural reader and of the JSON.parse reference.
  *
  *   npx tsx bench/blocks-reader.bench.ts [--rounds R] [--reader structural|json|both]
  */
 import { parseArgs } from 'node:util';
-import { readBlocksJson, readBlocksStructural, type BlocksReader } from '../src/ledger/node/blocksBody.js';
+import { readBlocksJson, readBlocksStructural, type BlocksReader } from '../src/ledger/node/blocks/blocksBody.js';
 import { MainnetChain, MAX_BLOCKS } from '../test/support/mainnet-node.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '40' }, reader: { type: 'string', default: 'structural' } } });

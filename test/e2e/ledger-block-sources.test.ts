@@ -15,7 +15,7 @@ import { LedgerChain, t } from '../support/ledger-chain.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { realResponses } from '../support/era-vectors.js';
 import { readVectorJson } from '../support/paths.js';
-import { createBlockScanner, type BlockSourceChoice } from '../../src/ledger/node/blockScanner.js';
+import { createBlockScanner, type BlockSourceChoice } from '../../src/ledger/node/blocks/fetchBlocks.js';
 import { itemsOfTransaction } from '../../src/ledger/records/transitions.js';
 import { reverifyCommand } from '../../src/cli/reverify.js';
 import { LedgerWatcher } from '../../src/ledger/watch/watcher.js';

@@ -7,14 +7,14 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /**
- * The ledger node's HTTP/1.1 reader (src/ledger/node/http1Agent.ts) keeps idle connections for the
+ * The ledger node's HTTP/1.1 reader (src/upstream/http1Agent.ts) keeps idle connections for the
  * next request, and must not keep a process alive by them: `reverify` ends when its scan is done
  * without closing the agent, and the watcher's shutdown must not wait on a node's idle socket. A
  * child process GETs from a server here that never closes an idle connection, prints what its agent
  * kept, and must then exit on its own.
  */
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const AGENT = pathToFileURL(resolve('src/ledger/node/http1Agent.ts')).href;
+const AGENT = pathToFileURL(resolve('src/upstream/http1Agent.ts')).href;
 
 let server: Server | undefined;
 afterEach(async () => {

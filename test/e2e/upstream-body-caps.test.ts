@@ -23,7 +23,7 @@ import { until } from '../support/wait.js';
 import { streamBody, type StreamedBody } from '../support/stream-body.js';
 import { NotarizerClient } from '../../src/client/index.js';
 import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
-import { ByteBudget } from '../../src/upstreamBody.js';
+import { ByteBudget } from '../../src/upstream/body.js';
 
 const MiB = 1024 * 1024;
 /** What the sockets between the stand-in and the verifier may hold beyond what the verifier read (kernel and stream buffers). */

@@ -1,11 +1,11 @@
 /**
- * The HTTP/1 framing target (src/ledger/node/http1Framing.ts): an input is the bytes a node sent
+ * The HTTP/1 framing target (src/upstream/http1Framing.ts): an input is the bytes a node sent
  * on a connection. Interim 1xx heads are skipped, as the agent does; the final head gives the
  * body's extent, and the body is decoded twice: fed in one piece, then one byte at a time and in
  * two pieces cut by the input's first byte. The three must agree (the body's bytes, where it ends,
  * the failure), since a network may cut an answer anywhere. Only `Http1Error` may be thrown.
  */
-import { BodyDecoder, framingOf, headEnd, Http1Error, NEED_MORE, parseHead, type Framing } from '../../src/ledger/node/http1Framing.js';
+import { BodyDecoder, framingOf, headEnd, Http1Error, NEED_MORE, parseHead, type Framing } from '../../src/upstream/http1Framing.js';
 
 const LIMIT = 1 << 20;
 const MAX_TRAILER = 8 << 10;

@@ -17,7 +17,7 @@ import { parseUserData } from '../../src/encoding/eras/index.js';
 import { parseLeoU128Struct } from '../../src/aleo/leoValue.js';
 import { parseTcbInfo } from '../../src/attestation/typeA/tcbInfo.js';
 import { parseQeIdentity } from '../../src/attestation/typeA/qeIdentity.js';
-import { readBlocksJson, readBlocksStructural, readBlocksStructuralJs } from '../../src/ledger/node/blocksBody.js';
+import { readBlocksJson, readBlocksStructural, readBlocksStructuralJs } from '../../src/ledger/node/blocks/blocksBody.js';
 import { libCertFields, libCrlFields, libNitroFields, ourCertFields, ourCrlFields, ourNitroFields } from '../support/reference-parsers.js';
 import type { FuzzTarget } from './engine.js';
 import { http1Answer } from './http1Answer.js';

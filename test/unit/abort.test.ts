@@ -1,11 +1,11 @@
 /**
- * combinedSignal (src/abort.ts): a source shared by many requests at once holds one 'abort'
+ * combinedSignal (src/upstream/abort.ts): a source shared by many requests at once holds one 'abort'
  * listener whatever their number (no MaxListenersExceededWarning), the last done() removes it, and
  * aborting any source aborts every combination still pending with its reason.
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { combinedSignal } from '../../src/abort.js';
+import { combinedSignal } from '../../src/upstream/abort.js';
 
 describe('combinedSignal', () => {
   it('keeps one listener on a shared source for 1 000 concurrent combinations, and none once all are done', () => {

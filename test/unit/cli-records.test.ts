@@ -6,7 +6,7 @@ import { COLLATERAL_FETCH, COLLATERAL_USAGE } from '../../src/cli/collateral.js'
 import { REVERIFY, REVERIFY_USAGE } from '../../src/cli/reverify.js';
 import { VERIFY, VERIFY_USAGE } from '../../src/cli/verify.js';
 import { itemsOfTransaction } from '../../src/ledger/records/transitions.js';
-import type { BlockScanner } from '../../src/ledger/node/blockScanner.js';
+import type { BlockScanner } from '../../src/ledger/node/blocks/fetchBlocks.js';
 import { mergeRecords } from '../../src/cli/merge.js';
 import { ProgramRegistry } from '../../src/ledger/programs.js';
 import { resolveConfig } from '../../src/config/load.js';

@@ -26,7 +26,7 @@ const edgeArb = fc.oneof(
 
 describe('generated WASM module', () => {
   it('the committed base64 module equals a fresh generation (run scripts/build-poseidon8-wasm.ts)', () => {
-    const committed = readFileSync(path.resolve(process.cwd(), 'src/hash/wasm/poseidon8.wasm.b64.ts'), 'utf8');
+    const committed = readFileSync(path.resolve(process.cwd(), 'src/generated/poseidon8.wasm.b64.ts'), 'utf8');
     expect(committed).toBe(renderPoseidon8WasmModuleSource());
   });
 

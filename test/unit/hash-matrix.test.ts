@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FIELD_MODULUS } from '../../src/hash/field.js';
 import { identity, invMod, matInv, matMul, matPow, transpose } from '../../src/hash/matrix.js';
-import { POSEIDON8_MDS } from '../../src/hash/params.js';
+import { POSEIDON8_MDS } from '../../src/generated/poseidonParams.js';
 import { deriveSparseParams } from '../../src/hash/sparseParams.js';
 
 const P = FIELD_MODULUS;

@@ -1,5 +1,5 @@
 /**
- * The WebAssembly fast path of the structural `/blocks` reader (src/ledger/node/jsonSkip.ts and
+ * The WebAssembly fast path of the structural `/blocks` reader (src/ledger/node/blocks/jsonSkip.ts and
  * jsonSkip.wat): the committed bytes are the assembly of the source; it never accepts a value the
  * JavaScript walk would refuse, and where it accepts one it ends at the same byte; with windows of
  * any size (values crossing them, numbers cut at their end) the reader's answer and every error
@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { assembleJsonSkip, renderJsonSkipSource, OUT } from '../../scripts/gen-json-skip-wasm.js';
-import { createJsonSkipper, readsInPlace, skipBodyBuffer } from '../../src/ledger/node/jsonSkip.js';
+import { createJsonSkipper, readsInPlace, skipBodyBuffer } from '../../src/ledger/node/blocks/jsonSkip.js';
 import { LEDGER_NODE_BODY_POOL } from '../../src/ledger/node/client.js';
-import { readBlocksStructural, readBlocksStructuralJs, structuralReaderWith, type BlocksReader } from '../../src/ledger/node/blocksBody.js';
+import { readBlocksStructural, readBlocksStructuralJs, structuralReaderWith, type BlocksReader } from '../../src/ledger/node/blocks/blocksBody.js';
 
 const run = (reader: BlocksReader, body: Buffer, start: number) => {
   try {
@@ -53,7 +53,7 @@ const bodyWith = (value: string) =>
 describe('WebAssembly JSON skipper', () => {
   it('is the committed assembly of jsonSkip.wat', async () => {
     expect(readFileSync(OUT, 'utf8')).toBe(renderJsonSkipSource(await assembleJsonSkip()));
-    expect(OUT).toBe(resolve(import.meta.dirname, '../../src/ledger/node/jsonSkip.wasm.b64.ts'));
+    expect(OUT).toBe(resolve(import.meta.dirname, '../../src/generated/jsonSkip.wasm.b64.ts'));
   });
 
   it('skips any JSON value to its last byte, whitespace before it included', () => {

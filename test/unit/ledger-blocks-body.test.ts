@@ -1,5 +1,5 @@
 /**
- * The structural `/blocks` reader (src/ledger/node/blocksBody.ts) against its reference, JSON.parse
+ * The structural `/blocks` reader (src/ledger/node/blocks/blocksBody.ts) against its reference, JSON.parse
  * of the whole body: the same {height, timestamp, transactions} for every body, pretty or compact,
  * odd spacing, escapes in strings and member names, brackets inside strings, members in any
  * order, duplicated members; and the same named error (LEDGER_NODE_MALFORMED_BLOCKS) for every
@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CappedBuffer } from '../../src/upstreamBody.js';
-import { readBlocksJson, readBlocksStructural, readBlocksStructuralJs, blocksReading, BlocksArrival, type BlockRecord } from '../../src/ledger/node/blocksBody.js';
+import { CappedBuffer } from '../../src/upstream/body.js';
+import { readBlocksJson, readBlocksStructural, readBlocksStructuralJs, blocksReading, BlocksArrival, type BlockRecord } from '../../src/ledger/node/blocks/blocksBody.js';
 
 type Out = { ok: true; blocks: BlockRecord[] } | { ok: false; code: string; message: string };
 const run = (reader: typeof readBlocksJson, body: Buffer, start: number): Out => {

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { makeUserData } from '../support/ledger-reports.js';
-import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
+import { createBlockScanner } from '../../src/ledger/node/blocks/fetchBlocks.js';
 import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
 import { firstHeightAtOrAfter, listMapping } from '../../src/ledger/node/mappingListing.js';
 import { PROGRAMS } from '../../src/ledger/programs.js';

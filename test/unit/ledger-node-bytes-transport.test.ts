@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { BlocksArrival } from '../../src/ledger/node/blocksBody.js';
+import { BlocksArrival } from '../../src/ledger/node/blocks/blocksBody.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
+import { createBlockScanner } from '../../src/ledger/node/blocks/fetchBlocks.js';
 import { createLedgerNodeClient, LEDGER_NODE_BODY_POOL } from '../../src/ledger/node/client.js';
-import { ByteBudget } from '../../src/upstreamBody.js';
+import { ByteBudget } from '../../src/upstream/body.js';
 
 /** The raw-bytes path (node:http, one buffer from Content-Length) against a loopback node. */
 let server: Server | undefined;

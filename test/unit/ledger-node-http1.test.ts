@@ -5,12 +5,12 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
-import { Http1Agent, type Http1Answer } from '../../src/ledger/node/http1Agent.js';
-import { BodyDecoder, Http1Error, NEED_MORE, type Framing } from '../../src/ledger/node/http1Framing.js';
-import { BufferPool, ByteBudget, CappedBuffer, type CappedBody } from '../../src/upstreamBody.js';
+import { Http1Agent, type Http1Answer } from '../../src/upstream/http1Agent.js';
+import { BodyDecoder, Http1Error, NEED_MORE, type Framing } from '../../src/upstream/http1Framing.js';
+import { BufferPool, ByteBudget, CappedBuffer, type CappedBody } from '../../src/upstream/body.js';
 
 /**
- * The ledger node's own HTTP/1.1 reader (src/ledger/node/http1Agent.ts) against real loopback
+ * The ledger node's own HTTP/1.1 reader (src/upstream/http1Agent.ts) against real loopback
  * sockets: servers that write raw HTTP bytes, split where the test says.
  */
 

@@ -12,11 +12,11 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
-import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
+import { createBlockScanner } from '../../src/ledger/node/blocks/fetchBlocks.js';
 import { LedgerWatcher } from '../../src/ledger/watch/watcher.js';
 import { openUpdateStore } from '../../src/ledger/store/updateStore.js';
 import { ledgerRoutes } from '../../src/server/routes/ledger.js';
-import { redactorOf } from '../../src/publicUrl.js';
+import { redactorOf } from '../../src/upstream/publicUrl.js';
 import type { VerifyOutcome } from '../../src/verify/types.js';
 
 // Every better-sqlite3 connection the store opens, so that the test can limit the store's own.

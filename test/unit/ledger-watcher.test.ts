@@ -11,7 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerChain, t } from '../support/ledger-chain.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
-import { createBlockScanner } from '../../src/ledger/node/blockScanner.js';
+import { createBlockScanner } from '../../src/ledger/node/blocks/fetchBlocks.js';
 import { LedgerWatcher } from '../../src/ledger/watch/watcher.js';
 import { createLedgerFeature } from '../../src/server/ledgerFeature.js';
 import { resolveConfig } from '../../src/config/load.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BufferPool } from '../../src/upstreamBody.js';
+import { BufferPool } from '../../src/upstream/body.js';
 
-/** The pool of body buffers (src/upstreamBody.ts): a scan's ranges differ in size by some percent. */
+/** The pool of body buffers (src/upstream/body.ts): a scan's ranges differ in size by some percent. */
 describe('BufferPool', () => {
   it('a new buffer has room for a body an eighth larger, which then reuses it', () => {
     const pool = new BufferPool(1000);

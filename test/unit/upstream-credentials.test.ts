@@ -8,8 +8,8 @@ import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load.js';
 import { createLedgerNodeClient } from '../../src/ledger/node/client.js';
-import { ledgerNodeHeaders, pccsHeaders } from '../../src/credentials.js';
-import { serviceFetch, shutdownReason } from '../../src/serviceFetch.js';
+import { ledgerNodeHeaders, pccsHeaders } from '../../src/upstream/credentials.js';
+import { serviceFetch, shutdownReason } from '../../src/upstream/serviceFetch.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { rejection } from '../support/errors.js';
 

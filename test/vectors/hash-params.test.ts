@@ -10,7 +10,7 @@ import {
   POSEIDON8_MODULUS,
   POSEIDON8_PARTIAL_ROUNDS,
   POSEIDON8_RATE,
-} from '../../src/hash/params.js';
+} from '../../src/generated/poseidonParams.js';
 
 const VECTORS = path.resolve(process.cwd(), '../shared/vectors/aleo/poseidon8/snarkvm-poseidon8-test-vectors.json');
 
@@ -25,7 +25,7 @@ interface ParamsFile {
   mds: string[][];
 }
 
-describe('committed Poseidon8 parameters (src/hash/params.ts)', () => {
+describe('committed Poseidon8 parameters (src/generated/poseidonParams.ts)', () => {
   const v = JSON.parse(readFileSync(VECTORS, 'utf8')) as ParamsFile;
 
   it('match the scalar parameters of the snarkVM vectors file', () => {
