@@ -453,8 +453,3 @@ export function loadConfig(path: string, defaults?: Record<string, unknown>): Co
 export function configuredTargets(c: Config): TargetValues | undefined {
   return REPORT_TYPES.every((id) => c.targets[id] !== undefined) ? (c.targets as TargetValues) : undefined;
 }
-
-/** True when the targets are incomplete and the reproducible build must supply them. */
-export function needsReproducibleBuild(c: Config): boolean {
-  return configuredTargets(c) === undefined;
-}

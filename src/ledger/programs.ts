@@ -328,10 +328,6 @@ export const PROGRAMS = new ProgramRegistry();
 
 export const KNOWN_PROGRAM_IDS: readonly string[] = PROGRAMS.ids;
 
-export function oracleProgram(id: string): OracleProgram | undefined {
-  return PROGRAMS.program(id);
-}
-
 export function measurementLocation(id: string): { program: string; measurements: readonly MeasurementKind[] } {
   return PROGRAMS.measurementLocation(id);
 }
@@ -340,10 +336,4 @@ export function measurementLocation(id: string): { program: string; measurements
 export function updateKindOf(program: string | undefined, fn: string | undefined): UpdateKind | undefined {
   const r = PROGRAMS.roleOf(program, fn);
   return r?.role === 'update' ? r.kind : undefined;
-}
-
-/** What a measurement transition sets, if `fn` is one of `program`'s (built-in programs). */
-export function ownerKindOf(program: string | undefined, fn: string | undefined): MeasurementKind | undefined {
-  const r = PROGRAMS.roleOf(program, fn);
-  return r?.role === 'measurement' ? r.sets : undefined;
 }

@@ -25,7 +25,7 @@ import { startMainnetNodeProcess, type ListedValue, type MainnetNodeProcess, typ
 import { childEnv, logRecords, runMain, startMain, type ServiceProcess } from '../support/process.js';
 import { prettyLeo } from '../support/ledger-node.js';
 import { until } from '../support/wait.js';
-import { oracleProgram } from '../../src/ledger/programs.js';
+import { PROGRAMS } from '../../src/ledger/programs.js';
 import { updateWrites } from '../../src/ledger/records/mappingWrites.js';
 
 const CLI = resolve(process.cwd(), 'src/cli/main.ts');
@@ -90,7 +90,7 @@ beforeAll(async () => {
   // Every era's updates, and the minted SGX request once more, 15 minutes later with another value.
   const later = mintedUpdates(env).sgx('59500.00000000', { timestamp: MINTED_TIME + 900 });
   updates = [...mainnetUpdates(env), { program: OFFICIAL, fn: 'set_data_sgx', ...later }];
-  const layout = oracleProgram(OFFICIAL)!.attestedData;
+  const layout = PROGRAMS.program(OFFICIAL)!.attestedData;
   const latestOf = (u: MainnetUpdate) => updateWrites(layout, 'typeA', u.fn, u.userData).find((w) => w.role === 'latest')!;
   const [older, newer] = [latestOf(updates[0]!), latestOf(updates[updates.length - 1]!)];
   expect(older.key).toBe(newer.key);

@@ -16,7 +16,7 @@ import { startMintedCliEnv, type MintedCliEnv } from '../support/minted-cli.js';
 import { MRENCLAVE } from '../support/ledger-fixture.js';
 import { mainnetUpdates } from '../support/mainnet-updates.js';
 import { startMainnetNodeProcess, type MainnetNodeProcess, type MainnetNodeSpec, type MainnetUpdate } from '../support/mainnet-node.js';
-import { oracleProgram, updateKindOf } from '../../src/ledger/programs.js';
+import { PROGRAMS, updateKindOf } from '../../src/ledger/programs.js';
 import { updateWrites } from '../../src/ledger/records/mappingWrites.js';
 
 const BATCH_HEADER_KEYS = ['batch_id', 'author', 'round', 'timestamp', 'committee_id', 'transmission_ids', 'previous_certificate_ids', 'signature'];
@@ -182,7 +182,7 @@ describe('the mainnet-shaped node', () => {
     for (let h = 50; h < updates.length * 100; h += 100) {
       const transition = (await txsAt(h)).flatMap((tx) => tx.transaction.execution?.transitions ?? []).find((x: any) => x.program !== 'credits.aleo');
       const kind = updateKindOf(transition.program, transition.function)!;
-      const writes = updateWrites(oracleProgram(transition.program)?.attestedData, kind, transition.function, transition.inputs[0].value);
+      const writes = updateWrites(PROGRAMS.program(transition.program)?.attestedData, kind, transition.function, transition.inputs[0].value);
       expect(writes.length).toBeGreaterThan(0);
       const time = Math.max(...writes.map((w) => Number(w.attestationTimestamp)));
       attested.add(String(time));

@@ -36,7 +36,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fakeId, LedgerChain, t, type ConfirmedTx } from './ledger-chain.js';
 import { AUTHORITY_MARK, blockFrame, MAINNET_AUTHORITY_SHAPES, prettyAt, quorumAuthority, TRANSACTIONS_MARK } from './mainnet-shape.js';
-import { oracleProgram, updateKindOf } from '../../src/ledger/programs.js';
+import { PROGRAMS, updateKindOf } from '../../src/ledger/programs.js';
 import { updateWrites } from '../../src/ledger/records/mappingWrites.js';
 import { prettyLeo } from './ledger-node.js';
 import { TSX } from './process.js';
@@ -112,7 +112,7 @@ export class MainnetChain {
     this.every = spec.updateEvery ?? 100;
     this.writes = spec.updates.map((u) => {
       const kind = updateKindOf(u.program, u.fn);
-      return kind ? updateWrites(oracleProgram(u.program)?.attestedData, kind, u.fn, u.userData).filter((w) => w.data !== undefined && w.attestationTimestamp !== undefined) : [];
+      return kind ? updateWrites(PROGRAMS.program(u.program)?.attestedData, kind, u.fn, u.userData).filter((w) => w.data !== undefined && w.attestationTimestamp !== undefined) : [];
     });
     for (const [i, u] of spec.updates.entries()) for (const p of [u.program, ...this.writes[i]!.map((w) => w.program)]) this.deployed.add(p);
     // Placed by attestation time (the latest of an update's requests), those without one last.

@@ -1,6 +1,13 @@
 /** The registry of the oracle's ledger programs (every era). */
 import { describe, expect, it } from 'vitest';
-import { KNOWN_PROGRAM_IDS, measurementLocation, oracleProgram, ownerKindOf, updateKindOf } from '../../src/ledger/programs.js';
+import { KNOWN_PROGRAM_IDS, measurementLocation, PROGRAMS, updateKindOf } from '../../src/ledger/programs.js';
+
+const oracleProgram = (id: string) => PROGRAMS.program(id);
+/** What a measurement transition of the built-in programs sets (its role in the registry). */
+const ownerKindOf = (program: string, fn: string) => {
+  const r = PROGRAMS.roleOf(program, fn);
+  return r?.role === 'measurement' ? r.sets : undefined;
+};
 
 describe('oracle program registry', () => {
   it('knows the programs and update transitions of every era', () => {
