@@ -20,6 +20,7 @@ import { ERROR_TRAITS, type CodeTraits } from '../src/errorCodes.js';
 import { USAGE } from '../src/cli/main.js';
 import { Counter, Gauge, Histogram, type Metric } from 'prom-client';
 import { createMetrics, METRICS_PREFIX } from '../src/observability/metrics.js';
+import { layersReference } from './layers.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 export const REGENERATE = 'npx tsx scripts/gen-docs.ts';
@@ -271,6 +272,7 @@ export const TITLES: Record<string, string> = {
   'docs/http-api.md': 'HTTP API',
   'docs/cli.md': 'CLI: oracle-verifier',
   'docs/metrics.md': 'Metrics',
+  'docs/architecture.md': 'Architecture',
 };
 
 /** Every generated reference as it should be on disk: file → full text. */
@@ -281,6 +283,7 @@ export async function generatedDocs(): Promise<Record<string, string>> {
     'docs/http-api.md': httpApiReference(await openApiDocument()),
     'docs/cli.md': cliReference(),
     'docs/metrics.md': metricsReference(),
+    'docs/architecture.md': layersReference(),
   };
   const out: Record<string, string> = {};
   for (const [file, block] of Object.entries(blocks)) {

@@ -1,14 +1,16 @@
 /**
- * The import graph of src/ keeps its layers (docs/architecture.md "Layers"): every file, the files at
+ * The import graph of src/ keeps its layers (scripts/layers.ts, printed in docs/architecture.md
+ * "Layers"): every file, the files at
  * the src root included, sits on one layer; an import (type-only, re-export, side-effect and
  * dynamic imports included) never runs from a lower layer to a higher one, and no files import
  * each other in a circle. Nothing outside the CLI imports the CLI, and nothing in src imports a file
  * outside src. Report kinds are named only in their own folders (src/verify/kinds/<kind>/) and in
  * src/attestation/: everything else reads the registry.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { layerOf, WHERE } from '../../scripts/layers.js';
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -26,37 +28,6 @@ export function importsOf(file: string, text: string): string[] {
 
 const sources = files('src');
 const edges = sources.flatMap((f) => importsOf(f, readFileSync(f, 'utf8')).map((to) => [relative('src', f), to] as const));
-
-/**
- * The layers, lowest first. A path belongs to the most specific entry that names it (a file, else
- * its deepest listed folder).
- */
-const LAYERS: readonly (readonly string[])[] = [
-  ['errorCodes.ts'],
-  ['generated'],
-  ['errors.ts', 'bytes.ts', 'upstream', 'typeNames.ts', 'jsonSchemaType.ts', 'packageRoot.ts', 'version.ts', 'rateLimit.ts', 'requestBudget.ts', 'smallFile.ts'],
-  ['aleo', 'hash'],
-  ['encoding', 'attestation'],
-  ['verify'],
-  ['config', 'collateral', 'observability', 'ledger/programs.ts', 'ledger/programsConfig.ts'],
-  ['pool', 'ledger/node', 'ledger/records', 'ledger/store', 'startup', 'client'],
-  ['ledger/watch', 'ledger/inclusion'],
-  ['compose.ts'],
-  ['server', 'cli'],
-  ['bootstrap.ts'],
-  ['main.ts', 'index.ts'],
-];
-
-export function layerOf(path: string): number | undefined {
-  let best: { layer: number; length: number } | undefined;
-  LAYERS.forEach((entries, layer) => {
-    for (const e of entries) {
-      const hit = path === e || path.startsWith(`${e}/`);
-      if (hit && (!best || e.length > best.length)) best = { layer, length: e.length };
-    }
-  });
-  return best?.layer;
-}
 
 /** The strongly connected components of more than one file (Tarjan). */
 export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
@@ -110,6 +81,10 @@ describe('layers', () => {
 
   it('every source file sits on a layer', () => {
     expect(sources.map((f) => relative('src', f)).filter((f) => layerOf(f) === undefined)).toEqual([]);
+  });
+
+  it('every "where to look" of docs/architecture.md names a file that exists', () => {
+    for (const [, where] of WHERE) expect(existsSync(where), where).toBe(true);
   });
 
   it('the ground floor imports nothing', () => {
