@@ -61,7 +61,7 @@ export async function pacedPosts(url: string, bodies: readonly string[], rate: n
  * How many rounds of turns give each of `peers` at least `seconds` in turns of `slice` s: whole
  * cycles of turnOrder (a multiple of the peer count), so that every peer takes every place equally
  * often and waits as long between its turns. With three peers in five rounds, one peer waited
- * 4, 8, 2, 2 and 8 s before its turns and another 4, 2, 8, 2, 4 s (test/unit/bench-turns.test.ts).
+ * 4, 8, 2, 2 and 8 s before its turns and another 4, 2, 8, 2, 4 s (test/unit/repo/bench-turns.test.ts).
  */
 export function turnRounds(seconds: number, slice: number, peers: number): number {
   const n = Math.max(1, peers);

@@ -1,7 +1,7 @@
 /**
  * Regenerates src/generated/poseidon8.wasm.b64.ts from the generator in scripts/poseidon8-wasm/
  * (poseidon8-module.ts, on the binary writer emit.ts): `npx tsx scripts/build-poseidon8-wasm.ts`.
- * test/unit/hash-kernel.test.ts checks the committed module equals a fresh generation.
+ * test/unit/hash/kernel.test.ts checks the committed module equals a fresh generation.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -10,7 +10,7 @@
  *   npx tsx scripts/gen-docs.ts --check  exit 1 naming each reference that differs
  *
  * Each file may hold hand-written prose; only the block between the GENERATED markers is the
- * generator's (test/unit/docs-generated.test.ts regenerates it in memory and compares).
+ * generator's (test/unit/repo/docs-generated.test.ts regenerates it in memory and compares).
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';

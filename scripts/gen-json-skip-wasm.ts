@@ -2,7 +2,7 @@
  * Assembles src/ledger/node/blocks/jsonSkip.wat into src/generated/jsonSkip.wasm.b64.ts (wabt, a
  * development dependency: the service loads the committed bytes and needs no assembler):
  *   npx tsx scripts/gen-json-skip-wasm.ts
- * test/unit/json-skip-wasm.test.ts checks the committed module equals a fresh assembly.
+ * test/unit/ledger/node/blocks/jsonSkip.test.ts checks the committed module equals a fresh assembly.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';

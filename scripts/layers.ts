@@ -1,5 +1,5 @@
 /**
- * The layers of src/, lowest first: the one table that test/unit/layering.test.ts enforces (no
+ * The layers of src/, lowest first: the one table that test/unit/repo/layering.test.ts enforces (no
  * import from a lower layer up) and scripts/gen-docs.ts prints into docs/architecture.md "Layers".
  * A path belongs to the most specific entry that names it (a file, else its deepest listed folder).
  */
@@ -96,7 +96,7 @@ export function layerOf(path: string): number | undefined {
 export function layersReference(): string {
   const rows = LAYERS.flatMap((entries, layer) => entries.map((e) => `| ${layer} | \`src/${e.path}\` | ${e.holds} |`));
   return [
-    'Each file of `src/` sits on one layer and imports only from its own layer or lower ones (`test/unit/layering.test.ts`); no files import each other in a circle.',
+    'Each file of `src/` sits on one layer and imports only from its own layer or lower ones (`test/unit/repo/layering.test.ts`); no files import each other in a circle.',
     '',
     '| layer | path | holds |',
     '|---|---|---|',

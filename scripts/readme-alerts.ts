@@ -7,7 +7,7 @@
  *   npx tsx scripts/readme-alerts.ts           rewrites the block
  *   npx tsx scripts/readme-alerts.ts --check   exit 1 when the block is stale
  *
- * test/unit/readme-alerts.test.ts fails while the block differs from what this writes.
+ * test/unit/repo/readme-alerts.test.ts fails while the block differs from what this writes.
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Refreshes the copies deploy/k8s/base reads (kustomize reads no file outside its directory) from
-# their sources; test/unit/k8s.test.ts fails while they differ.
+# their sources; test/unit/repo/k8s.test.ts fails while they differ.
 set -eu
 cd "$(dirname "$0")/.."
 cp deploy/alerts/ledger.rules.yml deploy/alerts/verifier.rules.yml deploy/k8s/base/monitoring/alerts/

@@ -1,6 +1,6 @@
 /**
  * The Poseidon8 implementation the service uses; every kernel must reproduce
- * poseidon8-reference.ts bit for bit (test/unit/hash-poseidon8.test.ts, hash-kernel.test.ts,
+ * poseidon8-reference.ts bit for bit (test/unit/hash/poseidon8.test.ts, hash-kernel.test.ts,
  * hash-native.test.ts, hash-kernels-differential.test.ts).
  *
  * Selection, once per thread at import, the first that loads and runs on this CPU:

@@ -2,7 +2,7 @@
  * `to_fields` of the chunked u128 struct (see structFields.ts) produced directly as 29-bit limbs,
  * without BigInt: the struct's bit string is kept as 32-bit words (a constant template per chunk
  * count with the message's value bits OR-ed in), and each 252-bit field element is cut from it.
- * Equal to structFieldElements (test/unit/hash-kernel.test.ts).
+ * Equal to structFieldElements (test/unit/hash/kernel.test.ts).
  */
 import { BitWriter, FIELD_DATA_BITS, U128_LITERAL_BITS } from './bits.js';
 import { LIMB_BITS, LIMB_MASK, LIMBS } from './limbs.js';

@@ -3,7 +3,7 @@
  * 4×64-bit Montgomery arithmetic with sparse partial rounds, with two permutation kernels chosen
  * at run time: `portable` (plain C, native/poseidon8.c) and `adx` (MULX/ADCX/ADOX,
  * native/poseidon8-adx.c; x86-64 CPUs with BMI2 and ADX). Bit-for-bit equal to
- * poseidon8-reference.ts (test/unit/hash-native.test.ts).
+ * poseidon8-reference.ts (test/unit/hash/poseidon8-native.test.ts).
  *
  * `createPoseidon8Native()` throws if the addon was not built or does not load, or the CPU does
  * not run the asked kernel; kernel.ts then takes the next one.

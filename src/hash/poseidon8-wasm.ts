@@ -4,7 +4,7 @@
  * src/generated/poseidon8.wasm.b64.ts by scripts/build-poseidon8-wasm.ts); this file loads it and
  * writes the constants into its memory. The sponge loop runs here; each block is one absorb +
  * permute call.
- * Bit-for-bit equal to poseidon8-reference.ts (test/unit/hash-kernel.test.ts).
+ * Bit-for-bit equal to poseidon8-reference.ts (test/unit/hash/kernel.test.ts).
  *
  * `createPoseidon8Wasm()` throws if WebAssembly is unavailable; kernel.ts then falls back to the
  * BigInt reference.

@@ -6,7 +6,7 @@
  * (--stop-when-budget-spent). The budget's day is made very long for that test (the test-only
  * ORACLE_VERIFIER_TEST_DAY_MS), so that no day boundary falls inside it; with short days, a run
  * waits for each next day and finishes. The wait itself is tested with an injected clock in
- * test/unit/reverify-budget.test.ts.
+ * test/unit/cli/plan.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

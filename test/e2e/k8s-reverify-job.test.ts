@@ -101,7 +101,7 @@ describe.skipIf(unavailable !== undefined)('the Indexed reverify Job and the mer
       return m ? m[1] + a.slice(m[0].length) : a;
     };
     const [cmd, ...rest] = [...c.command, ...c.args].map((a: string) => map(expandVars(a, env)));
-    // `oracle-verifier` in the image = the package's bin of that name (test/unit/k8s.test.ts checks the link).
+    // `oracle-verifier` in the image = the package's bin of that name (test/unit/repo/k8s.test.ts checks the link).
     const bin = pkg.bin[cmd!] as string;
     expect(bin, cmd).toBeDefined();
     return { entry: resolve(bin.replace(/^dist\//, '').replace(/\.js$/, '.ts')), args: rest };

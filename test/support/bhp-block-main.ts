@@ -1,5 +1,5 @@
 /**
- * Child process of test/unit/hash-bhp-native.test.ts: recomputes the real mainnet block
+ * Child process of test/unit/hash/bhp/native.test.ts: recomputes the real mainnet block
  * (../shared/vectors/aleo/mainnet/block-1203288.json) on the BHP backend its environment selects
  * (VERIFIER_BHP_BACKEND) and prints one JSON line: the backend, each check line and the hash.
  */

@@ -99,7 +99,7 @@ export function quorumAuthority(shape: AuthorityShape, firstRound: number, times
  * The authority shapes the stand-in cycles through (one per block, by height): a committee of
  * 21–22, 2 rounds of certificates per block, every certificate signed by all other members. With
  * snarkOS's pretty-printing this puts a block at ≈ 345 KB on average; with mainnet's ≈ 1.5 KB of
- * transactions a block, ≈ 99 % of it is the authority (test/unit/mainnet-node.test.ts holds the
+ * transactions a block, ≈ 99 % of it is the authority (test/e2e/mainnet-node.test.ts holds the
  * figures).
  */
 export const MAINNET_AUTHORITY_SHAPES: readonly AuthorityShape[] = [

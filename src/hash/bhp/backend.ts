@@ -3,7 +3,7 @@
  *   1. `native`: the native addon's BHP (native/bhp.c, native.ts), when the addon loads and has
  *      the BHP entry points;
  *   2. `portable`: the TypeScript BigInt hasher (hasher.ts, merkle.ts), everywhere.
- * Both give the same hashes (test/unit/hash-bhp-native.test.ts, against snarkVM's WASM too).
+ * Both give the same hashes (test/unit/hash/bhp/native.test.ts, against snarkVM's WASM too).
  * VERIFIER_BHP_BACKEND=portable forces the portable one; =native asks for the native one (when it
  * cannot load, the portable one is used and the reason says why); unset or any other value: the
  * native one when it loads. `bhpBackendName` tells which one is active and `bhpBackendReason` why.

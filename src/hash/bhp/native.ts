@@ -3,7 +3,7 @@
  * kernel): 4×64-bit Montgomery arithmetic in C over the lookup tables that hasher.ts builds, handed
  * to the addon once per hasher and thread (canonical little-endian limbs; C checks every point is
  * on the curve and converts to Montgomery form). Bit-for-bit equal to the portable hasher.ts
- * (test/unit/hash-bhp-native.test.ts, also against snarkVM's WASM).
+ * (test/unit/hash/bhp/native.test.ts, also against snarkVM's WASM).
  *
  * A whole input (every round) is one call; a Merkle root is one call (leaves and nodes hashed in
  * batches that share one inversion per level). `createBhpNative()` throws if the addon was not

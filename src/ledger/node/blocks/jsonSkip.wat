@@ -1,6 +1,6 @@
 ;; Skipping one JSON value while checking its grammar, sixteen bytes at a time (WebAssembly SIMD):
 ;; the fast path of the structural /blocks reader (walkBlocksJson.ts) over a block's authority.
-;; Assembled into jsonSkip.wasm.b64.ts by `npx tsx scripts/gen-json-skip-wasm.ts`; test/unit/json-skip-wasm.test.ts
+;; Assembled into jsonSkip.wasm.b64.ts by `npx tsx scripts/gen-json-skip-wasm.ts`; test/unit/ledger/node/blocks/jsonSkip.test.ts
 ;; holds the committed bytes to this source.
 ;;
 ;; Memory: bytes [0, 4096) are the stack of open containers (1 = array, 2 = object); the body lies
