@@ -32,7 +32,7 @@ const promtool = (...args: string[]) => execFileSync('promtool', args, { cwd: AL
 
 describe.skipIf(unavailable !== undefined && !inCi)('deploy/alerts with promtool', () => {
   it('every rules file passes promtool check rules and its promtool unit tests', () => {
-    expect(RULE_FILES).toEqual(expect.arrayContaining(['ledger.rules.yml', 'verifier.rules.yml']));
+    expect(RULE_FILES).toEqual(expect.arrayContaining(['ledger.rules.yml', 'targets.rules.yml', 'verifier.rules.yml']));
     for (const f of RULE_FILES) {
       expect(promtool('check', 'rules', f)).toMatch(/SUCCESS: \d+ rules found/);
       expect(promtool('test', 'rules', f.replace(/\.yml$/, '.test.yml'))).toMatch(/SUCCESS/);
@@ -80,6 +80,11 @@ describe('deploy/alerts', () => {
     expect(prom).toMatch(/rule_files:\n\s+- \/etc\/prometheus\/alerts\/\*\.rules\.yml/);
     expect(compose).toMatch(/\.\/deploy\/alerts:\/etc\/prometheus\/alerts:ro/);
     expect(prom).toMatch(/^\s*-\s*ledger-watcher:8080\s*$/m);
+    // targets.rules.yml names the scrape jobs of this file: each job it names is scraped here.
+    const jobs = new Set([...prom.matchAll(/^\s*- job_name: (\S+)$/gm)].map((x) => x[1]!));
+    const named = new Set([...readFileSync(resolve(ALERTS, 'targets.rules.yml'), 'utf8').matchAll(/up\{job="([^"]+)"\}/g)].map((x) => x[1]!));
+    expect([...named].sort()).toEqual(['ledger-watcher', 'verifier']);
+    for (const j of named) expect(jobs.has(j), j).toBe(true);
     expect(prom).toMatch(/alerting:\n\s+alertmanagers:\n\s+- static_configs:\n\s+- targets:\n\s+- alertmanager:9093/);
     expect([...compose.matchAll(/^ {2}ledger-watcher:/gm)]).toHaveLength(1);
     expect([...compose.matchAll(/^ {2}alertmanager:/gm)]).toHaveLength(1);
