@@ -77,14 +77,19 @@ describe('deploy/alerts', () => {
   it('are loaded by the compose Prometheus, which scrapes the one ledger watcher of docker-compose.yml and sends to its Alertmanager', () => {
     const prom = readFileSync(resolve(process.cwd(), 'deploy/prometheus.yml'), 'utf8');
     const compose = readFileSync(resolve(process.cwd(), 'docker-compose.yml'), 'utf8');
-    expect(prom).toMatch(/rule_files:\n\s+- \/etc\/prometheus\/alerts\/\*\.rules\.yml/);
+    // Each rule file named one by one (no glob); ledger.rules.yml because a watcher is scraped here.
+    const loaded = [...prom.matchAll(/^\s+- \/etc\/prometheus\/alerts\/(\S+)$/gm)].map((x) => x[1]!).sort();
+    expect(prom).not.toMatch(/alerts\/\*/);
+    expect(loaded).toEqual(RULE_FILES);
     expect(compose).toMatch(/\.\/deploy\/alerts:\/etc\/prometheus\/alerts:ro/);
     expect(prom).toMatch(/^\s*-\s*ledger-watcher:8080\s*$/m);
-    // targets.rules.yml names the scrape jobs of this file: each job it names is scraped here.
+    // The up{job=...} rules name the scrape jobs of this file: the replicas' in targets.rules.yml,
+    // the watcher's in ledger.rules.yml.
     const jobs = new Set([...prom.matchAll(/^\s*- job_name: (\S+)$/gm)].map((x) => x[1]!));
-    const named = new Set([...readFileSync(resolve(ALERTS, 'targets.rules.yml'), 'utf8').matchAll(/up\{job="([^"]+)"\}/g)].map((x) => x[1]!));
-    expect([...named].sort()).toEqual(['ledger-watcher', 'verifier']);
-    for (const j of named) expect(jobs.has(j), j).toBe(true);
+    const upJobs = (f: string) => [...new Set([...readFileSync(resolve(ALERTS, f), 'utf8').matchAll(/up\{job="([^"]+)"\}/g)].map((x) => x[1]!))];
+    expect(upJobs('targets.rules.yml')).toEqual(['verifier']);
+    expect(upJobs('ledger.rules.yml')).toEqual(['ledger-watcher']);
+    expect([...jobs].sort()).toEqual(['ledger-watcher', 'verifier']);
     expect(prom).toMatch(/alerting:\n\s+alertmanagers:\n\s+- static_configs:\n\s+- targets:\n\s+- alertmanager:9093/);
     expect([...compose.matchAll(/^ {2}ledger-watcher:/gm)]).toHaveLength(1);
     expect([...compose.matchAll(/^ {2}alertmanager:/gm)]).toHaveLength(1);
