@@ -15,6 +15,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { startServer, type RunningServer } from '../support/server.js';
 import { targets } from '../support/nitro-pair.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { REPORT_TYPES } from '../../src/verify/kinds/index.js';
 
 const ALERTS = resolve(process.cwd(), 'deploy/alerts');
 const RULE_FILES = readdirSync(ALERTS).filter((f) => f.endsWith('.rules.yml')).sort();
@@ -72,6 +74,16 @@ describe('deploy/alerts', () => {
     expect(plainNames.has('verifier_http_requests_total')).toBe(true);
     expect(plainNames.has('verifier_ledger_scanned_height')).toBe(false);
     expect(plainNames.has('verifier_ledger_tip_height')).toBe(false);
+  });
+
+  it('PccsUnreachable tells typeA use by verifier_verifications_total{kind="typeA"}, the label a typeA verification is counted under', async () => {
+    const rules = readFileSync(resolve(ALERTS, 'verifier.rules.yml'), 'utf8');
+    const kinds = [...rules.matchAll(/verifier_verifications_total\{kind="([^"]+)"\}/g)].map((x) => x[1]!);
+    expect(kinds).toEqual(['typeA', 'typeA']);
+    expect(REPORT_TYPES).toContain('typeA');
+    const m = createMetrics({ defaultMetrics: false });
+    m.sink.observeVerification('typeA', false, 'PCCS_UNAVAILABLE', 0.01);
+    expect(await m.registry.metrics()).toMatch(/^verifier_verifications_total\{kind="typeA",outcome="unverifiable"\} 1$/m);
   });
 
   it('are loaded by the compose Prometheus, which scrapes the one ledger watcher of docker-compose.yml and sends to its Alertmanager', () => {
