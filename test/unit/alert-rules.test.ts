@@ -34,7 +34,7 @@ const promtool = (...args: string[]) => execFileSync('promtool', args, { cwd: AL
 
 describe.skipIf(unavailable !== undefined && !inCi)('deploy/alerts with promtool', () => {
   it('every rules file passes promtool check rules and its promtool unit tests', () => {
-    expect(RULE_FILES).toEqual(expect.arrayContaining(['ledger.rules.yml', 'targets.rules.yml', 'verifier.rules.yml']));
+    expect(RULE_FILES).toEqual(expect.arrayContaining(['ledger.rules.yml', 'resources.rules.yml', 'targets.rules.yml', 'verifier.rules.yml']));
     for (const f of RULE_FILES) {
       expect(promtool('check', 'rules', f)).toMatch(/SUCCESS: \d+ rules found/);
       expect(promtool('test', 'rules', f.replace(/\.yml$/, '.test.yml'))).toMatch(/SUCCESS/);
@@ -66,7 +66,7 @@ describe('deploy/alerts', () => {
     const plain = await startServer({ ...base, pccsUrl: node.url, liveCheck: { skip: true, apiBaseUrl: node.url } });
     servers.push(plain);
     const declared = await scrapeNames(watcher);
-    const used = new Set(RULE_FILES.flatMap((f) => [...readFileSync(resolve(ALERTS, f), 'utf8').matchAll(/\bverifier_[a-z_]+/g)].map((x) => x[0])));
+    const used = new Set(RULE_FILES.flatMap((f) => [...readFileSync(resolve(ALERTS, f), 'utf8').matchAll(/\bverifier_[a-z0-9_]+/g)].map((x) => x[0])));
     expect(used.size).toBeGreaterThanOrEqual(8);
     expect(used.has('verifier_pccs_up') && used.has('verifier_ledger_scanned_height')).toBe(true);
     for (const name of used) expect(declared.has(name), name).toBe(true);
@@ -84,6 +84,17 @@ describe('deploy/alerts', () => {
     const m = createMetrics({ defaultMetrics: false });
     m.sink.observeVerification('typeA', false, 'PCCS_UNAVAILABLE', 0.01);
     expect(await m.registry.metrics()).toMatch(/^verifier_verifications_total\{kind="typeA",outcome="unverifiable"\} 1$/m);
+  });
+
+  it('VerifierMemoryNearLimit uses the memory limit deploy/k8s/sizing sets for the verifier and the watcher', () => {
+    const rule = readFileSync(resolve(ALERTS, 'resources.rules.yml'), 'utf8');
+    const mib = /verifier_process_resident_memory_bytes\) > 0\.9 \* (\d+) \* 1024 \* 1024/.exec(rule);
+    expect(mib).not.toBeNull();
+    const sizing = readFileSync(resolve(process.cwd(), 'deploy/k8s/sizing/kustomization.yaml'), 'utf8');
+    for (const c of ['verifier', 'watcher']) {
+      const limit = new RegExp(`- name: ${c}\\n\\s+resources:[\\s\\S]*?limits:\\n\\s+cpu: \\S+\\n\\s+memory: (\\d+)Mi`).exec(sizing);
+      expect(limit?.[1], c).toBe(mib![1]);
+    }
   });
 
   it('are loaded by the compose Prometheus, which scrapes the one ledger watcher of docker-compose.yml and sends to its Alertmanager', () => {
