@@ -387,12 +387,15 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       } catch {
         v = undefined;
       }
+      // Unknown (the watcher has not reached its node yet, as GET /ledger/status's null): no sample.
       if (typeof v === 'number') this.set(v);
+      else this.remove();
     };
   // Registered by registerLedgerHeights only (a process that runs a watcher): a replica without one
-  // exports no height, rather than a height 0 that never moves (which reads as a stopped watcher).
-  const ledgerScanned = new Gauge({ name: p('ledger_scanned_height'), help: 'Every ledger block up to this height is scanned and its updates stored (0: none yet); exported only by a process that runs the ledger watcher', registers: [], collect: ledgerHeight('scannedHeight') });
-  const ledgerTip = new Gauge({ name: p('ledger_tip_height'), help: 'Latest block height the ledger node reported to the watcher (0: none yet); exported only by a process that runs the ledger watcher', registers: [], collect: ledgerHeight('tipHeight') });
+  // exports no height, rather than a height 0 that never moves (which reads as a stopped watcher);
+  // a watcher exports each height only once it is known.
+  const ledgerScanned = new Gauge({ name: p('ledger_scanned_height'), help: 'Every ledger block up to this height is scanned and its updates stored; exported only by a process that runs the ledger watcher, once a block is scanned', registers: [], collect: ledgerHeight('scannedHeight') });
+  const ledgerTip = new Gauge({ name: p('ledger_tip_height'), help: 'Latest block height the ledger node reported to the watcher; exported only by a process that runs the ledger watcher, once the node answered', registers: [], collect: ledgerHeight('tipHeight') });
   let mappingRead: (() => { consistent: number; inconsistent: number; notChecked: number }) | undefined;
   const ledgerMapping = new Gauge({
     name: p('ledger_mapping_keys'),

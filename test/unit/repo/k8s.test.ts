@@ -285,7 +285,7 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
       if (owner.metadata.name === 'alertmanager') continue; // not a verifier: what the alerts go to
       expect(template.metadata.annotations, owner.metadata.name).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics', 'prometheus.io/port': '8080' });
     }
-    for (const f of ['ledger.rules.yml', 'verifier.rules.yml']) expect(findGenerated(base, 'ConfigMap', 'oracle-verifier-alerts').data[f]).toBe(read(`deploy/alerts/${f}`));
+    for (const f of ['ledger.rules.yml', 'resources.rules.yml', 'targets.rules.yml', 'verifier.rules.yml']) expect(findGenerated(base, 'ConfigMap', 'oracle-verifier-alerts').data[f]).toBe(read(`deploy/alerts/${f}`));
     expect(findGenerated(base, 'ConfigMap', 'alertmanager-config').data['alertmanager.yml']).toBe(read('deploy/alertmanager.yml'));
     expect(findGenerated(base, 'ConfigMap', 'oracle-verifier-dashboard').data['verifier.json']).toBe(read('grafana/dashboards/verifier.json'));
     // docker-compose.yml runs the PCCS with the same entry point the ConfigMap carries.
@@ -395,7 +395,7 @@ describe.skipIf(unavailable !== undefined)('Kubernetes manifests (deploy/k8s)', 
   });
 
   it('the copies kustomize reads (it reads no file outside its directory) equal their sources', () => {
-    for (const f of ['ledger.rules.yml', 'verifier.rules.yml']) expect(read(`deploy/k8s/base/monitoring/alerts/${f}`)).toBe(read(`deploy/alerts/${f}`));
+    for (const f of ['ledger.rules.yml', 'resources.rules.yml', 'targets.rules.yml', 'verifier.rules.yml']) expect(read(`deploy/k8s/base/monitoring/alerts/${f}`)).toBe(read(`deploy/alerts/${f}`));
     expect(read('deploy/k8s/base/monitoring/alertmanager/alertmanager.yml')).toBe(read('deploy/alertmanager.yml'));
     expect(read('deploy/k8s/base/monitoring/dashboard/verifier.json')).toBe(read('grafana/dashboards/verifier.json'));
     expect(K8S_DIR).toBe(join(root, 'deploy/k8s'));
