@@ -7,6 +7,7 @@
  */
 import { parseOptions, usage, type CommandSpec } from './args.js';
 import { cliError, EXIT } from './errors.js';
+import { fileProblem } from './inputFile.js';
 import { jsonNestingDepth, readSmallFile } from '../smallFile.js';
 import { BlockJsonError } from '../aleo/block/blockJson.js';
 import { checkBlock } from '../aleo/block/check.js';
@@ -47,7 +48,7 @@ export async function blockCommand(argv: readonly string[], io: { stdout: (s: st
   const [sub, file, ...extra] = a.positionals;
   if (sub !== 'check' || file === undefined || extra.length > 0) throw cliError('CLI_USAGE', BLOCK_USAGE);
   const read = readSmallFile(file, MAX_BLOCK_BYTES, 'a block');
-  if (!read.ok) throw cliError('CLI_BAD_INPUT', `block check: ${file}: ${read.why}`);
+  if (!read.ok) throw cliError('CLI_BAD_INPUT', `block check: ${read.errno === undefined ? `${file}: ${read.why}` : fileProblem(file, { code: read.errno })}`);
   const text = read.bytes.toString('utf8');
   if (jsonNestingDepth(text) > MAX_DEPTH) throw cliError('CLI_BAD_INPUT', `block check: ${file} nests deeper than ${MAX_DEPTH} (a block nests about 8 deep)`);
   let json: unknown;

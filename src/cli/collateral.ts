@@ -16,6 +16,7 @@ import { loadCliConfig } from './context.js';
 import { loadRoots } from '../compose.js';
 import { REPORT_KINDS } from '../verify/kinds/index.js';
 import { cliError, EXIT } from './errors.js';
+import { fileProblem } from './inputFile.js';
 
 export const COLLATERAL_FETCH = {
   command: 'collateral fetch',
@@ -92,7 +93,7 @@ function importCommand(rest: readonly string[], io: Io): number {
   try {
     issuerChain = chainFile === undefined ? undefined : readFileSync(chainFile, 'utf8');
   } catch (e) {
-    throw cliError('CLI_BAD_INPUT', `--issuer-chain ${chainFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw cliError('CLI_BAD_INPUT', `--issuer-chain: ${fileProblem(chainFile!, e)}`);
   }
   const archive = CollateralArchive.open(resolve(a.string('archive')!), root, { create: true });
   let refused = 0;

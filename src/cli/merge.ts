@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseOptions, usage, type CommandSpec } from './args.js';
 import { cliError } from './errors.js';
+import { fileProblem } from './inputFile.js';
 import { FileSink, readRecords } from './output.js';
 import { canonical, type OutputRecord } from '../ledger/records/updateRecord.js';
 import { MeasurementState } from '../ledger/records/measurementState.js';
@@ -119,7 +120,7 @@ function checkShards(pattern: string, outputPattern: string, n: number): string 
     try {
       c = JSON.parse(readFileSync(file, 'utf8'));
     } catch (e) {
-      throw fail(`shard ${i}/${n}: no readable checkpoint ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw fail(`shard ${i}/${n}: no readable checkpoint: ${(e as NodeJS.ErrnoException).code === undefined ? `${file} (${(e as Error).message})` : fileProblem(file, e)}`);
     }
     const { shard, ...scan } = c.source ?? {};
     if (scan.kind !== 'blocks' || shard !== `${i}/${n}`) throw fail(`${file} is of ${JSON.stringify(c.source)}, not shard ${i}/${n} of a block scan`);

@@ -4,6 +4,7 @@
  */
 import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, fsyncSync } from 'node:fs';
 import { cliError } from './errors.js';
+import { fileProblem } from './inputFile.js';
 import type { OutputRecord } from '../ledger/records/updateRecord.js';
 
 export interface Sink {
@@ -73,7 +74,7 @@ export function readRecords(file: string, maxBytes?: number): OutputRecord[] {
     const buf = readFileSync(file);
     text = (maxBytes === undefined ? buf : buf.subarray(0, maxBytes)).toString('utf8');
   } catch (e) {
-    throw cliError('CLI_BAD_INPUT', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw cliError('CLI_BAD_INPUT', fileProblem(file, e));
   }
   const out: OutputRecord[] = [];
   const lines = text.split('\n');

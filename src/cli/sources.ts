@@ -14,6 +14,7 @@ import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cliError } from './errors.js';
+import { fileProblem } from './inputFile.js';
 import { itemsOfTransaction, type LedgerItem } from '../ledger/records/transitions.js';
 import { judgeAtBlockTimes, timesOfBlocks } from '../ledger/records/blockTimes.js';
 import { blockTimestamp } from '../ledger/node/mappingListing.js';
@@ -197,7 +198,7 @@ export function jsonlSource(file: string, batchLines = 50): Source {
           }
         }
       } catch (e) {
-        throw cliError('CLI_BAD_INPUT', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+        throw cliError('CLI_BAD_INPUT', fileProblem(file, e));
       } finally {
         rl.close();
       }
@@ -211,7 +212,7 @@ export function savedFiles(flag: string, dir: string, keep: (name: string) => bo
   try {
     return readdirSync(dir).filter(keep);
   } catch (e) {
-    throw cliError('CLI_BAD_INPUT', `${flag} ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw cliError('CLI_BAD_INPUT', `${flag}: ${fileProblem(dir, e).replace('no such file', 'no such directory')}`);
   }
 }
 

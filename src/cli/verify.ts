@@ -2,10 +2,11 @@
  * `oracle-verifier verify --user-data FILE --report FILE`: one userData/report pair, the same
  * result as POST /decodeReport (`--json`), or a readable summary.
  */
-import { readFileSync } from 'node:fs';
 import { parseOptions, usage, type CommandSpec } from './args.js';
 import { createCliVerifier, decodeReportBody } from './context.js';
 import { cliError, EXIT } from './errors.js';
+import { readInputText } from './inputFile.js';
+import { checkStructFiles } from './structFiles.js';
 import { measurementsOf } from '../ledger/records/updateRecord.js';
 import { outcomeFor } from '../errorCodes.js';
 import { KINDS } from '../verify/kinds/index.js';
@@ -28,7 +29,10 @@ export const VERIFY = {
     'tcb-update': { kind: 'string', arg: 'early|standard', help: "with --as-of: Intel's TCB update policy that decides the evaluation in force (standard: 12 months after each TCB recovery, the PCS default; early: from its day); default standard" },
     json: { kind: 'flag', help: 'print the POST /decodeReport result as JSON (else a readable summary)' },
   },
-  notes: ['FILE holds the ledger struct text (or a JSON string of it).', 'exit: 0 valid, 1 invalid, 2 could not verify (outcome unverifiable: PCCS or collateral unavailable; bad arguments)'],
+  notes: [
+    'FILE holds the ledger struct text (or a JSON string of it).',
+    'exit: 0 valid, 1 invalid (a report that fails a check), 2 could not verify (outcome unverifiable: PCCS or collateral unavailable; bad arguments; a file that is not its struct, or the two files swapped)',
+  ],
 } as const satisfies CommandSpec;
 
 export const VERIFY_USAGE = usage(VERIFY);
@@ -37,12 +41,7 @@ export const VERIFY_USAGE = usage(VERIFY);
 const field = (label: string): string => `${label}:`.padEnd(15);
 
 function readStructFile(file: string, what: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw cliError('CLI_BAD_INPUT', `${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  const text = readInputText(file, what);
   const t = text.trim();
   if (t.startsWith('"')) {
     try {
@@ -123,6 +122,7 @@ export async function verifyCommand(argv: readonly string[], io: { stdout: (s: s
   if (a.missingRequired() || a.positionals.length) throw cliError('CLI_USAGE', `verify: --user-data FILE and --report FILE are required\n${VERIFY_USAGE}`);
   const userData = readStructFile(a.string('user-data')!, '--user-data');
   const report = readStructFile(a.string('report')!, '--report');
+  checkStructFiles({ userData: { file: a.string('user-data')!, text: userData }, report: { file: a.string('report')!, text: report } });
   const asOf = a.time('as-of');
   const archive = a.string('archive');
   const policy = a.string('tcb-update') ?? 'standard';

@@ -12,6 +12,42 @@ export function publicUrl(url: string): string {
   }
 }
 
+/**
+ * A value given as a URL, as it may be echoed back even when it does not parse: without what
+ * follows `?` or `#` and without a `user:password@` part (credentials can sit there too);
+ * `hidden` says whether anything was cut.
+ */
+export function publicUrlText(value: string): { shown: string; hidden: boolean } {
+  const cut = value.search(/[?#]/);
+  let v = cut < 0 ? value : value.slice(0, cut);
+  const slashes = v.indexOf('//');
+  const authStart = slashes < 0 ? 0 : slashes + 2;
+  const slash = v.indexOf('/', authStart);
+  const authEnd = slash < 0 ? v.length : slash;
+  const at = v.lastIndexOf('@', authEnd - 1);
+  if (at >= authStart) v = v.slice(0, authStart) + v.slice(at + 1);
+  return { shown: v, hidden: v !== value };
+}
+
+/** Whether a value begins with a scheme and `//` (`https://…`), as a base URL must. */
+const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * Why a value given as a base URL is none, with the value echoed (publicUrlText) and, for one
+ * without a scheme (`api.example.com`), the https:// form to give instead; undefined for a URL.
+ */
+export function notAUrl(value: string): string | undefined {
+  const { shown, hidden } = publicUrlText(value);
+  const note = hidden ? ' (its query or credentials not shown)' : '';
+  if (!HAS_SCHEME.test(value)) return `${JSON.stringify(shown)}${note} has no scheme: give ${JSON.stringify(`https://${shown}`)} (or http:// for a node without TLS)`;
+  try {
+    new URL(value);
+    return undefined;
+  } catch {
+    return `${JSON.stringify(shown)}${note} is not a URL`;
+  }
+}
+
 /** Shortest value treated as a secret: shorter ones ("1", "true") would blank out ordinary text. */
 const MIN_SECRET_CHARS = 4;
 

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyCommand } from '../../src/cli/verify.js';
 import { createCliVerifier } from '../../src/cli/context.js';
 import { runReverify } from '../../src/cli/reverify.js';
@@ -82,6 +82,57 @@ describe('verify', () => {
     const json = await verify([...args, '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ reportValid: false, outcome: 'unverifiable', errorCode: 'PCCS_UNAVAILABLE' });
+  });
+});
+
+describe('verify: input that is not a pair to judge (usage or input error, exit 2) vs a report that fails a check (exit 1)', () => {
+  const opts = () => ['--config', config, '--at', '2026-09-23T00:00:00Z'];
+  for (const k of ['sgx', 'nitro'] as const) {
+    it(`the two files swapped (${k}): a usage error that says so, before any verification`, async () => {
+      await expect(verify(['--user-data', join(dir, `${k}.rep`), '--report', join(dir, `${k}.ud`), ...opts()])).rejects.toMatchObject({
+        code: 'CLI_USAGE',
+        message: expect.stringMatching(new RegExp(`files look swapped: --report \\S+${k}\\.ud holds a userData struct \\(8 chunks\\) and --user-data \\S+${k}\\.rep a type[AB] report`)),
+      });
+    });
+  }
+  it('a garbage report is an input error naming the file and the parse failure, not an invalid verdict', async () => {
+    const garbage = join(dir, 'garbage.rep');
+    writeFileSync(garbage, 'this is not a struct\n');
+    await expect(verify(['--user-data', join(dir, 'sgx.ud'), '--report', garbage, ...opts(), '--json'])).rejects.toMatchObject({
+      code: 'CLI_BAD_INPUT',
+      message: expect.stringMatching(/--report \S+garbage\.rep is not a report struct .*STRUCT_SYNTAX/),
+    });
+    const garbageUd = join(dir, 'garbage.ud');
+    writeFileSync(garbageUd, '{ c0: { f0: 1u64 } }');
+    await expect(verify(['--user-data', garbageUd, '--report', join(dir, 'sgx.rep'), ...opts()])).rejects.toMatchObject({
+      code: 'CLI_BAD_INPUT',
+      message: expect.stringMatching(/--user-data \S+garbage\.ud is not a userData struct/),
+    });
+  });
+  it('runCli exits 2 on a swapped pair and on a garbage report, with the one line on stderr', async () => {
+    const { runCli } = await import('../../src/cli/main.js');
+    let err = '';
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+    try {
+      expect(await runCli(['verify', '--user-data', join(dir, 'nitro.rep'), '--report', join(dir, 'nitro.ud'), ...opts()])).toBe(2);
+      expect(err).toMatch(/^oracle-verifier: CLI_USAGE: verify: the files look swapped/);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+  it('a missing file: "no such file: PATH", not a bare ENOENT', async () => {
+    const absent = join(dir, 'absent.rep');
+    await expect(verify(['--user-data', join(dir, 'sgx.ud'), '--report', absent, ...opts()])).rejects.toMatchObject({ code: 'CLI_BAD_INPUT', message: `--report: no such file: ${absent}` });
+  });
+  it('a well-formed report with a changed field stays a verdict: invalid, exit 1', async () => {
+    const forged = join(dir, 'forged.rep');
+    const text = examples.nitro.request.report as string;
+    const changed = text.replace(/(c3: \{\s*f0: )\d+u128/, '$11u128');
+    expect(changed).not.toBe(text);
+    writeFileSync(forged, changed);
+    const r = await verify(['--user-data', join(dir, 'nitro.ud'), '--report', forged, ...opts()]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^outcome:\s+invalid$/m);
   });
 });
 

@@ -1,7 +1,7 @@
 import { combinedSignal } from '../../upstream/abort.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifierError } from '../../errors.js';
-import { publicUrl, redactorOf, redirectTarget, secretsOf } from '../../upstream/publicUrl.js';
+import { notAUrl, publicUrl, redactorOf, redirectTarget, secretsOf } from '../../upstream/publicUrl.js';
 import { BufferPool, ByteBudget, readCapped, type CappedBody, type CappedBuffer } from '../../upstream/body.js';
 import type { LedgerNodeCode } from './errors.js';
 import { Http1Agent } from '../../upstream/http1Agent.js';
@@ -271,12 +271,9 @@ function networkReason(e: unknown): string {
 }
 
 export function createLedgerNodeClient(opts: LedgerNodeClientOptions): LedgerNodeClient {
-  let parsed: URL;
-  try {
-    parsed = new URL(opts.baseUrl);
-  } catch {
-    throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${JSON.stringify(publicUrl(opts.baseUrl))} is not a URL`);
-  }
+  const why = notAUrl(opts.baseUrl);
+  if (why !== undefined) throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${why}`);
+  const parsed = new URL(opts.baseUrl);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new VerifierError<LedgerNodeCode>('LEDGER_NODE_BAD_URL', `ledger node: base URL ${publicUrl(opts.baseUrl)} must be http or https`);
   }

@@ -117,6 +117,25 @@ describe('ledger node client credentials', () => {
     expect(message).not.toContain(SECRET);
   });
 
+  it('a base URL without a scheme: the value echoed and the https:// form suggested', () => {
+    expect(() => createLedgerNodeClient({ baseUrl: 'api.example.com', timeoutMs: 100 })).toThrow(
+      expect.objectContaining({ code: 'LEDGER_NODE_BAD_URL', message: 'ledger node: base URL "api.example.com" has no scheme: give "https://api.example.com" (or http:// for a node without TLS)' }),
+    );
+    expect(() => createLedgerNodeClient({ baseUrl: 'localhost:3030/mainnet', timeoutMs: 100 })).toThrow(/"localhost:3030\/mainnet" has no scheme: give "https:\/\/localhost:3030\/mainnet"/);
+  });
+
+  it('a base URL without a scheme holding credentials or a query is echoed without them', () => {
+    let message = '';
+    try {
+      createLedgerNodeClient({ baseUrl: `u:${SECRET}@api.example.com/v1?key=${SECRET}`, timeoutMs: 100 });
+    } catch (e) {
+      expect(e).toMatchObject({ code: 'LEDGER_NODE_BAD_URL' });
+      message = (e as Error).message;
+    }
+    expect(message).toBe('ledger node: base URL "api.example.com/v1" (its query or credentials not shown) has no scheme: give "https://api.example.com/v1" (or http:// for a node without TLS)');
+    expect(message).not.toContain(SECRET);
+  });
+
   it('sends the base query with every request and the key header, and shows neither', async () => {
     node.reset();
     const seen: Record<string, string>[] = [];
