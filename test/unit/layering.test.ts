@@ -37,7 +37,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['aleo', 'hash'],
   ['encoding', 'attestation'],
   ['verify'],
-  ['config', 'collateral', 'observability', 'ledger/programs.ts', 'ledger/programsConfig.ts'],
+  ['config', 'collateral', 'observability', 'ear', 'ledger/programs.ts', 'ledger/programsConfig.ts'],
   ['pool', 'ledger/node', 'ledger/records', 'ledger/store', 'startup', 'client'],
   ['ledger/watch', 'ledger/inclusion'],
   ['compose.ts'],
