@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { VerifierService } from '../../verify/types.js';
 import { decodeReportBody } from '../../verify/decodeReportBody.js';
 import { decodeReportRequest, decodeReportResponse } from '../schemas.js';
+import { failureSchema } from '../errorResponses.js';
 import { outcomeFor } from '../../errorCodes.js';
 import { VerifierError } from '../../errors.js';
 import { EAR_MEDIA_TYPE } from '../../ear/claims.js';
@@ -31,7 +32,7 @@ export const decodeReportRoute = (svc: VerifierService, ear?: EarIssuer): Fastif
         description: `With \`?format=ear\` or \`Accept: application/eat+jwt\` the verdict is answered as a signed EAR JWT (content type \`${EAR_MEDIA_TYPE}\`, docs/ear.md; the public key at GET /.well-known/jwks.json); 406 EAR_NOT_CONFIGURED when this verifier has no EAR_SIGNING_KEY.`,
         querystring: { type: 'object', properties: { format: { type: 'string', enum: ['json', 'ear'], description: 'ear: answer a signed EAR JWT instead of the JSON verdict' } }, additionalProperties: false },
         body: decodeReportRequest,
-        response: { 200: decodeReportResponse },
+        response: { 200: decodeReportResponse, 406: { description: 'An EAR was asked for and this verifier has no signing key (EAR_NOT_CONFIGURED)', ...failureSchema('/decodeReport') } },
       },
     },
     async (req, reply) => {
