@@ -38,8 +38,8 @@ export interface EarContext {
   developer: string;
   /** The policy digest (src/verify/policy.ts policyDigest). */
   policyDigest: string;
-  /** SHA-256 (hex) of the report and of the userData as the verifier received them. */
-  evidence: { report: string; userData: string };
+  /** SHA-256 (hex) of the report and of the userData (absent where the verdict's record has none). */
+  evidence?: { report: string; userData: string };
   /** This verifier's own claims of the verdict (transaction id, program, era), written under CLAIM_PREFIX. */
   extra?: Readonly<Record<string, string | number | boolean>>;
 }
@@ -87,8 +87,7 @@ export function earClaims(v: VerdictFacts, ctx: EarContext): Record<string, unkn
     [`${CLAIM_PREFIX}outcome`]: v.outcome,
     ...(v.errorCode !== undefined ? { [`${CLAIM_PREFIX}error-code`]: v.errorCode } : {}),
     [`${CLAIM_PREFIX}binding`]: bindingOf(v.checks),
-    [`${CLAIM_PREFIX}report-sha256`]: ctx.evidence.report,
-    [`${CLAIM_PREFIX}user-data-sha256`]: ctx.evidence.userData,
+    ...(ctx.evidence ? { [`${CLAIM_PREFIX}report-sha256`]: ctx.evidence.report, [`${CLAIM_PREFIX}user-data-sha256`]: ctx.evidence.userData } : {}),
   };
   for (const [k, value] of Object.entries(ctx.extra ?? {})) appraisal[`${CLAIM_PREFIX}${k}`] = value;
   return {

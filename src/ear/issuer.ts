@@ -12,7 +12,7 @@ export const EAR_DEVELOPER = VERIFIER_VERSION.split('/')[0]!;
 export interface EarIssuer {
   readonly signer: EarSigner;
   /** The signed EAR of one verdict, issued now. */
-  issue(v: VerdictFacts, evidence: EarContext['evidence'], extra?: EarContext['extra']): Promise<string>;
+  issue(v: VerdictFacts, evidence: EarContext['evidence'] | undefined, extra?: EarContext['extra']): Promise<string>;
   /** Signs a claims-set of its own (the audit summary), with iat and the verifier id added. */
   signClaims(claims: Record<string, unknown>): Promise<string>;
 }
@@ -22,7 +22,7 @@ export function earIssuer(signer: EarSigner, policyDigest: string, now: () => nu
   return {
     signer,
     issue: (v, evidence, extra) =>
-      signer.sign(earClaims(v, { iat: iat(), build: VERIFIER_VERSION, developer: EAR_DEVELOPER, policyDigest, evidence, ...(extra ? { extra } : {}) })),
+      signer.sign(earClaims(v, { iat: iat(), build: VERIFIER_VERSION, developer: EAR_DEVELOPER, policyDigest, ...(evidence ? { evidence } : {}), ...(extra ? { extra } : {}) })),
     signClaims: (claims) => signer.sign({ ...claims, iat: iat(), 'ear.verifier-id': { build: VERIFIER_VERSION, developer: EAR_DEVELOPER } }),
   };
 }
