@@ -14,6 +14,7 @@ import { readRecords } from './output.js';
 import { cliError } from './errors.js';
 import type { OutputRecord } from '../ledger/records/updateRecord.js';
 import type { Outcome } from '../errorCodes.js';
+import { REPORT_TYPES } from '../verify/kinds/index.js';
 
 const VERDICTS = new Set<string>(['valid', 'invalid', 'unverifiable']);
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
@@ -60,7 +61,7 @@ export async function writeEarOut(o: EarOutRun): Promise<number> {
     counts[key] = (counts[key] ?? 0) + 1;
     if (!verdict) continue;
     const jwt = await o.issuer.issue(
-      { ...(r.kind === 'typeA' || r.kind === 'typeB' ? { reportType: r.kind } : {}), outcome: verdict, ...(r.errorCode ? { errorCode: r.errorCode } : {}), ...(r.checks ? { checks: r.checks } : {}) },
+      { ...((REPORT_TYPES as readonly string[]).includes(r.kind) ? { reportType: r.kind } : {}), outcome: verdict, ...(r.errorCode ? { errorCode: r.errorCode } : {}), ...(r.checks ? { checks: r.checks } : {}) },
       r.evidence ? { report: r.evidence.report, userData: r.evidence.userData } : undefined,
       extraOf(r),
     );
