@@ -39,6 +39,7 @@ export const LAYERS: readonly (readonly LayerEntry[])[] = [
     { path: 'config', holds: 'config.json: schema, loading, checks' },
     { path: 'collateral', holds: 'typeA collateral: PCCS client, circuit, directory, archive, history source' },
     { path: 'observability', holds: 'metrics and log sinks' },
+    { path: 'ear', holds: 'signed EAT Attestation Results: claims from a verdict, the signer, the audit summary' },
     { path: 'ledger/programs.ts', holds: 'the program registry (the oracle programs, their roles, eras, mappings)' },
     { path: 'ledger/programsConfig.ts', holds: 'programs added by config' },
   ],

@@ -13,6 +13,11 @@ import type { ConfigCode } from './config/errors.js';
 import { runReproducibleBuild } from './startup/reproducibleBuild.js';
 import { liveCheck } from './startup/liveCheck.js';
 import { buildApp } from './server/app.js';
+import { earSigningKey } from './upstream/credentials.js';
+import { earSigner } from './ear/signer.js';
+import { earIssuer, type EarIssuer } from './ear/issuer.js';
+import { policyDigest } from './verify/policy.js';
+import { policyOf } from './compose.js';
 import { buildInfoRecord, liveCheckProgramName } from './server/info.js';
 import { VerifierPool } from './pool/pool.js';
 import { createMetrics } from './observability/metrics.js';
@@ -120,6 +125,12 @@ export interface Started {
   shutdown(graceMs?: number): Promise<{ clean: boolean; cut: number }>;
 }
 
+/** The EAR issuer of EAR_SIGNING_KEY under this config's policy (none without the key; a bad key stops the start). */
+async function earOf(config: Config, targets: Parameters<typeof policyOf>[1]): Promise<EarIssuer | undefined> {
+  const key = earSigningKey();
+  return key === undefined ? undefined : earIssuer(await earSigner(key), policyDigest(policyOf(config, targets)));
+}
+
 export async function bootstrap(config: Config, log: Logger, opts: { logger?: boolean; loggerInstance?: FastifyBaseLogger } = {}): Promise<Started> {
   const tls = readTls(config);
   const targets = await resolveTargets(config, log);
@@ -138,8 +149,10 @@ export async function bootstrap(config: Config, log: Logger, opts: { logger?: bo
   // The watcher and /ledger routes verify through the same (instrumented) service as /decodeReport.
   const decodeReports = service.decodeReports?.bind(service);
   const ledger = createLedgerFeature(config, (u, r, asOf) => service.decodeReport(u, r, asOf !== undefined ? { asOf } : {}), log, metrics.sink, { signal: upstream.signal, ...(decodeReports ? { verifyMany: decodeReports } : {}) });
+  const ear = await earOf(config, targets.values);
   const app = await buildApp({
     service,
+    ...(ear ? { ear } : {}),
     ledger: ledger.routes,
     pccsStatus,
     metrics,

@@ -310,6 +310,11 @@ export const ERROR_TRAITS = {
     RESPONSE_FIELDS_NOT_ENCODABLE: EVIDENCE,
     REPORT_TYPE_MISMATCH: EVIDENCE,
   },
+  /** Signed attestation results (EAR, src/ear/): the signing key and the asking for one. */
+  ear: {
+    EAR_NOT_CONFIGURED: todo(http(406), 'This verifier signs no EAR: ask without format=ear / Accept: application/eat+jwt, or have the operator set EAR_SIGNING_KEY (docs/ear.md).'),
+    EAR_KEY_INVALID: todo(SETUP, 'EAR_SIGNING_KEY must hold one private key, ES256 (P-256) or EdDSA (Ed25519), as PKCS#8 PEM or a private JWK (docs/ear.md); fix it and start again.'),
+  },
   /** Requests that could not be read. */
   http: {
     HTTP_UNSUPPORTED_MEDIA_TYPE: http(415),

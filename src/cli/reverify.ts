@@ -20,6 +20,8 @@ import { Progress } from './progress.js';
 import type { OutputRecord } from '../ledger/records/updateRecord.js';
 import { MeasurementState } from '../ledger/records/measurementState.js';
 import { Summary } from './summary.js';
+import { earOutIssuer, writeEarOut } from './earOut.js';
+import { policyDigest } from '../verify/policy.js';
 import { Semaphore } from '../rateLimit.js';
 import { openUpdateStore, type UpdateStore } from '../ledger/store/updateStore.js';
 import { storedUpdates, UPDATE_BATCH, updateRecordOf } from '../ledger/watch/verifyUpdates.js';
@@ -139,6 +141,7 @@ export const REVERIFY = {
     'collateral-dir': { kind: 'string', arg: 'DIR', group: VERIFICATION, help: 'offline typeA collateral (collateral fetch), with --pccs only for what it lacks' },
     pccs: { kind: 'string', arg: 'URL', group: VERIFICATION, help: "PCCS for typeA collateral (else the config's pccsUrl)" },
     out: { kind: 'string', arg: 'FILE', group: OUTPUT, help: 'the JSONL records (else stdout)' },
+    'ear-out': { kind: 'string', arg: 'FILE', group: OUTPUT, help: 'after the run (needs --out): one signed EAR per update and a signed audit summary, with the key in EAR_SIGNING_KEY (docs/ear.md)' },
     checkpoint: { kind: 'string', arg: 'FILE', group: OUTPUT, help: 'written (with the output synced) at most every second and at the end (needs --out); --resume redoes what came after it' },
     resume: { kind: 'flag', group: OUTPUT, help: 'continue the run of --checkpoint FILE' },
     'progress-interval': { kind: 'number', arg: 'S', above: -1, default: 10, group: OUTPUT, help: 'seconds between progress lines when stderr is not a terminal; 0: none' },
@@ -230,6 +233,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   const outFile = a.string('out');
   const resume = a.flag('resume');
   if (checkpointFile && !outFile) throw cliError('CLI_USAGE', 'reverify: --checkpoint needs --out FILE');
+  const earOutFile = a.string('ear-out');
+  if (earOutFile && !outFile) throw cliError('CLI_USAGE', 'reverify: --ear-out needs --out FILE (the records it signs)');
   if (resume && !checkpointFile) throw cliError('CLI_USAGE', 'reverify: --resume needs --checkpoint FILE');
   const shardText = a.string('shard');
   const shard = shardText !== undefined ? parseShard(shardText) : undefined;
@@ -267,6 +272,8 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
   });
   let store: UpdateStore | undefined;
   try {
+    // The key is checked before anything is scanned.
+    const earIssuerOut = earOutFile ? await earOutIssuer(policyDigest(verifier.policy)) : undefined;
     if (storeFile !== undefined) store = openUpdateStore(resolve(storeFile));
     const programList = a.list('program');
     if (programList !== undefined && jsonl !== undefined) throw cliError('CLI_USAGE', 'reverify: --program applies to --node and --tx-dir');
@@ -394,15 +401,23 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
       progressIntervalMs: Math.round(a.number('progress-interval') * 1000),
       io,
     });
+    // --ear-out signs what was written, with the completeness result once known.
+    const signed = async (exit: number, completenessResult: string): Promise<number> => {
+      if (!earIssuerOut) return exit;
+      const range = scan ? { unit: 'height', from: scan.from, to: scan.to - 1 } : { unit: source.unit };
+      const n = await writeEarOut({ file: resolve(earOutFile!), outFile: resolve(outFile!), issuer: earIssuerOut, policyDigest: policyDigest(verifier.policy), range, completeness: completenessResult });
+      io.stderr(`ear-out: ${n} EARs and a signed summary in ${earOutFile}\n`);
+      return exit;
+    };
     // The completeness check of a whole scan that ended (an interrupted one is not checked).
-    if (!scan) return code;
+    if (!scan) return signed(code, 'not_checked');
     if (!completeness) {
       io.stderr(`completeness: not checked — --completeness was not given\n${UNCHECKED_CAVEAT}`);
-      return code;
+      return signed(code, 'not_checked');
     }
     if (!ended) {
       io.stderr(`completeness: not checked — the scan did not complete\n${UNCHECKED_CAVEAT}`);
-      return EXIT.INCOMPLETE;
+      return signed(EXIT.INCOMPLETE, 'not_checked');
     }
     const checked = store ?? storeOfRecords(readRecords(resolve(outFile!)), scan.from, scan.to, programs);
     try {
@@ -420,7 +435,7 @@ export async function reverifyCommand(argv: readonly string[], io: ReverifyIo): 
         apiKeyHeader: verifier.config.liveCheck.apiKeyHeader,
       });
       io.stderr(completenessLines(r));
-      return Math.max(code, completenessExit(r));
+      return signed(Math.max(code, completenessExit(r)), r.status);
     } finally {
       if (checked !== store) checked.close();
     }

@@ -15,6 +15,8 @@ import { documentErrorResponses, failureBody, httpErrorHandler, plainFailureSche
 import { infoRoute } from './routes/info.js';
 import { decodeRoute } from './routes/decode.js';
 import { decodeReportRoute } from './routes/decodeReport.js';
+import { jwksRoute } from './routes/jwks.js';
+import type { EarIssuer } from '../ear/issuer.js';
 import { healthRoutes } from './routes/health.js';
 import { verifyRoute } from './routes/verify.js';
 import { ledgerRoutes } from './routes/ledger.js';
@@ -58,6 +60,8 @@ export interface AppOptions {
   connections?: Partial<ConnectionLimitOptions>;
   /** An idle keep-alive connection is closed after this long (config keepAliveTimeoutMs; default 15 s). */
   keepAliveTimeoutMs?: number;
+  /** The EAR issuer (EAR_SIGNING_KEY): POST /decodeReport answers EARs, GET /.well-known/jwks.json its key. */
+  ear?: EarIssuer;
 }
 
 /** Defaults of the connection bounds (config maxConnections, maxConnectionsPerClient, maxPipelinedRequests). */
@@ -167,7 +171,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes(opts.isReady ?? (() => true)));
   await app.register(infoRoute(opts.info));
   await app.register(decodeRoute(opts.service));
-  await app.register(decodeReportRoute(opts.service));
+  await app.register(decodeReportRoute(opts.service, opts.ear));
+  await app.register(jwksRoute(opts.ear?.signer));
   // SDK-compatible POST /verify: each entry is checked whole where verification runs (a pool worker).
   const svc = opts.service;
   await app.register(verifyRoute((entry) => svc.checkResponse(entry), { ...(svc.admit ? { admit: (n: number) => svc.admit!(n) } : {}), ...(svc.capacity !== undefined ? { capacity: svc.capacity } : {}) }));

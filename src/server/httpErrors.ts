@@ -25,8 +25,9 @@ export function classifyHttpError(err: FastifyError): HttpFailure {
     if (t.refused) return { status: t.status, code: err.code, message: err.message, ...(t.status === 503 ? { retryAfter: 1 } : {}) };
     // A schema error a route names with its own code (POST /verify's report count).
     if (schemaFailure) return { status: 400, code: err.code, message: err.message };
-    // A request the server's own checks refused while reading it (a body nested too deep).
-    if (domainOf(err.code) === 'http') return { status: t.status, code: err.code, message: err.message };
+    // A request the server's own checks refused while reading it (a body nested too deep), or an
+    // answer it cannot give in the form asked (an EAR without a signing key).
+    if (domainOf(err.code) === 'http' || domainOf(err.code) === 'ear') return { status: t.status, code: err.code, message: err.message };
     // The ledger store failed under a route (a corrupt or vanished file, a full disk): its code, and
     // SQLite's (the cause's own code, never read from the message, which holds the file's path), but
     // not the file's path (the server log has the whole message).

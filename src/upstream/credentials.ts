@@ -38,3 +38,14 @@ export function ledgerNodeHeaders(header: string, env: NodeJS.ProcessEnv = proce
 export function ledgerNodeJwt(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return value(env, LEDGER_NODE_JWT_ENV)?.trim() || undefined;
 }
+
+/**
+ * The private key this verifier signs its EARs with (src/ear/signer.ts): PKCS#8 PEM or a private
+ * JWK, ES256 (P-256) or EdDSA (Ed25519). Unset: no EAR is signed.
+ */
+export const EAR_SIGNING_KEY_ENV = 'EAR_SIGNING_KEY';
+
+/** The EAR signing key's text (EAR_SIGNING_KEY), undefined when not set. */
+export function earSigningKey(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return value(env, EAR_SIGNING_KEY_ENV)?.trim() || undefined;
+}

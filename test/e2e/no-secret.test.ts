@@ -1,21 +1,23 @@
 /**
  * No secret leaves the process (issue 25, item 1). The real server process runs with a secret in
  * the query of every configured URL (pccsUrl, liveCheck.apiBaseUrl) and API keys in
- * PCCS_API_KEY and LEDGER_NODE_API_KEY; the PCCS answers 503 to everything and the ledger node
+ * PCCS_API_KEY and LEDGER_NODE_API_KEY and an EAR signing key in EAR_SIGNING_KEY; the PCCS answers 503 to everything and the ledger node
  * fails on demand, echoing the request URL (query included) in its error bodies, as some do. Every
- * route is driven — /decodeReport and /verify with a typeA report (the PCCS is asked and fails),
+ * route is driven — /decodeReport (JSON and EAR: status none) and /verify with a typeA report (the PCCS is asked and fails),
  * /ledger/transactions/{id} answering 200, 404 and 502, /ledger/updates with the watcher's stored
  * records, /ledger/status while the watcher's node fails, /status/pccs, /metrics, /info,
  * /docs/json, the pages — then the store file is read raw and the process's whole log (level
  * trace) is read: no secret is found anywhere, while the PCCS and the node did receive them. A
  * config with userinfo in a URL is refused, naming the key, without printing the credential.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { fakeId, LedgerChain, t } from '../support/ledger-chain.js';
 import { reply, startLedgerNode, type LedgerNode } from '../support/ledger-node.js';
 import { mintSgx, type MintedSgx } from '../support/minted-sgx.js';
@@ -26,7 +28,11 @@ import { until } from '../support/wait.js';
 const QUERY_SECRET = 's3cr3t-XYZ';
 const PCCS_KEY = 'k3y-PCCS-XYZ';
 const NODE_KEY = 'k3y-NODE-XYZ';
-const SECRETS = [QUERY_SECRET, PCCS_KEY, NODE_KEY];
+/** The EAR signing key (PKCS#8 PEM), and its private scalar as the PEM's body and as a JWK's `d`. */
+const EAR_KEY = generateKeyPairSync('ed25519').privateKey;
+const EAR_PEM = EAR_KEY.export({ format: 'pem', type: 'pkcs8' }) as string;
+const EAR_SECRETS = [EAR_PEM.split('\n')[1]!, EAR_KEY.export({ format: 'jwk' }).d!];
+const SECRETS = [QUERY_SECRET, PCCS_KEY, NODE_KEY, ...EAR_SECRETS];
 const OFFICIAL = 'official_oracle.aleo';
 const START_TIMEOUT_MS = 180_000; // a guard against a hung start, not a synchronisation
 
@@ -113,7 +119,7 @@ describe('no secret leaves the process', { timeout: 600_000 }, () => {
       workers: 1,
       logLevel: 'trace',
     });
-    svc = await startMain(['--config', cfg], { env: { ...childEnv(), PCCS_API_KEY: PCCS_KEY, LEDGER_NODE_API_KEY: NODE_KEY }, timeoutMs: START_TIMEOUT_MS });
+    svc = await startMain(['--config', cfg], { env: { ...childEnv(), PCCS_API_KEY: PCCS_KEY, LEDGER_NODE_API_KEY: NODE_KEY, EAR_SIGNING_KEY: EAR_PEM }, timeoutMs: START_TIMEOUT_MS });
     const s = svc;
 
     // The watcher stores the typeA update as unverifiable (the PCCS fails), with the PCCS's message.
@@ -129,6 +135,14 @@ describe('no secret leaves the process', { timeout: 600_000 }, () => {
     scan('POST /decodeReport', JSON.stringify(decoded.body));
     expect(decoded.body).toMatchObject({ reportValid: false, outcome: 'unverifiable' });
     expect(decoded.body.errorString).toContain(pccsBase);
+    // The same as an EAR: signed by the published key, status none (unverifiable), no vector claim.
+    const ear = await fetch(`${s.url}/decodeReport?format=ear`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sgx.request('3.00000001')) });
+    const jwt = await ear.text();
+    scan('POST /decodeReport?format=ear', jwt);
+    const jwks = JSON.parse((await get(`${s.url}/.well-known/jwks.json`, 'GET /.well-known/jwks.json', 200)).text);
+    const { payload } = await jwtVerify(jwt, createLocalJWKSet(jwks), { typ: 'eat+jwt' });
+    expect((payload.submods as any).typeA).toMatchObject({ 'ear.status': 'none', 'org.aleo-oracle-verifier.outcome': 'unverifiable', 'org.aleo-oracle-verifier.error-code': decoded.body.errorCode });
+    expect((payload.submods as any).typeA['ear.trustworthiness-vector']).toBeUndefined();
     const verified = await postJson(`${s.url}/verify`, { reports: [sgx.response('4.00000001')] });
     scan('POST /verify', JSON.stringify(verified.body));
     expect(verified.status).toBe(200);

@@ -37,6 +37,6 @@ it('without promtool and amtool on PATH, the alert tests skip those parts with a
   // The Alertmanager config check likewise without amtool (Debian package prometheus-alertmanager).
   expect(out).toContain('alertmanager.test.ts: amtool check-config SKIPPED: no amtool on PATH (install the Debian package `prometheus-alertmanager`; .ci/run installs it). In CI (CI=true) it fails instead.');
   expect(out).toMatch(/↓ test\/unit\/repo\/alertmanager\.test\.ts > deploy\/alertmanager\.yml > passes amtool check-config/);
-  expect(out).toMatch(/Tests\s+3 passed \| 2 skipped \(5\)/);
+  expect(out).toMatch(/Tests\s+5 passed \| 2 skipped \(7\)/);
   expect(code, out).toBe(0);
 });

@@ -1,0 +1,3 @@
+import { codesOf, type DomainCode } from '../errorCodes.js';
+export const EarCodes = codesOf('ear');
+export type EarCode = DomainCode<'ear'>;
